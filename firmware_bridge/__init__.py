@@ -1,0 +1,1 @@
+"""The serial link to the card shoe's microcontroller (issue 4)."""

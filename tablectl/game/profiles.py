@@ -1,0 +1,108 @@
+"""House-rule profiles (RULES.md): where the seeds disagree, a card room picks.
+
+``btr`` is seed 000 as written, ``classic`` seeds 001, 002 and 004, ``tda`` the
+Poker TDA rules. A card room picks a profile and overrides single options.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from typing import Any
+
+
+@dataclass(frozen=True, slots=True)
+class HouseRules:
+    profile: str
+    # BET-2: most raises in one no-limit or pot-limit round (None = unlimited).
+    big_bet_max_raises: int | None
+    # BET-6: bets in a capped limit round, counting the opening bet (5 = a bet and four raises).
+    limit_cap_bets: int
+    # BET-6 option: no cap when the round starts heads-up.
+    limit_no_cap_heads_up: bool
+    # BET-5 at limit (002 half-bet rule): an all-in of at least half a bet reopens the betting.
+    limit_half_bet_reopens: bool
+    # BET-8: after a bet and four raises, big-bet raises must be at least half the pot.
+    whipsaw_half_pot: bool
+    # BET-10 option: the small blind counts as a big blind in pot-limit arithmetic preflop.
+    pot_limit_small_blind_as_big: bool
+    # BET-10 option: round the pot up to this unit in pot-limit arithmetic (0 = exact).
+    pot_limit_round_to: int
+    # MD-1: "two_players" (two players after the blinds acted) or "substantial" (TDA).
+    misdeal_cutoff: str
+    # MD-3: every card exposed by dealer error is a misdeal (btr) or only the first two (classic).
+    every_exposed_card_misdeals: bool
+    # POT-5: tournament rules turn all hands face up once a player is all-in and betting is over.
+    tournament: bool
+
+    def with_options(self, **options: Any) -> HouseRules:
+        """This profile with single options overridden; unknown options name the valid ones."""
+        valid = {f.name for f in dataclasses.fields(self)} - {"profile"}
+        for key, value in options.items():
+            if key not in valid:
+                raise ValueError(
+                    f"unknown house-rule option {key!r}; valid options: {', '.join(sorted(valid))}"
+                )
+            expected = type(getattr(self, key))
+            if key == "big_bet_max_raises" and (value is None or isinstance(value, int)):
+                continue
+            if not isinstance(value, expected) or (expected is int and isinstance(value, bool)):
+                raise ValueError(
+                    f"house-rule option {key!r} must be {expected.__name__}, got {value!r}"
+                )
+        if options.get("misdeal_cutoff", self.misdeal_cutoff) not in ("two_players", "substantial"):
+            raise ValueError("house-rule option 'misdeal_cutoff' must be 'two_players' or 'substantial'")
+        return dataclasses.replace(self, **options)
+
+
+PROFILES: dict[str, HouseRules] = {
+    "btr": HouseRules(
+        profile="btr",
+        big_bet_max_raises=3,
+        limit_cap_bets=4,
+        limit_no_cap_heads_up=False,
+        limit_half_bet_reopens=True,
+        whipsaw_half_pot=False,
+        pot_limit_small_blind_as_big=False,
+        pot_limit_round_to=0,
+        misdeal_cutoff="two_players",
+        every_exposed_card_misdeals=True,
+        tournament=False,
+    ),
+    "classic": HouseRules(
+        profile="classic",
+        big_bet_max_raises=None,
+        limit_cap_bets=5,
+        limit_no_cap_heads_up=False,
+        limit_half_bet_reopens=True,
+        whipsaw_half_pot=True,
+        pot_limit_small_blind_as_big=False,
+        pot_limit_round_to=0,
+        misdeal_cutoff="two_players",
+        every_exposed_card_misdeals=False,
+        tournament=False,
+    ),
+    "tda": HouseRules(
+        profile="tda",
+        big_bet_max_raises=None,
+        limit_cap_bets=5,
+        limit_no_cap_heads_up=False,
+        limit_half_bet_reopens=True,
+        whipsaw_half_pot=False,
+        pot_limit_small_blind_as_big=False,
+        pot_limit_round_to=0,
+        misdeal_cutoff="substantial",
+        every_exposed_card_misdeals=False,
+        tournament=True,
+    ),
+}
+
+
+def house_rules(profile: str = "tda", **options: Any) -> HouseRules:
+    try:
+        base = PROFILES[profile]
+    except KeyError:
+        raise ValueError(
+            f"unknown house-rule profile {profile!r}; choose one of {', '.join(PROFILES)}"
+        ) from None
+    return base.with_options(**options) if options else base

@@ -1,0 +1,1 @@
+"""The camera pipeline (later issues)."""
