@@ -1,0 +1,81 @@
+"""The ``tablectl`` command."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+
+from tablectl.game.profiles import PROFILES, house_rules
+
+
+def _rules(args: argparse.Namespace):  # noqa: ANN202 - HouseRules
+    return house_rules(args.profile)
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    from tablectl.simtable import default_hands, run_table
+
+    hands = default_hands(_rules(args), seed=args.seed)
+    totals = run_table(hands, args.hands, print, pace=args.pace, seed=args.seed)
+    print(
+        f"\nDealt {totals['hands']} hands, {totals['actions']} actions, "
+        f"{totals['rulings']} wrong inputs refused with a ruling."
+    )
+    return 0
+
+
+def cmd_phh_check(args: argparse.Namespace) -> int:
+    from tablectl.phh import check
+
+    report = check(args.paths, _rules(args))
+    result = report.as_json()
+    if args.json:
+        print(json.dumps(result, indent=2))
+    else:
+        print(
+            f"{result['files']} files: {result['matched']} matched, "
+            f"{len(result['mismatched'])} mismatched, unsupported {result['unsupported']}, "
+            f"{len(result['odd_chip'])} half-chip records settled by the odd-chip rule"
+        )
+        for miss in result["mismatched"]:
+            print(f"  MISMATCH {miss['file']}: {miss['difference']}")
+    return 1 if result["mismatched"] else 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="tablectl", description="The controller of a live poker table.")
+    parser.add_argument(
+        "--profile", choices=sorted(PROFILES), default="tda", help="house-rule profile (default tda)"
+    )
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    run = sub.add_parser("run", help="run a simulated table dealing real hands, printing every action")
+    run.add_argument("--hands", type=int, default=20, help="hands to deal (default 20)")
+    run.add_argument("--pace", type=float, default=0.0, help="seconds between actions, to watch")
+    run.add_argument("--seed", type=int, default=0)
+    run.set_defaults(func=cmd_run)
+
+    phh = sub.add_parser("phh", help="Poker Hand History files")
+    phh_sub = phh.add_subparsers(dest="phh_command", required=True)
+    chk = phh_sub.add_parser("check", help="replay hands and compare the finishing stacks")
+    chk.add_argument("paths", nargs="+", help=".phh files, folders or .tar.gz archives")
+    chk.add_argument("--json", action="store_true", help="print one JSON object")
+    chk.set_defaults(func=cmd_phh_check)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return int(args.func(args))
+    except (FileNotFoundError, ValueError) as exc:
+        print(f"tablectl: {exc}", file=sys.stderr)
+        return 2
+    except BrokenPipeError:
+        return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,43 @@
+"""The tablectl command as a person runs it."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
+
+
+def tablectl(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "tablectl.cli", *args], capture_output=True, text=True, timeout=300
+    )
+
+
+def test_phh_check_json_on_wsop_final_table() -> None:
+    result = tablectl("phh", "check", str(DATA / "phh" / "wsop-2023-43"), "--json")
+    assert result.returncode == 0, result.stderr
+    report = json.loads(result.stdout)
+    assert report["files"] == 83
+    assert report["matched"] == 39
+    assert report["mismatched"] == []
+    assert report["unsupported"] == {"F2L3D": 7, "F7S": 13, "F7S/8": 7, "FR": 10, "N2L1D": 7}
+
+
+def test_phh_check_reports_a_missing_path_clearly(tmp_path: Path) -> None:
+    result = tablectl("phh", "check", str(tmp_path / "nope.phh"))
+    assert result.returncode == 2
+    assert "no such file" in result.stderr
+
+
+def test_run_deals_real_hands_with_rulings() -> None:
+    result = tablectl("run", "--hands", "30")
+    assert result.returncode == 0, result.stderr
+    out = result.stdout
+    assert out.count("=== Hand ") == 30
+    assert "wsop-2023-43/" in out
+    assert "Stacks:" in out and "shows" in out
+    assert "RULING " in out  # the simulated dealer's slips are refused with a rule id
+    assert "Dealt 30 hands" in out
