@@ -11,7 +11,9 @@ Positions: 0 is the first seat left of the button, the button is last.
 from __future__ import annotations
 
 import enum
+from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Any, NamedTuple
 
 from tablectl.cards import Card, card_str
 from tablectl.game.actions import (
@@ -123,8 +125,9 @@ class Legal:
     why_no_raise: str = ""  # the rule that forbids a raise, when can_raise is False
 
 
-@dataclass(frozen=True, slots=True)
-class HandState:
+class HandState(NamedTuple):
+    """One moment of a hand. Immutable: a tuple, so copying it for the next action is cheap."""
+
     config: HandConfig
     phase: Phase
     street: int
@@ -365,7 +368,7 @@ def _apply_betting(state: HandState, action: Fold | CheckCall | BetRaise) -> Han
     bets = list(state.bets)
     contributed = list(state.contributed)
     acted = list(state.acted)
-    changes: dict[str, object] = {}
+    changes: dict[str, Any] = {}
     if isinstance(action, Fold):
         folded = list(state.folded)
         folded[i] = True
@@ -422,13 +425,14 @@ def _apply_betting(state: HandState, action: Fold | CheckCall | BetRaise) -> Han
     changes.update(
         stacks=tuple(stacks), bets=tuple(bets), contributed=tuple(contributed), acted=tuple(acted)
     )
-    new = _evolve(state, changes)
-    if len(new.live) == 1:
-        return _finish_round(new)
-    nxt = _next_to_act(new, i + 1)
+    folded = changes.get("folded", state.folded)
+    nxt = None
+    if folded.count(False) > 1:
+        nxt = _first_to_act(folded, stacks, bets, acted, changes.get("high_bet", state.high_bet), i + 1)
     if nxt is None:
-        return _finish_round(new)
-    return _evolve(new, {"actor": nxt})
+        return _finish_round(_evolve(state, changes))
+    changes["actor"] = nxt
+    return _evolve(state, changes)
 
 
 def _counts_as_raise(state: HandState, increment: int, to: int, all_in_to: int) -> bool:
@@ -443,24 +447,32 @@ def _counts_as_raise(state: HandState, increment: int, to: int, all_in_to: int) 
     return increment >= state.full_raise
 
 
-def _needs_to_act(state: HandState, j: int) -> bool:
-    if state.folded[j] or state.stacks[j] == 0:
-        return False
-    if state.bets[j] < state.high_bet:
-        return True
-    if state.acted[j] >= 0:
-        return False
-    # Not yet acted and matched: act only if someone else can still bet against them.
-    return any(k != j and not state.folded[k] and state.stacks[k] > 0 for k in range(state.n))
+def _first_to_act(
+    folded: Sequence[bool],
+    stacks: Sequence[int],
+    bets: Sequence[int],
+    acted: Sequence[int],
+    high_bet: int,
+    start: int,
+) -> int | None:
+    """The first player from ``start`` clockwise who must still act this round, if any."""
+    n = len(stacks)
+    for step in range(n):
+        j = (start + step) % n
+        if folded[j] or stacks[j] == 0:
+            continue
+        if bets[j] < high_bet:
+            return j
+        if acted[j] < 0 and any(
+            k != j and not folded[k] and stacks[k] > 0 for k in range(n)
+        ):
+            # Not yet acted and already matched: acts only if someone can still bet against them.
+            return j
+    return None
 
 
 def _next_to_act(state: HandState, start: int) -> int | None:
-    n = state.n
-    for step in range(n):
-        j = (start + step) % n
-        if _needs_to_act(state, j):
-            return j
-    return None
+    return _first_to_act(state.folded, state.stacks, state.bets, state.acted, state.high_bet, start)
 
 
 def _finish_round(state: HandState) -> HandState:
@@ -511,25 +523,16 @@ def _start_round(state: HandState) -> HandState:
     return _evolve(new, {"actor": first})
 
 
-def _dealt_cards(state: HandState) -> set[Card]:
-    seen = set(state.board)
-    for hand in state.hole:
-        seen.update(hand)
-    seen.discard(UNKNOWN_CARD)
-    return seen
-
-
 def _check_new_cards(state: HandState, cards: tuple[Card, ...]) -> None:
     if not cards:
         raise RuleViolation("INPUT", "a deal needs at least one card")
-    seen = _dealt_cards(state)
     fresh: set[Card] = set()
     for card in cards:
         if card == UNKNOWN_CARD:
             continue
         if not (isinstance(card, int) and 0 <= card < 52):
             raise RuleViolation("INPUT", f"{card!r} is not a card")
-        if card in seen or card in fresh:
+        if card in fresh or card in state.board or any(card in hand for hand in state.hole):
             raise RuleViolation(
                 "IRR-2", f"{card_str(card)} was already dealt this hand: two cards of the same rank and suit"
             )
@@ -647,13 +650,6 @@ def showdown_order(state: HandState) -> tuple[int, ...]:
     return tuple(sorted(clockwise, key=lambda p: -state.contributed[p]))
 
 
-_FIELDS = HandState.__dataclass_fields__.keys()
-
-
-def _evolve(state: HandState, changes: dict[str, object]) -> HandState:
-    """A copy of ``state`` with ``changes``; much faster than dataclasses.replace."""
-    new = object.__new__(HandState)
-    setter = object.__setattr__
-    for name in _FIELDS:
-        setter(new, name, changes[name] if name in changes else getattr(state, name))
-    return new
+def _evolve(state: HandState, changes: dict[str, Any]) -> HandState:
+    """A copy of ``state`` with ``changes``."""
+    return state._replace(**changes)
