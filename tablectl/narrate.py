@@ -70,7 +70,7 @@ class Narrator:
             lines.append(f"  {self.who(p)}: {chips(cfg.starting_stacks[p])}")
         if state.dead:
             lines.append(f"  Antes: {chips(state.dead)}")
-        for k, blind in enumerate(cfg.blinds):
+        for k, _blind in enumerate(cfg.blinds):
             p = cfg.forced_position(k)
             kind = ("small blind", "big blind", "straddle")[min(k, 2)]
             posted = state.bets[p]
@@ -114,8 +114,10 @@ class Narrator:
         if isinstance(action, Fold):
             return f"{who} folds"
         if isinstance(action, CheckCall):
-            paid = before.stacks[p] - after.stacks[p] if after.phase is Phase.BETTING else (
-                before.high_bet - before.bets[p]
+            paid = (
+                before.stacks[p] - after.stacks[p]
+                if after.phase is Phase.BETTING
+                else (before.high_bet - before.bets[p])
             )
             if before.high_bet == before.bets[p]:
                 return f"{who} checks"
@@ -135,7 +137,11 @@ class Narrator:
         lines = []
         pots = {a.pot_index for a in state.awards}
         for award in state.awards:
-            name = "the pot" if len(pots) == 1 else ("the main pot" if award.pot_index == 0 else f"side pot {award.pot_index}")
+            name = (
+                "the pot"
+                if len(pots) == 1
+                else ("the main pot" if award.pot_index == 0 else f"side pot {award.pot_index}")
+            )
             half = {"high": " (high half)", "low": " (low half)"}.get(award.half, "")
             winners = " and ".join(f"{self.who(p)} {chips(c)}" for p, c in award.shares)
             how = " uncontested" if award.uncontested else ""

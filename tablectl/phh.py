@@ -271,9 +271,7 @@ def _odd_chip_explanation(
     if all(float(r).is_integer() for r in recorded):
         return None
     gainers = [i for i, d in enumerate(diffs) if d > 0]
-    split_winners = {
-        p for a in state.awards if len(a.shares) > 1 for p, _ in a.shares
-    }
+    split_winners = {p for a in state.awards if len(a.shares) > 1 for p, _ in a.shares}
     if not set(gainers) <= split_winners:
         return None
     return {

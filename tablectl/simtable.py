@@ -49,7 +49,9 @@ def real_hands(paths: list[Path], rules: HouseRules) -> Iterator[SimHand]:
             config = hand_config(hand, rules)
         except (UnsupportedVariant, PhhError):
             continue
-        names = [str(n) for n in hand.fields.get("players", [])] or [f"Player {k + 1}" for k in range(config.players)]
+        names = [str(n) for n in hand.fields.get("players", [])] or [
+            f"Player {k + 1}" for k in range(config.players)
+        ]
         labels = position_names(config.players, len(config.blinds))
         names = [f"{name} ({label})" for name, label in zip(names, labels, strict=False)]
         actions = (parse_action(a) for a in hand.fields["actions"])
@@ -68,7 +70,9 @@ def random_hands(rules: HouseRules, rng: random.Random) -> Iterator[SimHand]:
             rules=rules,
         )
         labels = position_names(n, 2)
-        yield SimHand(f"random hand {number}", config, [f"Seat {k + 1} ({labels[k]})" for k in range(n)], None)
+        yield SimHand(
+            f"random hand {number}", config, [f"Seat {k + 1} ({labels[k]})" for k in range(n)], None
+        )
 
 
 def dealer_slip(state: HandState, rng: random.Random) -> Action | None:
@@ -98,7 +102,7 @@ def run_table(
 ) -> dict[str, int]:
     rng = random.Random(seed)
     totals = {"hands": 0, "actions": 0, "rulings": 0}
-    for number, hand in zip(range(1, count + 1), hands):
+    for number, hand in zip(range(1, count + 1), hands, strict=False):
         state = start_hand(hand.config)
         narrator = Narrator(hand.names)
         out("")

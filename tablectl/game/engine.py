@@ -361,9 +361,7 @@ def _apply_betting(state: HandState, action: Fold | CheckCall | BetRaise) -> Han
     if state.phase is not Phase.BETTING:
         raise RuleViolation("BET-14", f"no betting now: the hand is {state.phase.value}")
     if i != state.actor:
-        raise RuleViolation(
-            "BET-14", f"action out of turn: it is position {state.actor}'s turn, not {i}'s"
-        )
+        raise RuleViolation("BET-14", f"action out of turn: it is position {state.actor}'s turn, not {i}'s")
     stacks = list(state.stacks)
     bets = list(state.bets)
     contributed = list(state.contributed)
@@ -385,16 +383,15 @@ def _apply_betting(state: HandState, action: Fold | CheckCall | BetRaise) -> Han
         if not isinstance(to, int) or isinstance(to, bool):
             raise RuleViolation("INPUT", f"a bet must be a whole number of chips, got {to!r}")
         if not options.can_raise:
-            raise RuleViolation(options.why_no_raise[:6].rstrip(":"), options.why_no_raise[7:].strip())
+            rule, _, why = options.why_no_raise.partition(":")
+            raise RuleViolation(rule, why.strip())
         all_in_to = bets[i] + stacks[i]
         if to > all_in_to:
             raise RuleViolation(
                 "BET-17", f"table stakes: position {i} has only {all_in_to} to bet this round, not {to}"
             )
         if to <= state.high_bet:
-            raise RuleViolation(
-                "BET-4", f"a raise must make it more than {state.high_bet}; {to} is a call"
-            )
+            raise RuleViolation("BET-4", f"a raise must make it more than {state.high_bet}; {to} is a call")
         if to < options.min_raise_to:
             rule = "BET-4" if state.high_bet else "BET-3"
             what = "raise" if state.high_bet else "bet"
@@ -421,10 +418,8 @@ def _apply_betting(state: HandState, action: Fold | CheckCall | BetRaise) -> Han
             changes["counted_level"] = to
             if state.config.variant.structure is not Structure.FIXED_LIMIT:
                 changes["full_raise"] = max(state.full_raise, increment)
-    acted[i] = changes.get("high_bet", state.high_bet)  # type: ignore[assignment]
-    changes.update(
-        stacks=tuple(stacks), bets=tuple(bets), contributed=tuple(contributed), acted=tuple(acted)
-    )
+    acted[i] = changes.get("high_bet", state.high_bet)
+    changes.update(stacks=tuple(stacks), bets=tuple(bets), contributed=tuple(contributed), acted=tuple(acted))
     folded = changes.get("folded", state.folded)
     nxt = None
     if folded.count(False) > 1:
@@ -463,9 +458,7 @@ def _first_to_act(
             continue
         if bets[j] < high_bet:
             return j
-        if acted[j] < 0 and any(
-            k != j and not folded[k] and stacks[k] > 0 for k in range(n)
-        ):
+        if acted[j] < 0 and any(k != j and not folded[k] and stacks[k] > 0 for k in range(n)):
             # Not yet acted and already matched: acts only if someone can still bet against them.
             return j
     return None
@@ -572,9 +565,7 @@ def _deal_board(state: HandState, action: DealBoard) -> HandState:
         raise RuleViolation("INPUT", "board cards are dealt face up: each must be identified")
     needed = state.board_needed
     if len(cards) > needed:
-        raise RuleViolation(
-            "BOARD-1", f"{len(cards)} board cards dealt where {needed} are due this round"
-        )
+        raise RuleViolation("BOARD-1", f"{len(cards)} board cards dealt where {needed} are due this round")
     _check_new_cards(state, cards)
     new = _evolve(state, {"board": state.board + cards})
     if new.board_needed:
@@ -586,9 +577,7 @@ def _show(state: HandState, action: Show) -> HandState:
     i = action.player
     _check_player(state, i)
     if not (state.phase is Phase.SHOWDOWN or (state.phase is Phase.DEALING_BOARD and state.betting_over)):
-        raise RuleViolation(
-            "POT-4", f"hands are shown at the showdown; the hand is {state.phase.value}"
-        )
+        raise RuleViolation("POT-4", f"hands are shown at the showdown; the hand is {state.phase.value}")
     if state.folded[i]:
         raise RuleViolation("POT-4", f"position {i} folded and has no hand to show")
     if state.shown[i] is not None or state.mucked[i]:
@@ -603,9 +592,7 @@ def _show(state: HandState, action: Show) -> HandState:
         raise RuleViolation("POT-4", f"to win any part of a pot a player shows all {len(dealt)} cards")
     known = [c for c in dealt if c != UNKNOWN_CARD]
     if not set(known) <= set(cards):
-        raise RuleViolation(
-            "IRR-9", f"position {i} shows cards that are not the ones dealt to them"
-        )
+        raise RuleViolation("IRR-9", f"position {i} shows cards that are not the ones dealt to them")
     fresh = tuple(c for c in cards if c not in known)
     if fresh:
         _check_new_cards(state, fresh)

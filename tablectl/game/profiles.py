@@ -47,9 +47,7 @@ class HouseRules:
             if key == "big_bet_max_raises" and (value is None or isinstance(value, int)):
                 continue
             if not isinstance(value, expected) or (expected is int and isinstance(value, bool)):
-                raise ValueError(
-                    f"house-rule option {key!r} must be {expected.__name__}, got {value!r}"
-                )
+                raise ValueError(f"house-rule option {key!r} must be {expected.__name__}, got {value!r}")
         if options.get("misdeal_cutoff", self.misdeal_cutoff) not in ("two_players", "substantial"):
             raise ValueError("house-rule option 'misdeal_cutoff' must be 'two_players' or 'substantial'")
         return dataclasses.replace(self, **options)
