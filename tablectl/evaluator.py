@@ -27,7 +27,7 @@ the order that decides ties, e.g. a full house is ``6 << 20 | trips << 16 | pair
 from __future__ import annotations
 
 from collections.abc import Sequence
-from itertools import combinations, combinations_with_replacement
+from itertools import combinations
 from typing import Final
 
 __all__ = [
@@ -77,21 +77,20 @@ CATEGORY_NAMES: Final[tuple[str, ...]] = (
 
 _CATEGORY_SHIFT: Final = 20
 _SUIT_BITS: Final = 16  # the low 16 bits of a card key count suits
-_FLUSH_ADD: Final = 0x3333
-_FLUSH_TEST: Final = 0x8888
 _RANK_WEIGHT: Final[tuple[int, ...]] = tuple(1 << (3 * r) for r in range(13))
 
 # Per card: its key (rank count part << 16 | suit count part) and its rank bit.
-_KEY: Final[list[int]] = [
-    (_RANK_WEIGHT[c >> 2] << _SUIT_BITS) | (1 << (4 * (c & 3))) for c in range(52)
-]
+_KEY: Final[list[int]] = [(_RANK_WEIGHT[c >> 2] << _SUIT_BITS) | (1 << (4 * (c & 3))) for c in range(52)]
 _RANK_BIT: Final[list[int]] = [1 << (c >> 2) for c in range(52)]
+_RANK_PART: Final[list[int]] = [k >> _SUIT_BITS for k in _KEY]  # the key without suits
 # The flush test's surviving bit -> the flush suit (only one suit can hold 5 of 7 cards).
 _FLUSH_SUIT: Final[dict[int, int]] = {0x8 << (4 * s): s for s in range(4)}
 
 # Rank mask of five consecutive ranks -> index of the straight's top card (wheel: the 5).
-_STRAIGHT_HIGH: Final[dict[int, int]] = {0b11111 << low: low + 4 for low in range(9)}
-_STRAIGHT_HIGH[(1 << 12) | 0b1111] = 3
+_STRAIGHT_HIGH: Final[dict[int, int]] = {
+    **{0b11111 << low: low + 4 for low in range(9)},
+    (1 << 12) | 0b1111: 3,
+}
 
 _PATTERN_CATEGORY: Final[dict[tuple[int, ...], int]] = {
     (4, 1): FOUR_OF_A_KIND,
@@ -118,17 +117,6 @@ def _grouped(ranks: Sequence[int]) -> tuple[tuple[int, ...], list[int]]:
     return tuple(c for _, c in groups), [r for r, _ in groups]
 
 
-def _value5(ranks: Sequence[int]) -> int:
-    """High value of five cards of these ranks (2 = 0 .. A = 12), not all of one suit."""
-    pattern, order = _grouped(ranks)
-    if len(pattern) == 5:
-        top = _STRAIGHT_HIGH.get(sum(1 << r for r in order))
-        if top is not None:
-            return _pack(STRAIGHT, (top,))
-        return _pack(HIGH_CARD, order)
-    return _pack(_PATTERN_CATEGORY[pattern], order)
-
-
 def _flush_value5(mask: int) -> int:
     top = _STRAIGHT_HIGH.get(mask)
     if top is not None:
@@ -136,25 +124,63 @@ def _flush_value5(mask: int) -> int:
     return _pack(FLUSH, [r for r in range(12, -1, -1) if mask >> r & 1])
 
 
-def _build_rank_table() -> dict[int, int]:
-    """Rank-multiset key -> best high value, for every multiset of 5, 6 or 7 ranks.
-
-    Five-card multisets are valued directly; a bigger multiset's best hand is the best
-    over the multisets one card smaller (every 5-card subset lies in one of them).
+def _five_card_values() -> dict[int, int]:
+    """Rank-multiset key -> high value for all 6,175 multisets of five ranks, written
+    category by category (five distinct ranks are a straight or a high card).
     """
-    weight = _RANK_WEIGHT
+    w = _RANK_WEIGHT
     table: dict[int, int] = {}
-    for combo in combinations_with_replacement(range(13), 5):
-        if combo[0] != combo[4]:
-            table[sum(weight[r] for r in combo)] = _value5(combo)
-    for size in (6, 7):
-        for combo in combinations_with_replacement(range(13), size):
-            if any(combo[i] == combo[i + 4] for i in range(size - 4)):
-                continue  # five of one rank
-            key = 0
-            for r in combo:
-                key += weight[r]
-            table[key] = max([table[key - weight[r]] for r in set(combo)])
+    for combo in combinations(range(12, -1, -1), 5):  # five distinct ranks, highest first
+        mask = 0
+        for r in combo:
+            mask |= 1 << r
+        top = _STRAIGHT_HIGH.get(mask)
+        key = w[combo[0]] + w[combo[1]] + w[combo[2]] + w[combo[3]] + w[combo[4]]
+        table[key] = _pack(HIGH_CARD, combo) if top is None else _pack(STRAIGHT, (top,))
+    for big in range(13):
+        others = [r for r in range(12, -1, -1) if r != big]
+        for x in others:
+            table[4 * w[big] + w[x]] = _pack(FOUR_OF_A_KIND, (big, x))
+            table[3 * w[big] + 2 * w[x]] = _pack(FULL_HOUSE, (big, x))
+        for x, y in combinations(others, 2):
+            table[3 * w[big] + w[x] + w[y]] = _pack(THREE_OF_A_KIND, (big, x, y))
+        for x, y, z in combinations(others, 3):
+            table[2 * w[big] + w[x] + w[y] + w[z]] = _pack(PAIR, (big, x, y, z))
+    for high, low in combinations(range(12, -1, -1), 2):
+        for kicker in range(12, -1, -1):
+            if kicker != high and kicker != low:
+                table[2 * w[high] + 2 * w[low] + w[kicker]] = _pack(TWO_PAIR, (high, low, kicker))
+    return table
+
+
+def _one_card_more(smaller: dict[int, int]) -> dict[int, int]:
+    """Tables for n + 1 cards from the table for n: the best hand in n + 1 cards is the
+    best over the n-card multisets left by taking away one card.
+
+    Every (n-card multiset, added rank) pair is written in increasing order of the n-card
+    value, so the last write to a key, the one that stays, is the maximum. Adding a fifth
+    card of a rank is then undone: an n-card multiset holding four of a rank is valued
+    four of a kind of that rank, so that rank is the value's first nibble.
+    """
+    w = _RANK_WEIGHT
+    ordered = sorted(smaller.items(), key=lambda kv: kv[1])
+    bigger = dict(
+        zip([k + x for k, _ in ordered for x in w], [v for _, v in ordered for _ in w], strict=True)
+    )
+    for k, v in smaller.items():
+        if v >> _CATEGORY_SHIFT == FOUR_OF_A_KIND:
+            del bigger[k + w[(v >> 16) & 15]]
+    return bigger
+
+
+def _build_rank_table() -> dict[int, int]:
+    """Rank-multiset key -> best high value, for every multiset of 5, 6 or 7 ranks with
+    at most four of a rank (6,175 + 18,395 + 49,205 = 73,775 keys)."""
+    five = _five_card_values()
+    six = _one_card_more(five)
+    table = _one_card_more(six)
+    table.update(six)
+    table.update(five)
     return table
 
 
@@ -175,9 +201,7 @@ def _build_flush_table() -> list[int]:
             while m:
                 low = m & -m
                 m ^= low
-                v = table[mask ^ low]
-                if v > best:
-                    best = v
+                best = max(best, table[mask ^ low])
             table[mask] = best
     return table
 
@@ -211,7 +235,7 @@ def evaluate_high(cards: Sequence[int]) -> int:
         k = key[a] + key[b] + key[c] + key[d] + key[e]
     else:
         raise _bad_hand(cards)
-    flush = (k + 0x3333) & 0x8888
+    flush = (k + 0x3333) & 0x8888  # literals: a constant load is cheaper than a global
     if flush:
         suit = _FLUSH_SUIT[flush]
         rank_bit = _RANK_BIT
@@ -219,7 +243,10 @@ def evaluate_high(cards: Sequence[int]) -> int:
         for card in cards:
             if card & 3 == suit:
                 mask |= rank_bit[card]
-        return _FLUSHES[mask]
+        value = _FLUSHES[mask]
+        if value:
+            return value
+        raise _bad_hand(cards)  # a card named twice
     try:
         return _RANKS[k >> 16]
     except KeyError:
@@ -236,31 +263,24 @@ def _check_omaha(hole: Sequence[int], board: Sequence[int]) -> None:
 def evaluate_omaha_high(hole: Sequence[int], board: Sequence[int]) -> int:
     """Best high hand using exactly two hole cards and exactly three board cards (POT-8)."""
     _check_omaha(hole, board)
-    key = _KEY
-    ranks = _RANKS
-    rank_bit = _RANK_BIT
-    # Board triples: their rank-key parts (deduplicated), and per suit the rank masks of
-    # the triples all of that suit (the only triples that can make a flush).
-    triple_ranks: set[int] = set()
-    suited_triples: dict[int, list[int]] = {}
-    for x, y, z in combinations(board, 3):
-        triple_ranks.add((key[x] + key[y] + key[z]) >> 16)
-        if x & 3 == y & 3 == z & 3:
-            suited_triples.setdefault(x & 3, []).append(rank_bit[x] | rank_bit[y] | rank_bit[z])
-    triples = list(triple_ranks)
-    best = 0
-    for a, b in combinations(hole, 2):
-        pair = (key[a] + key[b]) >> 16
-        for t in triples:
-            v = ranks[pair + t]
-            if v > best:
-                best = v
-        if a & 3 == b & 3 and a & 3 in suited_triples:
-            pair_bits = rank_bit[a] | rank_bit[b]
-            for t in suited_triples[a & 3]:
-                v = _FLUSHES[pair_bits | t]  # a flush beats the same five cards' rank value
-                if v > best:
-                    best = v
+    rank_part = _RANK_PART
+    # Every two-plus-three rank multiset (duplicates dropped) in one C-level max.
+    pairs = {rank_part[a] + rank_part[b] for a, b in combinations(hole, 2)}
+    triples = {rank_part[x] + rank_part[y] + rank_part[z] for x, y, z in combinations(board, 3)}
+    best = max(map(_RANKS.__getitem__, [p + t for p in pairs for t in triples]))
+    # Flushes: three board cards and two hole cards of one suit.
+    by_suit: dict[int, list[int]] = {}
+    for card in board:
+        by_suit.setdefault(card & 3, []).append(card)
+    for suit, suited_board in by_suit.items():
+        if len(suited_board) < 3:
+            continue
+        suited_hole = [_RANK_BIT[c] for c in hole if c & 3 == suit]
+        if len(suited_hole) < 2:
+            continue
+        two = [x | y for x, y in combinations(suited_hole, 2)]
+        three = [_RANK_BIT[x] | _RANK_BIT[y] | _RANK_BIT[z] for x, y, z in combinations(suited_board, 3)]
+        best = max(best, *[_FLUSHES[p | t] for p in two for t in three])
     return best
 
 
@@ -433,7 +453,7 @@ def describe_low(value: int) -> str:
     if repeat is None or badness < 0:
         raise ValueError(f"{value!r} is not a low hand value")
     ranks: list[int] = []
-    for rank, times in zip(r, repeat):
+    for rank, times in zip(r, repeat, strict=False):
         ranks.extend([rank] * times)
     ranks.sort(reverse=True)
     return "-".join(_LOW_SYMBOLS[i] for i in ranks)
