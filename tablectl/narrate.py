@@ -135,8 +135,12 @@ class Narrator:
 
     def result(self, state: HandState) -> list[str]:
         lines = []
-        pots = {a.pot_index for a in state.awards}
+        pots = {a.pot_index for a in state.awards if a.pot_index >= 0}
         for award in state.awards:
+            if award.half == "returned":
+                (player, amount), = award.shares
+                lines.append(f"  {chips(amount)} returned to {self.who(player)}: no live hand could win it (POT-1)")
+                continue
             name = (
                 "the pot"
                 if len(pots) == 1

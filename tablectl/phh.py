@@ -9,6 +9,7 @@ PHH is TOML (github.com/uoftcprg/phh-std): ``variant``, ``antes``,
 from __future__ import annotations
 
 import io
+import math
 import os
 import tarfile
 import tomllib
@@ -110,18 +111,29 @@ def hand_config(hand: PhhHand, rules: HouseRules | None = None) -> HandConfig:
         min_bet=_chips(f.get("min_bet", 0), "min_bet"),
         small_bet=_chips(f.get("small_bet", 0), "small_bet"),
         big_bet=_chips(f.get("big_bet", 0), "big_bet"),
+        spread_max=_chips(f.get("spread_max", 0), "spread_max"),
         rules=rules or house_rules("tda"),
     )
 
 
 def _chips(value: Any, name: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or value != int(value):
+    if isinstance(value, str):
+        try:
+            value = float(value) if any(ch in value for ch in ".eE") else int(value)
+        except ValueError:
+            raise PhhError(f"{name}: {value!r} is not a number of chips") from None
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, (int, float))
+        or not math.isfinite(value)
+        or value != int(value)
+    ):
         raise PhhError(f"{name}: {value!r} is not a whole number of chips")
     return int(value)
 
 
 def _player(token: str) -> int:
-    if not (token.startswith("p") and token[1:].isdigit()):
+    if not (token.startswith("p") and token[1:].isdigit() and int(token[1:]) >= 1):
         raise PhhError(f"{token!r} is not a player (p1, p2, ...)")
     return int(token[1:]) - 1
 
@@ -151,7 +163,7 @@ def parse_action(text: str) -> Action:
         if verb == "cc" and len(words) == 2:
             return CheckCall(player)
         if verb == "cbr" and len(words) == 3:
-            return BetRaise(player, _chips(float(words[2]), "cbr amount"))
+            return BetRaise(player, _chips(words[2], "cbr amount"))
         if verb == "sm" and len(words) in (2, 3):
             if len(words) == 2:
                 return Show(player, None)
@@ -220,7 +232,8 @@ def check(paths: Sequence[str], rules: HouseRules | None = None) -> CheckReport:
             continue
         try:
             state = replay(hand, rules).state
-        except (RuleViolation, PhhError, ValueError) as exc:
+        except (RuleViolation, PhhError, ValueError, TypeError, KeyError, OverflowError) as exc:
+            # One bad record is reported, never the end of a run over thousands.
             report.mismatched.append({"file": source, "difference": f"refused: {exc}"})
             continue
         recorded = hand.finishing_stacks
@@ -336,6 +349,8 @@ def export_phh(
         fields["big_bet"] = config.big_bet
     else:
         fields["min_bet"] = config.opening_min
+    if structure is Structure.SPREAD_LIMIT:
+        fields["spread_max"] = config.spread_max  # not in the PHH standard: our spread-limit games
     fields["starting_stacks"] = list(config.starting_stacks)
     fields["actions"] = [action_text(a) for a in actions]
     if finishing_stacks is not None:

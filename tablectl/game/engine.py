@@ -72,8 +72,11 @@ class HandConfig:
         n = len(self.starting_stacks)
         if not 2 <= n <= 23:
             raise ConfigError(f"starting_stacks: a hand needs 2 to 23 players, got {n}")
-        if any(not isinstance(s, int) or s < 0 for s in self.starting_stacks):
-            raise ConfigError("starting_stacks: every stack must be a whole number of chips >= 0")
+        if any(not isinstance(s, int) or isinstance(s, bool) or s <= 0 for s in self.starting_stacks):
+            raise ConfigError(
+                "starting_stacks: every player dealt in needs a whole number of chips > 0 "
+                "(leave a player with no chips out of the hand)"
+            )
         if len(self.blinds) > n or (n == 2 and len(self.blinds) > 2):
             raise ConfigError(f"blinds: {len(self.blinds)} blinds for {n} players")
         if self.antes and len(self.antes) != n:
@@ -86,8 +89,13 @@ class HandConfig:
         structure = self.variant.structure
         if structure is Structure.FIXED_LIMIT and not (0 < self.small_bet <= self.big_bet):
             raise ConfigError("small_bet, big_bet: fixed-limit needs 0 < small_bet <= big_bet")
-        if structure is Structure.SPREAD_LIMIT and not (0 < self.opening_min <= self.spread_max):
-            raise ConfigError("min_bet, spread_max: spread-limit needs 0 < min_bet <= spread_max")
+        if structure is Structure.SPREAD_LIMIT and not (
+            0 < self.opening_min <= self.spread_max and max(self.blinds, default=0) <= self.spread_max
+        ):
+            raise ConfigError(
+                "min_bet, spread_max: spread-limit needs 0 < min_bet <= spread_max, "
+                "and no blind or straddle above spread_max"
+            )
         if not structure.is_limit and self.opening_min <= 0:
             raise ConfigError("min_bet: a big-bet game needs a minimum bet (or a big blind) > 0")
 
@@ -198,12 +206,12 @@ class HandState(NamedTuple):
     @property
     def hands_face_up(self) -> bool:
         """POT-5: tournament rules turn every live hand up once someone is all-in and betting is over."""
-        return (
-            self.config.rules.tournament
-            and self.phase in (Phase.DEALING_BOARD, Phase.SHOWDOWN)
-            and len(self.live) > 1
-            and self.betting_over
-        )
+        if not self.config.rules.tournament or len(self.live) < 2:
+            return False
+        someone_all_in = any(self.stacks[i] == 0 for i in self.live)
+        if self.phase is Phase.SHOWDOWN:
+            return someone_all_in
+        return self.phase is Phase.DEALING_BOARD and someone_all_in and self.betting_over
 
 
 # -- starting a hand ---------------------------------------------------------------------------
@@ -276,6 +284,8 @@ def legal(state: HandState) -> Legal | None:
     why = ""
     if all_in_to <= state.high_bet:
         why = "BET-17: no chips left beyond a call"
+    elif not any(k != i and not state.folded[k] and state.stacks[k] > 0 for k in range(state.n)):
+        why = "BET-17: every opponent is all-in; nobody could call a raise"
     elif state.acted[i] >= 0 and state.high_bet - state.acted[i] < _reopen_threshold(state):
         why = "BET-5: the betting was not reopened by a full raise since this player acted"
     elif structure.is_limit:
@@ -311,7 +321,7 @@ def _raise_range(state: HandState, i: int) -> tuple[int, int]:
         return to, to
     min_to = state.high_bet + state.full_raise if state.high_bet else state.full_raise
     if structure is Structure.SPREAD_LIMIT:
-        return min_to, state.high_bet + cfg.spread_max
+        return min(min_to, state.high_bet + cfg.spread_max), state.high_bet + cfg.spread_max
     if cfg.rules.whipsaw_half_pot and state.wagers >= 5:
         # BET-8: after a bet and four raises a raise is at least half the pot.
         min_to = max(min_to, state.high_bet + (state.pot + state.high_bet - state.bets[i] + 1) // 2)
@@ -325,7 +335,11 @@ def _raise_range(state: HandState, i: int) -> tuple[int, int]:
         and len(cfg.blinds) >= 2
         and state.acted[cfg.forced_position(1)] < 0
     ):
-        pot_after_call += max(0, cfg.blinds[1] - cfg.blinds[0])
+        # The small blind's chips count as a big blind until the big blind has acted (seed 004);
+        # a small blind who is acting has already called up to the big blind above.
+        small_blind = cfg.forced_position(0)
+        if i != small_blind:
+            pot_after_call += max(0, cfg.blinds[1] - state.bets[small_blind])
     unit = cfg.rules.pot_limit_round_to
     if unit:
         pot_after_call = -(-pot_after_call // unit) * unit
@@ -583,6 +597,10 @@ def _show(state: HandState, action: Show) -> HandState:
     if state.shown[i] is not None or state.mucked[i]:
         raise RuleViolation("INPUT", f"position {i} has already shown or mucked")
     if action.mucks:
+        if state.hands_face_up:
+            raise RuleViolation(
+                "POT-5", "a player is all-in and the betting is over: every hand is turned face up"
+            )
         mucked = list(state.mucked)
         mucked[i] = True
         return _maybe_award(_evolve(state, {"mucked": tuple(mucked)}))

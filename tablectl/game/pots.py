@@ -23,8 +23,8 @@ class Pot:
 class Award:
     """One pot (or one half of a hi/lo pot) and who received how much of it."""
 
-    pot_index: int  # 0 is the main pot, then the side pots in order
-    half: str  # "all", "high" or "low"
+    pot_index: int  # 0 is the main pot, then the side pots in order; -1 chips returned
+    half: str  # "all", "high", "low", or "returned" (chips no live hand could win, POT-1)
     amount: int
     shares: tuple[tuple[int, int], ...]  # (position, chips)
     uncontested: bool = False
@@ -37,30 +37,30 @@ def side_pots(contributed: Sequence[int], folded: Sequence[bool], dead: int = 0)
     player); folded players' chips count toward the pots they reached. Antes are
     dead money and go to the main pot, which every live hand may win.
     """
-    live_levels = sorted({c for c, f in zip(contributed, folded, strict=True) if not f and c > 0})
+    live = tuple(i for i, f in enumerate(folded) if not f)
+    live_levels = sorted({contributed[i] for i in live})
     pots: list[Pot] = []
+    if dead and live_levels[0] == 0:
+        # A player all-in for the ante alone still plays for the antes.
+        pots.append(Pot(dead, live))
+        dead = 0
     previous = 0
     for level in live_levels:
-        amount = sum(min(c, level) - min(c, previous) for c in contributed)
-        eligible = tuple(
-            i for i, (c, f) in enumerate(zip(contributed, folded, strict=True)) if not f and c >= level
-        )
-        if not pots:
-            amount += dead
-        if amount:
-            pots.append(Pot(amount, eligible))
+        if level == 0:
+            continue
+        amount = sum(min(c, level) - min(c, previous) for c in contributed) + dead
+        dead = 0
+        eligible = tuple(i for i in live if contributed[i] >= level)
+        pots.append(Pot(amount, eligible))
         previous = level
-    leftover = sum(c - min(c, previous) for c in contributed)
-    if leftover:
-        # Dead chips above every live player's level (cannot happen once uncalled bets are
-        # returned); they still belong to the deepest pot rather than vanishing.
-        if pots:
-            pots[-1] = Pot(pots[-1].amount + leftover, pots[-1].eligible)
-        else:
-            pots.append(Pot(leftover, tuple(i for i, f in enumerate(folded) if not f)))
-    if not pots and dead:
-        pots.append(Pot(dead, tuple(i for i, f in enumerate(folded) if not f)))
     return pots
+
+
+def unclaimable(contributed: Sequence[int], folded: Sequence[bool]) -> list[int]:
+    """Chips each player put in above every live player's total: no live hand can win them
+    (POT-1), so they go back to who put them in (a blind or straddle posted short)."""
+    top = max((c for c, f in zip(contributed, folded, strict=True) if not f), default=0)
+    return [max(0, c - top) for c in contributed]
 
 
 def split(amount: int, winners: Sequence[int], unit: int) -> list[tuple[int, int]]:
@@ -71,19 +71,13 @@ def split(amount: int, winners: Sequence[int], unit: int) -> list[tuple[int, int
     """
     n = len(winners)
     each = amount // n // unit * unit
-    remainder = amount - each * n
+    remainder = amount - each * n  # less than one unit per winner
     shares = []
-    for k, player in enumerate(winners):
-        extra = 0
-        if remainder >= unit:
-            extra = unit
-        elif remainder > 0 and k == 0:
-            extra = remainder  # chips smaller than the unit (an odd ante): to the first hand
+    for player in winners:
+        # One odd chip each, in order; an amount below the unit (odd antes) to the next in line.
+        extra = min(unit, remainder)
         remainder -= extra
         shares.append((player, each + extra))
-    if remainder:
-        player, chips = shares[0]
-        shares[0] = (player, chips + remainder)
     return shares
 
 
@@ -104,11 +98,16 @@ def _hand_values(state: HandState, player: int) -> tuple[int, int | None]:
 def award_pots(state: HandState) -> tuple[Award, ...]:
     """Award every pot: to the last live hand, or to the best shown hands (POT-4, POT-6, POT-9)."""
     unit = state.config.chip_unit
-    pots = side_pots(state.contributed, state.folded, state.dead)
+    returned = unclaimable(state.contributed, state.folded)
+    contributed = [c - r for c, r in zip(state.contributed, returned, strict=True)]
+    pots = side_pots(contributed, state.folded, state.dead)
     live = state.live
+    refunds = tuple(
+        Award(-1, "returned", r, ((p, r),), uncontested=True) for p, r in enumerate(returned) if r
+    )
     if len(live) == 1:
         total = sum(p.amount for p in pots)
-        return (Award(0, "all", total, ((live[0], total),), uncontested=True),)
+        return (Award(0, "all", total, ((live[0], total),), uncontested=True), *refunds)
     shown = [i for i in live if state.shown[i] is not None]
     values = {i: _hand_values(state, i) for i in shown}
     hi_lo = state.config.variant.game.hi_lo
@@ -133,4 +132,4 @@ def award_pots(state: HandState) -> tuple[Award, ...]:
             awards.append(Award(index, "low", low_amount, tuple(split(low_amount, low_winners, unit))))
         else:
             awards.append(Award(index, "all", pot.amount, tuple(split(pot.amount, high_winners, unit))))
-    return tuple(awards)
+    return (*awards, *refunds)

@@ -59,7 +59,7 @@ def next_action(
         order = [p for p in showdown_order(state) if state.shown[p] is None and not state.mucked[p]]
         player = order[0]
         shown_any = any(s is not None for s in state.shown)
-        if shown_any and rng.random() < style.muck_losers:
+        if shown_any and not state.hands_face_up and rng.random() < style.muck_losers:
             return Show(player, None)
         return Show(player, state.hole[player])
     return None
