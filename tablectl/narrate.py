@@ -138,8 +138,9 @@ class Narrator:
         pots = {a.pot_index for a in state.awards if a.pot_index >= 0}
         for award in state.awards:
             if award.half == "returned":
-                (player, amount), = award.shares
-                lines.append(f"  {chips(amount)} returned to {self.who(player)}: no live hand could win it (POT-1)")
+                ((player, amount),) = award.shares
+                who = self.who(player)
+                lines.append(f"  {chips(amount)} returned to {who}: no live hand could win it (POT-1)")
                 continue
             name = (
                 "the pot"
