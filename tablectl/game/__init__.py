@@ -8,6 +8,7 @@ from tablectl.game.actions import (
     DealBoard,
     DealHole,
     Fold,
+    Kill,
     Show,
 )
 from tablectl.game.engine import (
@@ -43,6 +44,7 @@ __all__ = [
     "DealBoard",
     "DealHole",
     "Fold",
+    "Kill",
     "Show",
     "ConfigError",
     "HandConfig",

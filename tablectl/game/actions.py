@@ -43,6 +43,14 @@ class BetRaise:
 
 
 @dataclass(frozen=True, slots=True)
+class Kill:
+    """The hand is dead by a ruling (IRR-8, IRR-9, BOARD-6, the floor), whoever's turn it is."""
+
+    player: int
+    rule: str = ""
+
+
+@dataclass(frozen=True, slots=True)
 class Show:
     """Show the hand at the showdown; no cards means the hand is mucked (PHH ``sm``)."""
 
@@ -54,4 +62,4 @@ class Show:
         return not self.cards
 
 
-Action = DealHole | DealBoard | Fold | CheckCall | BetRaise | Show
+Action = DealHole | DealBoard | Fold | CheckCall | BetRaise | Show | Kill

@@ -24,6 +24,7 @@ from tablectl.game.actions import (
     DealBoard,
     DealHole,
     Fold,
+    Kill,
     Show,
 )
 from tablectl.game.errors import RuleViolation
@@ -361,6 +362,8 @@ def apply(state: HandState, action: Action) -> HandState:
         return _deal_board(state, action)
     if isinstance(action, Show):
         return _show(state, action)
+    if isinstance(action, Kill):
+        return _kill(state, action)
     raise RuleViolation("INPUT", f"{action!r} is not an action of the hand")
 
 
@@ -619,6 +622,28 @@ def _show(state: HandState, action: Show) -> HandState:
     hole = list(state.hole)
     hole[i] = cards
     return _maybe_award(_evolve(state, {"shown": tuple(shown), "hole": tuple(hole)}))
+
+
+def _kill(state: HandState, action: Kill) -> HandState:
+    """A dead hand: folded out of turn by a ruling. Its chips stay in the pot."""
+    i = action.player
+    _check_player(state, i)
+    if state.folded[i]:
+        raise RuleViolation("INPUT", f"position {i} has no live hand")
+    folded = list(state.folded)
+    folded[i] = True
+    changes: dict[str, Any] = {"folded": tuple(folded)}
+    if folded.count(False) == 1 and state.phase is not Phase.DEALING_HOLE:
+        return _finish_round(_evolve(state, changes))
+    new = _evolve(state, changes)
+    if state.phase is Phase.BETTING and state.actor == i:
+        nxt = _next_to_act(new, i + 1)
+        if nxt is None:
+            return _finish_round(new)
+        return _evolve(new, {"actor": nxt})
+    if state.phase is Phase.BETTING and _next_to_act(new, state.actor or 0) is None:
+        return _finish_round(new)
+    return _maybe_award(new)
 
 
 def _maybe_award(state: HandState) -> HandState:

@@ -1,0 +1,54 @@
+"""What the procedure asks of the world after an event: rulings, prompts, alerts.
+
+Each ruling cites its RULES id and tells the dealer in one short sentence what
+to do now. Effects are data; adapters show, sound or publish them.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+
+from tablectl.game.actions import Action
+
+
+class Severity(enum.Enum):
+    INFO = "info"  # something the dealer should know (an exposed card that plays)
+    CORRECT = "correct"  # the dealer fixes something and the hand goes on (a boxed card)
+    MISDEAL = "misdeal"  # the hand is redealt (MD-2)
+    VOID = "void"  # all action void, every chip returned (IRR-1, IRR-2, floor)
+    REFUSED = "refused"  # an input that makes no sense now: nothing changed
+    FLOOR = "floor"  # the floor supervisor is needed
+
+
+@dataclass(frozen=True, slots=True)
+class Ruling:
+    rule: str  # a RULES id, or INPUT for input no rule book covers
+    text: str  # one short sentence for the dealer
+    severity: Severity
+    needs_confirm: bool = False  # the procedure waits for the dealer's confirm
+
+
+@dataclass(frozen=True, slots=True)
+class Prompt:
+    """What the dealer does next ("Deal seat 4", "Burn and deal the flop", "Action: seat 2")."""
+
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class Applied:
+    """The procedure applied this action to the hand (for narration and replay)."""
+
+    action: Action
+
+
+@dataclass(frozen=True, slots=True)
+class HandEnded:
+    hand: int
+    stacks: dict[int, int]  # seat -> chips after the hand
+    voided: bool = False
+    misdeal: bool = False
+
+
+Effect = Ruling | Prompt | Applied | HandEnded

@@ -1,0 +1,202 @@
+"""The events: what the adapters saw happen at the table (DESIGN.md, Contracts).
+
+Devices report what they physically saw (a card drawn from the shoe, a card
+seen in a zone, a button pressed); the procedure decides what it means. Every
+event carries the time its adapter saw it (``at``, seconds since the epoch):
+the pure core never reads a clock. Events serialise to JSON with a type name
+and a schema version for the journal and for the wire.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import enum
+from dataclasses import dataclass
+from typing import Any
+
+from tablectl.cards import Card, card_str, parse_card
+
+SCHEMA_VERSION = 1
+
+
+class Zone(enum.Enum):
+    SEAT = "seat"
+    BOARD = "board"
+    BURN = "burn"
+    MUCK = "muck"
+
+
+class DealerKey(enum.Enum):
+    """The dealer panel's inputs."""
+
+    FOLD = "fold"
+    CHECK = "check"
+    CALL = "call"
+    BET = "bet"  # bet or raise to ``amount``
+    ALL_IN = "all_in"
+    NEW_HAND = "new_hand"
+    CONFIRM = "confirm"
+    MISDEAL = "misdeal"  # the dealer calls a misdeal (``cause``: an MD letter)
+    CARD_FLASHED = "card_flashed"  # a card was exposed (``seat``; ``cause``: "dealer" or "player")
+    SHOW = "show"
+    MUCK = "muck"
+
+
+class FloorKind(enum.Enum):
+    OVERRIDE = "override"  # a ruling decided otherwise (``ruling``, ``decision``)
+    VOID_HAND = "void_hand"  # every chip back to who put it in
+    SET_BLINDS = "set_blinds"  # ``blinds`` (and ``ante``) from the next deal (TBL-2)
+    SEAT_PLAYER = "seat_player"  # ``seat``, ``name``, ``amount`` chips
+    REMOVE_PLAYER = "remove_player"
+    ADD_CHIPS = "add_chips"  # between hands only (BET-17)
+    SIT_OUT = "sit_out"
+    SIT_IN = "sit_in"
+    MOVE_BUTTON = "move_button"  # ``seat``: where the button goes (TBL-1 correction)
+    KILL_HAND = "kill_hand"  # ``seat``'s hand is dead by a ruling (IRR-8, IRR-9, BOARD-6)
+    DECK_CHECK = "deck_check"  # ``amount`` cards counted in the deck after the hand (IRR-4)
+
+
+@dataclass(frozen=True, slots=True)
+class CardDrawn:
+    """A card left the shoe. ``card`` is None when the reader could not identify it;
+    ``face_up`` is what the shoe's optical sensor saw (a face-up card in the deck is boxed);
+    ``foreign`` is the deck registry's word that the tag belongs to no active deck here."""
+
+    card: Card | None
+    face_up: bool = False
+    foreign: bool = False
+    at: float = 0.0
+
+
+# Seats in events are the numbers on the felt: 1 is the first seat; the procedure converts.
+
+
+@dataclass(frozen=True, slots=True)
+class CardSeen:
+    """A camera saw a card arrive in a zone (``seat`` for seat zones)."""
+
+    zone: Zone
+    card: Card | None = None
+    face_up: bool = False
+    seat: int | None = None
+    at: float = 0.0
+
+
+@dataclass(frozen=True, slots=True)
+class DealerInput:
+    key: DealerKey
+    seat: int | None = None
+    amount: int | None = None
+    cause: str | None = None
+    cards: tuple[Card, ...] = ()
+    at: float = 0.0
+
+
+@dataclass(frozen=True, slots=True)
+class FloorCommand:
+    kind: FloorKind
+    by: str  # the supervisor's name: overrides are journaled with who made them
+    seat: int | None = None
+    amount: int | None = None
+    name: str | None = None
+    ruling: str | None = None
+    decision: str | None = None
+    blinds: tuple[int, ...] = ()
+    ante: int = 0
+    at: float = 0.0
+
+
+@dataclass(frozen=True, slots=True)
+class DeviceStatus:
+    device: str  # "shoe", "reader", "camera", "panel"
+    ok: bool
+    detail: str = ""
+    at: float = 0.0
+
+
+Event = CardDrawn | CardSeen | DealerInput | FloorCommand | DeviceStatus
+EVENT_TYPES: dict[str, type[Any]] = {
+    "card_drawn": CardDrawn,
+    "card_seen": CardSeen,
+    "dealer": DealerInput,
+    "floor": FloorCommand,
+    "device": DeviceStatus,
+}
+_TYPE_NAMES = {cls: name for name, cls in EVENT_TYPES.items()}
+
+
+class EventError(ValueError):
+    """An event that cannot be read; the message names the field."""
+
+
+def _encode(value: Any) -> Any:
+    if isinstance(value, enum.Enum):
+        return value.value
+    if isinstance(value, tuple):
+        return [_encode(v) for v in value]
+    return value
+
+
+def to_json(event: Event) -> dict[str, Any]:
+    """The event as a JSON-ready dict; cards are written as text ("As")."""
+    out: dict[str, Any] = {"type": _TYPE_NAMES[type(event)], "v": SCHEMA_VERSION}
+    for f in dataclasses.fields(event):
+        value = getattr(event, f.name)
+        if f.name == "card" and value is not None:
+            value = card_str(value)
+        elif f.name == "cards":
+            value = [card_str(c) for c in value]
+        if value != f.default:
+            out[f.name] = _encode(value)
+    return out
+
+
+def from_json(data: dict[str, Any]) -> Event:
+    """Read an event written by :func:`to_json`; refuses unknown types, fields and versions."""
+    if not isinstance(data, dict):
+        raise EventError(f"an event is a JSON object, got {type(data).__name__}")
+    kind = data.get("type")
+    cls = EVENT_TYPES.get(str(kind))
+    if cls is None:
+        raise EventError(f"unknown event type {kind!r}; known: {', '.join(EVENT_TYPES)}")
+    version = data.get("v", SCHEMA_VERSION)
+    if version != SCHEMA_VERSION:
+        raise EventError(f"event schema version {version!r} is not {SCHEMA_VERSION}")
+    names = {f.name: f for f in dataclasses.fields(cls)}
+    kwargs: dict[str, Any] = {}
+    for key, value in data.items():
+        if key in ("type", "v"):
+            continue
+        if key not in names:
+            raise EventError(f"{kind} events have no field {key!r}; fields: {', '.join(names)}")
+        try:
+            kwargs[key] = _decode(cls, key, value)
+        except (ValueError, TypeError) as exc:
+            raise EventError(f"{kind}.{key}: {exc}") from None
+    try:
+        return cls(**kwargs)  # type: ignore[no-any-return]
+    except TypeError as exc:
+        raise EventError(f"{kind}: {exc}") from None
+
+
+def _decode(cls: type[Any], key: str, value: Any) -> Any:
+    if key == "card":
+        return None if value is None else parse_card(str(value))
+    if key == "cards":
+        return tuple(parse_card(str(v)) for v in value)
+    if key == "zone":
+        return Zone(value)
+    if key == "key":
+        return DealerKey(value)
+    if key == "kind":
+        return FloorKind(value)
+    if key == "blinds":
+        return tuple(int(v) for v in value)
+    if key in ("seat", "amount") and value is not None:
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise TypeError(f"expected a whole number, got {value!r}")
+    if key in ("face_up", "foreign", "ok") and not isinstance(value, bool):
+        raise TypeError(f"expected true or false, got {value!r}")
+    if key == "at":
+        return float(value)
+    return value

@@ -1,0 +1,465 @@
+"""The table between and around hands (layer 4), and the one step function of the controller.
+
+``step(state, event) -> (state, effects)`` is pure: the journal folds it over
+every event to rebuild the table exactly (DESIGN.md). Seats in events are the
+numbers on the felt (1..N).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from typing import Any
+
+from tablectl.cards import card_str, rank_of
+from tablectl.effects import Applied, Effect, HandEnded, Prompt, Ruling, Severity
+from tablectl.events import (
+    CardDrawn,
+    CardSeen,
+    DealerInput,
+    DealerKey,
+    DeviceStatus,
+    Event,
+    FloorCommand,
+    FloorKind,
+)
+from tablectl.game.engine import HandConfig, Phase, start_hand
+from tablectl.game.profiles import HouseRules, house_rules
+from tablectl.game.variants import Structure, variant_from_code
+from tablectl.procedure import HandProgress, Refused, kill_hand, prompt_for, step_hand
+
+ACE = 12
+
+
+class TableConfigError(ValueError):
+    """A table configuration that cannot work; the message names the key and the fix."""
+
+
+@dataclass(frozen=True, slots=True)
+class TableConfig:
+    room: str = "main"
+    table: str = "1"
+    seats: int = 9
+    game: str = "NT"  # PHH variant code: NT, PT, FT, NO, PO, FO, PO/8, FO/8, ...
+    blinds: tuple[int, ...] = (50, 100)
+    ante: int = 0  # every player's ante
+    big_blind_ante: int = 0  # one ante posted by the big blind for the table
+    small_bet: int = 0  # fixed limit
+    big_bet: int = 0
+    spread_max: int = 0  # spread limit
+    chip_unit: int = 1
+    profile: str = "tda"
+    options: tuple[tuple[str, Any], ...] = ()  # house-rule overrides
+
+    def __post_init__(self) -> None:
+        if not 2 <= self.seats <= 10:
+            raise TableConfigError(f"seats: a table has 2 to 10 seats, got {self.seats!r}")
+        try:
+            variant = variant_from_code(self.game)
+        except ValueError as exc:
+            raise TableConfigError(f"game: {exc}") from None
+        if not self.blinds or any(not isinstance(b, int) or b <= 0 for b in self.blinds):
+            raise TableConfigError("blinds: give the blinds as whole chips > 0, e.g. blinds = [50, 100]")
+        if variant.structure is Structure.FIXED_LIMIT and not (0 < self.small_bet <= self.big_bet):
+            raise TableConfigError("small_bet, big_bet: a fixed-limit game needs both, e.g. 100 and 200")
+        if variant.structure is Structure.SPREAD_LIMIT and self.spread_max <= 0:
+            raise TableConfigError("spread_max: a spread-limit game needs its largest bet")
+        self.rules()  # unknown profile or option: the message names it
+
+    def rules(self) -> HouseRules:
+        try:
+            return house_rules(self.profile, **dict(self.options))
+        except ValueError as exc:
+            raise TableConfigError(f"profile/options: {exc}") from None
+
+    def to_json(self) -> dict[str, Any]:
+        out = dataclasses.asdict(self)
+        out["blinds"] = list(self.blinds)
+        out["options"] = dict(self.options)
+        return out
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> TableConfig:
+        if not isinstance(data, dict):
+            raise TableConfigError("a table configuration is a mapping of keys to values")
+        known = {f.name for f in dataclasses.fields(cls)}
+        unknown = set(data) - known
+        if unknown:
+            raise TableConfigError(
+                f"unknown key(s) {', '.join(sorted(unknown))}; valid keys: {', '.join(sorted(known))}"
+            )
+        values = dict(data)
+        if "blinds" in values:
+            values["blinds"] = tuple(values["blinds"])
+        if "options" in values:
+            options = values["options"]
+            if not isinstance(options, dict):
+                raise TableConfigError("options: a mapping of house-rule option to value")
+            values["options"] = tuple(sorted(options.items()))
+        for key in ("seats", "ante", "big_blind_ante", "small_bet", "big_bet", "spread_max", "chip_unit"):
+            if key in values and (isinstance(values[key], bool) or not isinstance(values[key], int)):
+                raise TableConfigError(f"{key}: expected a whole number, got {values[key]!r}")
+        return cls(**values)
+
+
+@dataclass(frozen=True, slots=True)
+class Seat:
+    name: str
+    stack: int
+    sitting_out: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class TableState:
+    config: TableConfig
+    seats: tuple[Seat | None, ...]  # index 0 is seat 1
+    button: int | None = None  # felt seat number of the button
+    blinds: tuple[int, ...] = ()
+    ante: int = 0
+    big_blind_ante: int = 0
+    next_level: tuple[tuple[int, ...], int] | None = None  # TBL-2: from the next deal
+    hand_number: int = 0
+    hand: HandProgress | None = None
+    redeal: bool = False  # MD-2: after a misdeal (or a void hand) the button and blinds stay
+    keep_button: bool = False  # the button was just placed (DEAL-5, TBL-1 correction)
+    button_draw: tuple[int, ...] | None = None  # DEAL-5: seats still to draw for the button
+    devices: tuple[tuple[str, bool], ...] = ()
+    overrides: tuple[tuple[str, str, str], ...] = field(default=())  # (by, ruling, decision)
+
+    def seat(self, number: int) -> Seat | None:
+        if not 1 <= number <= len(self.seats):
+            return None
+        return self.seats[number - 1]
+
+
+def new_table(
+    config: TableConfig, players: dict[int, tuple[str, int]] | None = None, button: int | None = None
+) -> TableState:
+    """A table with players seated (seat number -> (name, chips)) and, if known, the button."""
+    seats: list[Seat | None] = [None] * config.seats
+    for number, (name, stack) in (players or {}).items():
+        seats[number - 1] = Seat(name, stack)
+    return TableState(
+        config=config,
+        seats=tuple(seats),
+        button=button,
+        blinds=config.blinds,
+        ante=config.ante,
+        big_blind_ante=config.big_blind_ante,
+        keep_button=button is not None,
+    )
+
+
+def _evolve(state: TableState, **changes: Any) -> TableState:
+    return dataclasses.replace(state, **changes)
+
+
+def step(state: TableState, event: Event) -> tuple[TableState, tuple[Effect, ...]]:
+    """Apply one event. Input that makes no sense now changes nothing and says why."""
+    try:
+        return _step(state, event)
+    except Refused as refused:
+        return state, (refused.ruling,)
+
+
+def _step(state: TableState, event: Event) -> tuple[TableState, tuple[Effect, ...]]:
+    rules = state.config.rules()
+    if isinstance(event, DeviceStatus):
+        return _device(state, event)
+    if isinstance(event, FloorCommand):
+        return _floor(state, event)
+    if state.hand is None:
+        return _between_hands(state, event)
+    if isinstance(event, DealerInput) and event.key is DealerKey.CONFIRM and state.hand.pending is not None:
+        if state.hand.pending.kind in ("misdeal", "void"):
+            return _end_without_play(state, state.hand.pending.kind, state.hand.pending.rule)
+    assert isinstance(event, (CardDrawn, CardSeen, DealerInput))
+    hand, effects = step_hand(state.hand, event, rules)
+    state = _evolve(state, hand=hand)
+    if hand.game.phase is Phase.COMPLETE:
+        return _hand_complete(state, effects)
+    return state, effects
+
+
+# -- between hands ----------------------------------------------------------------------------
+
+
+def _active_seats(state: TableState) -> list[int]:
+    return [
+        number
+        for number in range(1, len(state.seats) + 1)
+        if (s := state.seat(number)) is not None and not s.sitting_out and s.stack > 0
+    ]
+
+
+def _between_hands(state: TableState, event: Event) -> tuple[TableState, tuple[Effect, ...]]:
+    if isinstance(event, CardDrawn) and state.button_draw is not None:
+        return _draw_for_button(state, event)
+    if isinstance(event, DealerInput) and event.key is DealerKey.NEW_HAND:
+        return _start_hand(state)
+    if isinstance(event, CardDrawn):
+        if event.foreign:
+            text = "A card with a different back was found in the stub: the action stands. Remove it from the deck."
+            return state, (Ruling("IRR-1", text, Severity.FLOOR),)
+        raise Refused("DEAL-6", "no hand in progress: the next card is not shown; put it back face down")
+    raise Refused("INPUT", "no hand in progress: press new hand to deal")
+
+
+def _start_hand(state: TableState) -> tuple[TableState, tuple[Effect, ...]]:
+    active = _active_seats(state)
+    if len(active) < 2:
+        raise Refused("TBL-3", "a hand needs at least two players with chips in their seats")
+    if state.button is None:
+        # DEAL-5: the button goes to the first ace dealt face up, clockwise from seat 1.
+        draw = tuple(active)
+        text = "New game: deal one card face up to each player from the first seat until an ace appears."
+        return _evolve(state, button_draw=draw), (Ruling("DEAL-5", text, Severity.INFO), Prompt(text))
+    effects: list[Effect] = []
+    if state.redeal or state.keep_button:
+        button = state.button if state.button in active else _next_active(state, state.button, active)
+    else:
+        button = _next_active(state, state.button, active)  # TBL-1: one seat on each hand
+    blinds, ante, bb_ante = state.blinds, state.ante, state.big_blind_ante
+    if state.next_level is not None and not state.redeal:
+        (blinds, ante), bb_ante = state.next_level, state.big_blind_ante
+        effects.append(
+            Ruling(
+                "TBL-2",
+                f"New level from this deal: blinds {'/'.join(f'{b:,}' for b in blinds)}.",
+                Severity.INFO,
+            )
+        )
+    start = active.index(button) + 1
+    seats_in = tuple(active[(start + k) % len(active)] for k in range(len(active)))
+    n = len(seats_in)
+    stacks = tuple(state.seats[s - 1].stack for s in seats_in)  # type: ignore[union-attr]
+    antes: tuple[int, ...] = ()
+    if ante:
+        antes = (ante,) * n
+    elif bb_ante:
+        bb_position = 0 if n == 2 else 1
+        antes = tuple(bb_ante if p == bb_position else 0 for p in range(n))
+    cfg = state.config
+    variant = variant_from_code(cfg.game)
+    hand_config = HandConfig(
+        variant=variant,
+        starting_stacks=stacks,
+        blinds=blinds[: 2 if n == 2 else len(blinds)],
+        antes=antes,
+        min_bet=blinds[-1] if variant.structure is Structure.SPREAD_LIMIT else 0,
+        small_bet=cfg.small_bet,
+        big_bet=cfg.big_bet,
+        spread_max=cfg.spread_max,
+        chip_unit=cfg.chip_unit,
+        rules=cfg.rules(),
+    )
+    number = state.hand_number + 1
+    hand = HandProgress(number=number, seats_in=seats_in, game=start_hand(hand_config), hole=((),) * n)
+    state = _evolve(
+        state,
+        button=button,
+        blinds=blinds,
+        ante=ante,
+        big_blind_ante=bb_ante,
+        next_level=None if not state.redeal else state.next_level,
+        hand_number=number,
+        hand=hand,
+        redeal=False,
+        keep_button=False,
+    )
+    effects.append(Prompt(f"Hand {number}: button at seat {button}. " + prompt_for(hand).text))
+    return state, tuple(effects)
+
+
+def _next_active(state: TableState, seat: int, active: list[int]) -> int:
+    total = len(state.seats)
+    for step_ in range(1, total + 1):
+        candidate = (seat - 1 + step_) % total + 1
+        if candidate in active:
+            return candidate
+    raise Refused("TBL-1", "no active seat for the button")
+
+
+def _draw_for_button(state: TableState, event: CardDrawn) -> tuple[TableState, tuple[Effect, ...]]:
+    draw = state.button_draw or ()
+    seat = draw[0]
+    card = event.card
+    if card is not None and rank_of(card) == ACE:
+        text = (
+            f"Seat {seat} drew the first ace ({card_str(card)}): the button starts there. Reshuffle and deal."
+        )
+        return _evolve(state, button=seat, button_draw=None, keep_button=True), (
+            Ruling("DEAL-5", text, Severity.INFO),
+        )
+    rest = draw[1:] + (seat,)
+    shown = card_str(card) if card is not None else "a card"
+    return _evolve(state, button_draw=rest), (
+        Prompt(f"Seat {seat} drew {shown}. Next card to seat {rest[0]}."),
+    )
+
+
+def _end_without_play(state: TableState, kind: str, rule: str) -> tuple[TableState, tuple[Effect, ...]]:
+    """A misdeal (MD-2) or a void hand (IRR-1, IRR-2, floor): every chip goes back."""
+    hand = state.hand
+    assert hand is not None
+    stacks = {seat: hand.game.config.starting_stacks[p] for p, seat in enumerate(hand.seats_in)}
+    state = _evolve(state, hand=None, redeal=(kind == "misdeal"))
+    if kind != "misdeal":
+        state = _evolve(state, redeal=True)  # a void hand is redealt with the same button too
+    text = (
+        "Misdeal: every chip goes back; redeal with the same button and blinds."
+        if kind == "misdeal"
+        else "Hand void: every chip goes back to who bet it; redeal."
+    )
+    effects: tuple[Effect, ...] = (
+        Ruling(
+            "MD-2" if kind == "misdeal" else rule,
+            text,
+            Severity.MISDEAL if kind == "misdeal" else Severity.VOID,
+        ),
+        HandEnded(hand.number, stacks, voided=(kind == "void"), misdeal=(kind == "misdeal")),
+        Prompt("Press new hand to redeal."),
+    )
+    return state, effects
+
+
+def _hand_complete(state: TableState, effects: tuple[Effect, ...]) -> tuple[TableState, tuple[Effect, ...]]:
+    hand = state.hand
+    assert hand is not None
+    finishing = hand.game.finishing_stacks
+    seats = list(state.seats)
+    result: dict[int, int] = {}
+    for position, seat in enumerate(hand.seats_in):
+        current = seats[seat - 1]
+        assert current is not None
+        seats[seat - 1] = dataclasses.replace(current, stack=finishing[position])
+        result[seat] = finishing[position]
+    out = list(effects)
+    broke = [p for p in range(hand.n) if finishing[p] == 0]
+    if len(broke) >= 2 and state.config.rules().tournament:
+        # TBL-4: more chips at the start of the hand places higher; equal: first left of the dealer.
+        order = sorted(broke, key=lambda p: (-hand.game.config.starting_stacks[p], p))
+        places = ", ".join(f"seat {hand.seat(p)}" for p in order)
+        out.append(
+            Ruling("TBL-4", f"Players out on the same hand, higher place first: {places}.", Severity.INFO)
+        )
+    out.append(HandEnded(hand.number, result))
+    out.append(Prompt("Push the pot; press new hand to deal the next one."))
+    return _evolve(state, seats=tuple(seats), hand=None), tuple(out)
+
+
+# -- devices and the floor --------------------------------------------------------------------
+
+
+def _device(state: TableState, event: DeviceStatus) -> tuple[TableState, tuple[Effect, ...]]:
+    devices = dict(state.devices)
+    was = devices.get(event.device, True)
+    devices[event.device] = event.ok
+    state = _evolve(state, devices=tuple(sorted(devices.items())))
+    if event.ok == was:
+        return state, ()
+    if event.ok:
+        text = f"The {event.device} is back. Check that every card dealt meanwhile was seen."
+        return state, (Ruling("INPUT", text, Severity.INFO),)
+    text = f"The {event.device} is lost ({event.detail or 'no signal'}): reads may be missed. Call the floor."
+    return state, (Ruling("INPUT", text, Severity.FLOOR),)
+
+
+def _floor(state: TableState, event: FloorCommand) -> tuple[TableState, tuple[Effect, ...]]:
+    kind = event.kind
+    by = event.by.strip()
+    if not by:
+        raise Refused("INPUT", "a floor command names the supervisor who gives it")
+    if kind is FloorKind.VOID_HAND:
+        if state.hand is None:
+            raise Refused("INPUT", "no hand in progress to void")
+        state = _evolve(state, overrides=state.overrides + ((by, "void", "void hand"),))
+        return _end_without_play(state, "void", "FLOOR")
+    if kind is FloorKind.OVERRIDE:
+        return _override(state, event, by)
+    if kind is FloorKind.SET_BLINDS:
+        if not event.blinds or any(b <= 0 for b in event.blinds):
+            raise Refused("INPUT", "set blinds needs the new blinds, e.g. [100, 200]")
+        level = (tuple(event.blinds), event.ante)
+        text = f"New blinds {'/'.join(f'{b:,}' for b in event.blinds)} from the next deal."
+        if state.hand is None:
+            return _evolve(state, next_level=level), (Ruling("TBL-2", text, Severity.INFO),)
+        return _evolve(state, next_level=level), (Ruling("TBL-2", text, Severity.INFO),)
+    if kind is FloorKind.KILL_HAND:
+        if state.hand is None or event.seat is None:
+            raise Refused("INPUT", "kill hand needs a hand in progress and a seat")
+        hand, effects = kill_hand(state.hand, event.seat, event.ruling or "IRR-9", by)
+        state = _evolve(state, hand=hand, overrides=state.overrides + ((by, "kill", f"seat {event.seat}"),))
+        if hand.game.phase is Phase.COMPLETE:
+            return _hand_complete(state, effects)
+        return state, effects
+    if kind is FloorKind.DECK_CHECK:
+        count = event.amount or 0
+        if count >= 52:
+            return state, (Ruling("IRR-4", "The deck is complete.", Severity.INFO),)
+        text = f"{52 - count} card(s) missing from the deck: the hand stands. Replace the deck."
+        return state, (Ruling("IRR-4", text, Severity.FLOOR),)
+    return _seating(state, event)
+
+
+def _override(state: TableState, event: FloorCommand, by: str) -> tuple[TableState, tuple[Effect, ...]]:
+    hand = state.hand
+    decision = (event.decision or "").lower()
+    if hand is None or hand.pending is None:
+        raise Refused("INPUT", "no ruling is waiting: nothing to override")
+    if decision not in ("accept", "reject"):
+        raise Refused("INPUT", "an override decides 'accept' or 'reject' the waiting ruling")
+    record = (by, hand.pending.rule, decision)
+    state = _evolve(state, overrides=state.overrides + (record,))
+    if decision == "accept":
+        if hand.pending.kind in ("misdeal", "void"):
+            return _end_without_play(state, hand.pending.kind, hand.pending.rule)
+        hand = dataclasses.replace(hand, pending=None)
+        return _evolve(state, hand=hand), (prompt_for(hand),)
+    hand = dataclasses.replace(hand, pending=None)
+    text = f"The floor ({by}) overrides {record[1]}: the hand goes on."
+    return _evolve(state, hand=hand), (Ruling(record[1], text, Severity.INFO), prompt_for(hand))
+
+
+def _seating(state: TableState, event: FloorCommand) -> tuple[TableState, tuple[Effect, ...]]:
+    kind = event.kind
+    number = event.seat
+    if number is None or not 1 <= number <= len(state.seats):
+        raise Refused("INPUT", f"{kind.value} needs a seat from 1 to {len(state.seats)}")
+    seats = list(state.seats)
+    current = seats[number - 1]
+    in_hand = state.hand is not None and number in state.hand.seats_in
+    if kind is FloorKind.MOVE_BUTTON:
+        if state.hand is not None:
+            raise Refused("TBL-1", "the button moves between hands")
+        text = f"Button corrected to seat {number} (TBL-1)."
+        return _evolve(state, button=number, keep_button=True), (Ruling("TBL-1", text, Severity.INFO),)
+    if kind is FloorKind.SEAT_PLAYER:
+        if current is not None:
+            raise Refused("INPUT", f"seat {number} is taken by {current.name}")
+        if not event.name or not event.amount or event.amount <= 0:
+            raise Refused("INPUT", "seat player needs a name and a buy-in > 0")
+        seats[number - 1] = Seat(event.name, event.amount)
+        text = f"{event.name} sits in seat {number} and is dealt in from the next deal, blinds included."
+        return _evolve(state, seats=tuple(seats)), (Ruling("TBL-3", text, Severity.INFO),)
+    if current is None:
+        raise Refused("INPUT", f"seat {number} is empty")
+    if kind is FloorKind.ADD_CHIPS:
+        if in_hand:
+            raise Refused("BET-17", "table stakes: chips are added between hands only")
+        if not event.amount or event.amount <= 0:
+            raise Refused("INPUT", "add chips needs an amount > 0")
+        seats[number - 1] = dataclasses.replace(current, stack=current.stack + event.amount)
+        return _evolve(state, seats=tuple(seats)), ()
+    if kind is FloorKind.REMOVE_PLAYER:
+        if in_hand:
+            raise Refused("INPUT", f"seat {number} is in the hand: remove the player after it")
+        seats[number - 1] = None
+        return _evolve(state, seats=tuple(seats)), ()
+    if kind in (FloorKind.SIT_OUT, FloorKind.SIT_IN):
+        seats[number - 1] = dataclasses.replace(current, sitting_out=kind is FloorKind.SIT_OUT)
+        return _evolve(state, seats=tuple(seats)), ()
+    raise Refused("INPUT", f"unknown floor command {kind.value}")
+
+
+__all__ = ["TableConfig", "TableConfigError", "TableState", "Seat", "new_table", "step", "Applied"]
