@@ -44,6 +44,19 @@ def cmd_phh_check(args: argparse.Namespace) -> int:
     return 1 if result["mismatched"] else 0
 
 
+def cmd_scenario_run(args: argparse.Namespace) -> int:
+    from tablectl.scenario import run_paths
+
+    result = run_paths(args.paths)
+    if args.json:
+        print(json.dumps(result, indent=2))
+    else:
+        print(f"{result['passed']} of {result['scenarios']} scenarios passed")
+        for failure in result["failed"]:
+            print(f"  FAILED {failure['why']}")
+    return 1 if result["failed"] else 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="tablectl", description="The controller of a live poker table.")
     parser.add_argument(
@@ -63,6 +76,15 @@ def build_parser() -> argparse.ArgumentParser:
     chk.add_argument("paths", nargs="+", help=".phh files, folders or .tar.gz archives")
     chk.add_argument("--json", action="store_true", help="print one JSON object")
     chk.set_defaults(func=cmd_phh_check)
+
+    scenario = sub.add_parser(
+        "scenario", help="scenario files: a situation, its events, the expected rulings"
+    )
+    scenario_sub = scenario.add_subparsers(dest="scenario_command", required=True)
+    srun = scenario_sub.add_parser("run", help="run scenario files or folders")
+    srun.add_argument("paths", nargs="+", help=".scn files or folders of them")
+    srun.add_argument("--json", action="store_true", help="print one JSON object")
+    srun.set_defaults(func=cmd_scenario_run)
     return parser
 
 

@@ -178,6 +178,8 @@ def _step(state: TableState, event: Event) -> tuple[TableState, tuple[Effect, ..
     state = _evolve(state, hand=hand)
     if hand.game.phase is Phase.COMPLETE:
         return _hand_complete(state, effects)
+    if not any(isinstance(e, Prompt) for e in effects):
+        effects = (*effects, prompt_for(hand))  # the dealer's display always shows the next step
     return state, effects
 
 
@@ -344,7 +346,12 @@ def _hand_complete(state: TableState, effects: tuple[Effect, ...]) -> tuple[Tabl
             Ruling("TBL-4", f"Players out on the same hand, higher place first: {places}.", Severity.INFO)
         )
     out.append(HandEnded(hand.number, result))
-    out.append(Prompt("Push the pot; press new hand to deal the next one."))
+    won: dict[int, int] = {}
+    for award in hand.game.awards:
+        for position, chips in award.shares:
+            won[hand.seat(position)] = won.get(hand.seat(position), 0) + chips
+    pushes = ", ".join(f"seat {seat} {chips:,}" for seat, chips in sorted(won.items()))
+    out.append(Prompt(f"Push the pot: {pushes}. Press new hand to deal the next one."))
     return _evolve(state, seats=tuple(seats), hand=None), tuple(out)
 
 

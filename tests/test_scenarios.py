@@ -1,0 +1,47 @@
+"""Every scenario file in tests/scenarios passes, and the runner reports failures clearly."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tablectl.scenario import ScenarioError, parse, run, run_paths
+
+SCENARIOS = Path(__file__).parent / "scenarios"
+FILES = sorted(SCENARIOS.rglob("*.scn"))
+
+
+@pytest.mark.parametrize("path", FILES, ids=[p.stem for p in FILES])
+def test_scenario(path: Path) -> None:
+    assert run(parse(path.read_text(encoding="utf-8"), str(path))) is None
+
+
+def test_cli_prints_one_json_object() -> None:
+    result = subprocess.run(
+        [sys.executable, "-m", "tablectl.cli", "scenario", "run", str(SCENARIOS), "--json"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    report = json.loads(result.stdout)
+    assert report["scenarios"] == len(FILES) and report["passed"] == len(FILES), report["failed"]
+    assert result.returncode == 0
+
+
+def test_a_failing_scenario_says_where_and_why(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.scn"
+    bad.write_text("seat 1 A 100\nseat 2 B 100\nbutton 2\nnew hand\n=> ruling MD-a\n")
+    report = run_paths([str(tmp_path)])
+    assert report["scenarios"] == 1 and report["passed"] == 0
+    assert "bad.scn:5" in report["failed"][0]["why"]
+    assert "expected ruling MD-a" in report["failed"][0]["why"]
+
+
+def test_unreadable_line_names_file_and_line() -> None:
+    with pytest.raises(ScenarioError, match="x.scn:2"):
+        parse("seat 1 A 100\nfrobnicate 3\n", "x.scn")
