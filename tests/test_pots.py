@@ -687,11 +687,12 @@ def test_pot9_split_low_is_quartered_and_high_gets_the_odd_chips() -> None:
 # -- antes: dead money in the main pot ---------------------------------------------------------------
 
 
-def test_antes_are_dead_money_in_the_main_pot() -> None:
+def test_antes_every_player_posts_are_their_own_contribution() -> None:
     cfg = config([60, 1000, 1000], antes=(10, 10, 10))
     t = Table(cfg, ["AsAh", "KsKh", "QsQh"], "2c7d9hJs3s")
-    assert t.state.dead == 30 and t.state.pot == 30 + 50 + 100
-    assert t.state.contributed == (50, 100, 0)  # antes are not part of the bets
+    assert t.state.dead == 0 and t.state.pot == 30 + 50 + 100
+    assert t.state.contributed == (60, 110, 10)  # each player's own ante counts for POT-1
+    assert t.state.bets == (50, 100, 0)  # but antes are not bets
     t(C(2), C(1))
     pots = side_pots(t.state.contributed, t.state.folded, t.state.dead)
     assert pots == [Pot(180, (0, 1, 2)), Pot(100, (1, 2))]

@@ -142,8 +142,8 @@ class HandState(NamedTuple):
     street: int
     stacks: tuple[int, ...]  # chips behind
     bets: tuple[int, ...]  # chips in front of each player this round
-    contributed: tuple[int, ...]  # chips bet this hand, this round's included (antes are not)
-    dead: int  # antes: dead money that goes to the main pot
+    contributed: tuple[int, ...]  # chips put in this hand: own antes and this round's bets included
+    dead: int  # an ante posted for the whole table (big-blind ante): dead money for the main pot
     folded: tuple[bool, ...]
     hole: tuple[tuple[Card, ...], ...]
     board: tuple[Card, ...]
@@ -225,11 +225,18 @@ def start_hand(config: HandConfig) -> HandState:
     contributed = [0] * n
     bets = [0] * n
     dead = 0
+    # Antes every player posts are each player's own contribution: an all-in player wins from
+    # each opponent only what they put in (POT-1). One ante posted for the table (a big-blind
+    # ante) is dead money in the main pot.
+    table_ante = sum(1 for a in config.antes if a) == 1
     for pos, ante in enumerate(config.antes):
         k = config.forced_position(pos) if n == 2 else pos
         paid = min(ante, stacks[k])
         stacks[k] -= paid
-        dead += paid
+        if table_ante:
+            dead += paid
+        else:
+            contributed[k] += paid
     for k, blind in enumerate(config.blinds):
         pos = config.forced_position(k)
         paid = min(blind, stacks[pos])
