@@ -164,8 +164,9 @@ def check_pot1_transfers(state: HandState) -> None:
     """Nobody wins more from any one opponent than they put in themselves (POT-1)."""
     cfg = state.config
     put_in = [s0 - s for s0, s in zip(cfg.starting_stacks, state.stacks, strict=True)]
+    # Chips put in but not in ``contributed``: a big-blind ante, dead money for the main pot.
     ante_paid = [p - c for p, c in zip(put_in, state.contributed, strict=True)]
-    assert all(a == (cfg.antes[i] if cfg.antes else 0) for i, a in enumerate(ante_paid))
+    assert sum(ante_paid) == state.dead and all(a >= 0 for a in ante_paid)
     received: dict[tuple[int, int], Fraction] = defaultdict(Fraction)  # (winner, from) -> chips
     if len(state.live) == 1:
         (winner,) = state.live
