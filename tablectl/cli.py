@@ -57,6 +57,17 @@ def cmd_scenario_run(args: argparse.Namespace) -> int:
     return 1 if result["failed"] else 0
 
 
+def cmd_replay(args: argparse.Namespace) -> int:
+    from tablectl.replay import export_hand_phh, replay_hand
+
+    if args.phh:
+        sys.stdout.write(export_hand_phh(args.journal, args.hand))
+    else:
+        for line in replay_hand(args.journal, args.hand):
+            print(line)
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="tablectl", description="The controller of a live poker table.")
     parser.add_argument(
@@ -85,6 +96,16 @@ def build_parser() -> argparse.ArgumentParser:
     srun.add_argument("paths", nargs="+", help=".scn files or folders of them")
     srun.add_argument("--json", action="store_true", help="print one JSON object")
     srun.set_defaults(func=cmd_scenario_run)
+
+    rep = sub.add_parser(
+        "replay",
+        help="reconstruct a hand from a table's journal, action by action, for the floor (TBL-5)",
+        description="The journal holds the table's config and house rules: --profile does not apply.",
+    )
+    rep.add_argument("journal", help="the table's journal file (it may be in use by the table)")
+    rep.add_argument("--hand", type=int, help="hand number (default: the last hand played to the end)")
+    rep.add_argument("--phh", action="store_true", help="print the hand as a PHH record instead")
+    rep.set_defaults(func=cmd_replay)
     return parser
 
 

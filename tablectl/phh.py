@@ -28,6 +28,7 @@ from tablectl.game.actions import (
     DealBoard,
     DealHole,
     Fold,
+    Kill,
     Show,
 )
 from tablectl.game.engine import HandConfig, HandState, Phase, apply, show_down_all, start_hand
@@ -312,6 +313,9 @@ def action_text(action: Action) -> str:
         return f"p{action.player + 1} cc"
     if isinstance(action, BetRaise):
         return f"p{action.player + 1} cbr {action.to}"
+    if isinstance(action, Kill):
+        # PHH has no dead-hand action: write the fold it amounts to, with the ruling as a comment.
+        return f"p{action.player + 1} f # dead hand {action.rule}".rstrip()
     if action.cards:
         return f"p{action.player + 1} sm {cards(action.cards)}"
     return f"p{action.player + 1} sm"
