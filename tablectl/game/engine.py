@@ -41,6 +41,23 @@ class Phase(enum.Enum):
     COMPLETE = "complete"
 
 
+# Module-level names for the phases and structures: the hot path reads them on every action,
+# and a global is several times faster to reach than an enum member.
+DEALING_HOLE, BETTING, DEALING_BOARD, SHOWDOWN, COMPLETE = (
+    Phase.DEALING_HOLE,
+    Phase.BETTING,
+    Phase.DEALING_BOARD,
+    Phase.SHOWDOWN,
+    Phase.COMPLETE,
+)
+NO_LIMIT, POT_LIMIT, FIXED_LIMIT, SPREAD_LIMIT = (
+    Structure.NO_LIMIT,
+    Structure.POT_LIMIT,
+    Structure.FIXED_LIMIT,
+    Structure.SPREAD_LIMIT,
+)
+
+
 class ConfigError(ValueError):
     """A hand that cannot be dealt as configured; the message names the field and the fix."""
 
@@ -88,9 +105,9 @@ class HandConfig:
         if self.chip_unit < 1:
             raise ConfigError("chip_unit: the smallest chip must be at least 1")
         structure = self.variant.structure
-        if structure is Structure.FIXED_LIMIT and not (0 < self.small_bet <= self.big_bet):
+        if structure is FIXED_LIMIT and not (0 < self.small_bet <= self.big_bet):
             raise ConfigError("small_bet, big_bet: fixed-limit needs 0 < small_bet <= big_bet")
-        if structure is Structure.SPREAD_LIMIT and not (
+        if structure is SPREAD_LIMIT and not (
             0 < self.opening_min <= self.spread_max and max(self.blinds, default=0) <= self.spread_max
         ):
             raise ConfigError(
@@ -171,11 +188,11 @@ class HandState(NamedTuple):
 
     @property
     def is_complete(self) -> bool:
-        return self.phase is Phase.COMPLETE
+        return self.phase is COMPLETE
 
     @property
     def finishing_stacks(self) -> tuple[int, ...]:
-        if self.phase is not Phase.COMPLETE:
+        if self.phase is not COMPLETE:
             raise RuleViolation("INPUT", "the hand is not over yet")
         won = [0] * self.n
         for award in self.awards:
@@ -190,16 +207,14 @@ class HandState(NamedTuple):
     @property
     def board_needed(self) -> int:
         """Board cards still to come before the next betting round."""
-        if self.phase is not Phase.DEALING_BOARD:
+        if self.phase is not DEALING_BOARD:
             return 0
-        streets = self.config.variant.game.streets
-        dealt_before = sum(s.board_cards for s in streets[: self.street + 1])
-        return dealt_before - len(self.board)
+        return _BOARD_AFTER[self.config.variant.game][self.street] - len(self.board)
 
     @property
     def betting_over(self) -> bool:
         """No more betting can happen this hand (at most one live player has chips)."""
-        if self.phase is Phase.BETTING:
+        if self.phase is BETTING:
             return False
         with_chips = sum(1 for i in self.live if self.stacks[i] > 0)
         return with_chips <= 1
@@ -210,9 +225,9 @@ class HandState(NamedTuple):
         if not self.config.rules.tournament or len(self.live) < 2:
             return False
         someone_all_in = any(self.stacks[i] == 0 for i in self.live)
-        if self.phase is Phase.SHOWDOWN:
+        if self.phase is SHOWDOWN:
             return someone_all_in
-        return self.phase is Phase.DEALING_BOARD and someone_all_in and self.betting_over
+        return self.phase is DEALING_BOARD and someone_all_in and self.betting_over
 
 
 # -- starting a hand ---------------------------------------------------------------------------
@@ -246,14 +261,11 @@ def start_hand(config: HandConfig) -> HandState:
     # BET-15: the others owe the full blind even when it was posted short.
     high_bet = max(config.blinds, default=0)
     structure = config.variant.structure
-    if structure is Structure.FIXED_LIMIT:
-        full_raise = config.bet_size(0)
-    else:
-        # BET-3: the big blind, or a straddle, sets the minimum.
-        full_raise = max(config.opening_min, high_bet)
+    # BET-3: the big blind, or a straddle, sets the minimum; fixed limit raises by the bet.
+    full_raise = config.bet_size(0) if structure is FIXED_LIMIT else max(config.opening_min, high_bet)
     return HandState(
         config=config,
-        phase=Phase.DEALING_HOLE,
+        phase=DEALING_HOLE,
         street=0,
         stacks=tuple(stacks),
         bets=tuple(bets),
@@ -283,12 +295,23 @@ def legal(state: HandState) -> Legal | None:
     i = state.actor
     if i is None:
         return None
-    cfg = state.config
-    rules = cfg.rules
-    structure = cfg.variant.structure
     bet = state.bets[i]
     all_in_to = bet + state.stacks[i]
     call_amount = min(state.high_bet - bet, state.stacks[i])
+    why = _why_no_raise(state, i, all_in_to)
+    if why:
+        return Legal(i, True, call_amount == 0, call_amount, False, 0, 0, why)
+    min_to, max_to = _raise_range(state, i)
+    min_to = min(min_to, all_in_to)
+    max_to = min(max_to, all_in_to)
+    return Legal(i, True, call_amount == 0, call_amount, True, min_to, max_to)
+
+
+def _why_no_raise(state: HandState, i: int, all_in_to: int) -> str:
+    """The rule that forbids player ``i`` to raise now, or "" when they may."""
+    cfg = state.config
+    rules = cfg.rules
+    structure = cfg.variant.structure
     why = ""
     if all_in_to <= state.high_bet:
         why = "BET-17: no chips left beyond a call"
@@ -302,18 +325,13 @@ def legal(state: HandState) -> Legal | None:
             why = f"BET-6: the betting is capped at {rules.limit_cap_bets} bets"
     elif rules.big_bet_max_raises is not None and state.wagers >= 1 + rules.big_bet_max_raises:
         why = f"BET-2: {rules.big_bet_max_raises} raises at most in a betting round ({rules.profile})"
-    if why:
-        return Legal(i, True, call_amount == 0, call_amount, False, 0, 0, why)
-    min_to, max_to = _raise_range(state, i)
-    min_to = min(min_to, all_in_to)
-    max_to = min(max_to, all_in_to)
-    return Legal(i, True, call_amount == 0, call_amount, True, min_to, max_to)
+    return why
 
 
 def _reopen_threshold(state: HandState) -> int:
     """How far the bet must rise past a player's last action to let them raise again (BET-5)."""
     cfg = state.config
-    if cfg.variant.structure is Structure.FIXED_LIMIT:
+    if cfg.variant.structure is FIXED_LIMIT:
         size = cfg.bet_size(state.street)
         return (size + 1) // 2 if cfg.rules.limit_half_bet_reopens else size
     return state.full_raise
@@ -322,18 +340,18 @@ def _reopen_threshold(state: HandState) -> int:
 def _raise_range(state: HandState, i: int) -> tuple[int, int]:
     cfg = state.config
     structure = cfg.variant.structure
-    if structure is Structure.FIXED_LIMIT:
+    if structure is FIXED_LIMIT:
         # A raise adds one bet to the last counted level: a short all-in below half a bet is
         # completed, not raised over (002 completing a bet).
         to = state.counted_level + cfg.bet_size(state.street)
         return to, to
     min_to = state.high_bet + state.full_raise if state.high_bet else state.full_raise
-    if structure is Structure.SPREAD_LIMIT:
+    if structure is SPREAD_LIMIT:
         return min(min_to, state.high_bet + cfg.spread_max), state.high_bet + cfg.spread_max
     if cfg.rules.whipsaw_half_pot and state.wagers >= 5:
         # BET-8: after a bet and four raises a raise is at least half the pot.
         min_to = max(min_to, state.high_bet + (state.pot + state.high_bet - state.bets[i] + 1) // 2)
-    if structure is Structure.NO_LIMIT:
+    if structure is NO_LIMIT:
         return min_to, state.stacks[i] + state.bets[i]
     # BET-10: the largest raise is the pot after calling.
     pot_after_call = state.pot + state.high_bet - state.bets[i]
@@ -359,75 +377,84 @@ def _raise_range(state: HandState, i: int) -> tuple[int, int]:
 
 def apply(state: HandState, action: Action) -> HandState:
     """The state after ``action``, or :class:`RuleViolation` with ``state`` unchanged."""
-    if state.phase is Phase.COMPLETE:
+    if state.phase is COMPLETE:
         raise RuleViolation("INPUT", "the hand is over; start a new hand")
-    if isinstance(action, (Fold, CheckCall, BetRaise)):
-        return _apply_betting(state, action)
-    if isinstance(action, DealHole):
-        return _deal_hole(state, action)
-    if isinstance(action, DealBoard):
-        return _deal_board(state, action)
-    if isinstance(action, Show):
-        return _show(state, action)
-    if isinstance(action, Kill):
-        return _kill(state, action)
-    raise RuleViolation("INPUT", f"{action!r} is not an action of the hand")
+    handler = _HANDLERS.get(type(action))
+    if handler is None:
+        raise RuleViolation("INPUT", f"{action!r} is not an action of the hand")
+    return handler(state, action)
 
 
 def _check_player(state: HandState, player: int) -> None:
-    if not (isinstance(player, int) and 0 <= player < state.n):
+    if type(player) is not int or not 0 <= player < len(state.stacks):
         raise RuleViolation("INPUT", f"there is no player {player!r} in this hand (0..{state.n - 1})")
 
 
 def _apply_betting(state: HandState, action: Fold | CheckCall | BetRaise) -> HandState:
     i = action.player
     _check_player(state, i)
-    if state.phase is not Phase.BETTING:
+    if state.phase is not BETTING:
         raise RuleViolation("BET-14", f"no betting now: the hand is {state.phase.value}")
     if i != state.actor:
         raise RuleViolation("BET-14", f"action out of turn: it is position {state.actor}'s turn, not {i}'s")
+    acted = list(state.acted)
+    acted[i] = state.high_bet
+    if type(action) is Fold:
+        folded = list(state.folded)
+        folded[i] = True
+        fold_changes: dict[str, Any] = {"folded": tuple(folded), "acted": tuple(acted)}
+        nxt = None
+        if folded.count(False) > 1:
+            nxt = _first_to_act(folded, state.stacks, state.bets, acted, state.high_bet, i + 1)
+        if nxt is None:
+            return _finish_round(_evolve(state, fold_changes))
+        fold_changes["actor"] = nxt
+        return _evolve(state, fold_changes)
+    if type(action) is CheckCall and state.bets[i] == state.high_bet:
+        # A check: only who has acted changes.
+        nxt = _first_to_act(state.folded, state.stacks, state.bets, acted, state.high_bet, i + 1)
+        if nxt is None:
+            return _finish_round(_evolve(state, {"acted": tuple(acted)}))
+        return _evolve(state, {"acted": tuple(acted), "actor": nxt})
     stacks = list(state.stacks)
     bets = list(state.bets)
     contributed = list(state.contributed)
-    acted = list(state.acted)
     changes: dict[str, Any] = {}
-    if isinstance(action, Fold):
-        folded = list(state.folded)
-        folded[i] = True
-        changes["folded"] = tuple(folded)
-    elif isinstance(action, CheckCall):
+    if type(action) is CheckCall:
         paid = min(state.high_bet - bets[i], stacks[i])
         stacks[i] -= paid
         bets[i] += paid
         contributed[i] += paid
     else:
+        assert isinstance(action, BetRaise)
         to = action.to
-        options = legal(state)
-        assert options is not None
-        if not isinstance(to, int) or isinstance(to, bool):
+        if type(to) is not int:
             raise RuleViolation("INPUT", f"a bet must be a whole number of chips, got {to!r}")
-        if not options.can_raise:
-            rule, _, why = options.why_no_raise.partition(":")
-            raise RuleViolation(rule, why.strip())
         all_in_to = bets[i] + stacks[i]
+        why_not = _why_no_raise(state, i, all_in_to)
+        if why_not:
+            rule, _, why = why_not.partition(":")
+            raise RuleViolation(rule, why.strip())
+        min_to, max_to = _raise_range(state, i)
+        min_to = min(min_to, all_in_to)
+        max_to = min(max_to, all_in_to)
         if to > all_in_to:
             raise RuleViolation(
                 "BET-17", f"table stakes: position {i} has only {all_in_to} to bet this round, not {to}"
             )
         if to <= state.high_bet:
             raise RuleViolation("BET-4", f"a raise must make it more than {state.high_bet}; {to} is a call")
-        if to < options.min_raise_to:
+        if to < min_to:
             rule = "BET-4" if state.high_bet else "BET-3"
             what = "raise" if state.high_bet else "bet"
             raise RuleViolation(
-                rule,
-                f"the smallest {what} is to {options.min_raise_to}, not {to} (all-in is {all_in_to})",
+                rule, f"the smallest {what} is to {min_to:,}, not {to:,} (all-in is {all_in_to:,})"
             )
-        if to > options.max_raise_to:
+        if to > max_to:
             structure = state.config.variant.structure
-            rule = {Structure.POT_LIMIT: "BET-10"}.get(structure, "BET-1")
+            rule = {POT_LIMIT: "BET-10"}.get(structure, "BET-1")
             raise RuleViolation(
-                rule, f"the largest {structure.value} bet or raise is to {options.max_raise_to}, not {to}"
+                rule, f"the largest {structure.value} bet or raise is to {max_to:,}, not {to:,}"
             )
         increment = to - state.high_bet
         paid = to - bets[i]
@@ -440,7 +467,7 @@ def _apply_betting(state: HandState, action: Fold | CheckCall | BetRaise) -> Han
         if counts:
             changes["wagers"] = state.wagers + 1
             changes["counted_level"] = to
-            if state.config.variant.structure is not Structure.FIXED_LIMIT:
+            if state.config.variant.structure is not FIXED_LIMIT:
                 changes["full_raise"] = max(state.full_raise, increment)
     acted[i] = changes.get("high_bet", state.high_bet)
     changes.update(stacks=tuple(stacks), bets=tuple(bets), contributed=tuple(contributed), acted=tuple(acted))
@@ -457,7 +484,7 @@ def _apply_betting(state: HandState, action: Fold | CheckCall | BetRaise) -> Han
 def _counts_as_raise(state: HandState, increment: int, to: int, all_in_to: int) -> bool:
     """A full bet or raise (or, at limit, an all-in of half a bet) reopens and counts to the cap."""
     cfg = state.config
-    if cfg.variant.structure is Structure.FIXED_LIMIT:
+    if cfg.variant.structure is FIXED_LIMIT:
         if to == all_in_to and to < state.counted_level + cfg.bet_size(state.street):
             return increment >= _reopen_threshold(state) and to > state.counted_level
         return True
@@ -494,50 +521,49 @@ def _next_to_act(state: HandState, start: int) -> int | None:
 
 def _finish_round(state: HandState) -> HandState:
     """Close a betting round: return an uncalled bet (POT-2), collect, move on."""
-    bets = list(state.bets)
-    top = max(bets)
-    leader = bets.index(top)
-    second = max((b for k, b in enumerate(bets) if k != leader), default=0)
-    stacks = list(state.stacks)
-    contributed = list(state.contributed)
+    bets = state.bets
+    ranked = sorted(bets)
+    top, second = ranked[-1], ranked[-2]
+    base: dict[str, Any] = {"bets": (0,) * len(bets), "actor": None}
     if top > second:
+        leader = bets.index(top)
+        stacks = list(state.stacks)
+        contributed = list(state.contributed)
         stacks[leader] += top - second
         contributed[leader] -= top - second
-    base = {
-        "stacks": tuple(stacks),
-        "contributed": tuple(contributed),
-        "bets": (0,) * state.n,
-        "actor": None,
-    }
-    if len(state.live) == 1:
+        base["stacks"] = tuple(stacks)
+        base["contributed"] = tuple(contributed)
+    if state.folded.count(False) == 1:
         return _award(_evolve(state, base))
     streets = state.config.variant.game.streets
     if state.street + 1 >= len(streets):
-        return _maybe_award(_evolve(state, {**base, "phase": Phase.SHOWDOWN}))
-    return _evolve(state, {**base, "phase": Phase.DEALING_BOARD, "street": state.street + 1})
+        return _maybe_award(_evolve(state, {**base, "phase": SHOWDOWN}))
+    return _evolve(state, {**base, "phase": DEALING_BOARD, "street": state.street + 1})
 
 
 def _start_round(state: HandState) -> HandState:
     """The board for this round is out: open the betting left of the button."""
     cfg = state.config
-    full = cfg.bet_size(state.street) if cfg.variant.structure is Structure.FIXED_LIMIT else cfg.opening_min
+    full = cfg.bet_size(state.street) if cfg.variant.structure is FIXED_LIMIT else cfg.opening_min
+    acted = (-1,) * len(state.stacks)
+    first = _first_to_act(state.folded, state.stacks, state.bets, acted, 0, 0)
     new = _evolve(
         state,
         {
-            "phase": Phase.BETTING,
+            "phase": BETTING,
             "high_bet": 0,
             "full_raise": full,
             "counted_level": 0,
             "wagers": 0,
-            "acted": (-1,) * state.n,
+            "acted": acted,
             "aggressor": None,
-            "round_players": len(state.live),
+            "round_players": state.folded.count(False),
+            "actor": first,
         },
     )
-    first = _next_to_act(new, 0)
     if first is None:
         return _finish_round(new)
-    return _evolve(new, {"actor": first})
+    return new
 
 
 def _check_new_cards(state: HandState, cards: tuple[Card, ...]) -> None:
@@ -549,7 +575,10 @@ def _check_new_cards(state: HandState, cards: tuple[Card, ...]) -> None:
             continue
         if not (isinstance(card, int) and 0 <= card < 52):
             raise RuleViolation("INPUT", f"{card!r} is not a card")
-        if card in fresh or card in state.board or any(card in hand for hand in state.hole):
+        duplicate = card in fresh or card in state.board
+        for hand in state.hole:
+            duplicate = duplicate or card in hand
+        if duplicate:
             raise RuleViolation(
                 "IRR-2", f"{card_str(card)} was already dealt this hand: two cards of the same rank and suit"
             )
@@ -559,48 +588,52 @@ def _check_new_cards(state: HandState, cards: tuple[Card, ...]) -> None:
 def _deal_hole(state: HandState, action: DealHole) -> HandState:
     i = action.player
     _check_player(state, i)
-    if state.phase is not Phase.DEALING_HOLE:
+    if state.phase is not DEALING_HOLE:
         raise RuleViolation("DEAL-1", f"hole cards are not being dealt now: the hand is {state.phase.value}")
     want = state.config.variant.game.hole_cards
     have = len(state.hole[i])
-    cards = tuple(action.cards)
+    cards = action.cards if type(action.cards) is tuple else tuple(action.cards)
     if have + len(cards) > want:
         raise RuleViolation(
             "MD-d", f"position {i} would hold {have + len(cards)} hole cards; the game deals {want}"
         )
-    _check_new_cards(state, cards)
+    if len(cards) == 1 and type(card := cards[0]) is int and 0 <= card < 52:
+        # The common case, one card at a time: a quick duplicate check (IRR-2).
+        if card in state.board or any([card in hand for hand in state.hole]):
+            _check_new_cards(state, cards)
+    else:
+        _check_new_cards(state, cards)
     hole = list(state.hole)
     hole[i] = hole[i] + cards
-    new = _evolve(state, {"hole": tuple(hole)})
-    if all(len(h) == want for h in new.hole):
-        first = _next_to_act(new, len(state.config.blinds) if state.config.players > 2 else 1)
-        if first is None:
-            return _finish_round(_evolve(new, {"phase": Phase.BETTING}))
-        return _evolve(new, {"phase": Phase.BETTING, "actor": first})
-    return new
+    if sum(map(len, hole)) < want * len(hole):
+        return _evolve(state, {"hole": tuple(hole)})
+    new = _evolve(state, {"hole": tuple(hole), "phase": BETTING})
+    first = _next_to_act(new, len(state.config.blinds) if state.config.players > 2 else 1)
+    if first is None:
+        return _finish_round(new)
+    return _evolve(new, {"actor": first})
 
 
 def _deal_board(state: HandState, action: DealBoard) -> HandState:
-    if state.phase is not Phase.DEALING_BOARD:
-        rule = "BOARD-4" if state.phase is Phase.BETTING else "DEAL-2"
+    if state.phase is not DEALING_BOARD:
+        rule = "BOARD-4" if state.phase is BETTING else "DEAL-2"
         raise RuleViolation(rule, f"no board card is due now: the hand is {state.phase.value}")
-    cards = tuple(action.cards)
+    cards = action.cards if type(action.cards) is tuple else tuple(action.cards)
     if UNKNOWN_CARD in cards:
         raise RuleViolation("INPUT", "board cards are dealt face up: each must be identified")
     needed = state.board_needed
     if len(cards) > needed:
         raise RuleViolation("BOARD-1", f"{len(cards)} board cards dealt where {needed} are due this round")
     _check_new_cards(state, cards)
-    new = _evolve(state, {"board": state.board + cards})
-    if new.board_needed:
-        return new
-    return _start_round(new)
+    if len(cards) < needed:
+        return _evolve(state, {"board": state.board + cards})
+    return _start_round(state._replace(board=state.board + cards))
 
 
 def _show(state: HandState, action: Show) -> HandState:
     i = action.player
     _check_player(state, i)
-    if not (state.phase is Phase.SHOWDOWN or (state.phase is Phase.DEALING_BOARD and state.betting_over)):
+    if not (state.phase is SHOWDOWN or (state.phase is DEALING_BOARD and state.betting_over)):
         raise RuleViolation("POT-4", f"hands are shown at the showdown; the hand is {state.phase.value}")
     if state.folded[i]:
         raise RuleViolation("POT-4", f"position {i} folded and has no hand to show")
@@ -616,19 +649,23 @@ def _show(state: HandState, action: Show) -> HandState:
         return _maybe_award(_evolve(state, {"mucked": tuple(mucked)}))
     cards = tuple(action.cards or ())
     dealt = state.hole[i]
-    if len(cards) != len(dealt):
-        raise RuleViolation("POT-4", f"to win any part of a pot a player shows all {len(dealt)} cards")
-    known = [c for c in dealt if c != UNKNOWN_CARD]
-    if not set(known) <= set(cards):
-        raise RuleViolation("IRR-9", f"position {i} shows cards that are not the ones dealt to them")
-    fresh = tuple(c for c in cards if c not in known)
-    if fresh:
-        _check_new_cards(state, fresh)
+    if cards != dealt:  # the usual show is exactly the cards dealt: nothing to check
+        if len(cards) != len(dealt):
+            raise RuleViolation("POT-4", f"to win any part of a pot a player shows all {len(dealt)} cards")
+        known = [c for c in dealt if c != UNKNOWN_CARD]
+        if not set(known) <= set(cards):
+            raise RuleViolation("IRR-9", f"position {i} shows cards that are not the ones dealt to them")
+        fresh = tuple(c for c in cards if c not in known)
+        if fresh:
+            _check_new_cards(state, fresh)
     shown = list(state.shown)
     shown[i] = cards
-    hole = list(state.hole)
-    hole[i] = cards
-    return _maybe_award(_evolve(state, {"shown": tuple(shown), "hole": tuple(hole)}))
+    changes: dict[str, Any] = {"shown": tuple(shown)}
+    if cards != dealt:
+        hole = list(state.hole)
+        hole[i] = cards
+        changes["hole"] = tuple(hole)
+    return _maybe_award(_evolve(state, changes))
 
 
 def _kill(state: HandState, action: Kill) -> HandState:
@@ -640,21 +677,21 @@ def _kill(state: HandState, action: Kill) -> HandState:
     folded = list(state.folded)
     folded[i] = True
     changes: dict[str, Any] = {"folded": tuple(folded)}
-    if folded.count(False) == 1 and state.phase is not Phase.DEALING_HOLE:
+    if folded.count(False) == 1 and state.phase is not DEALING_HOLE:
         return _finish_round(_evolve(state, changes))
     new = _evolve(state, changes)
-    if state.phase is Phase.BETTING and state.actor == i:
+    if state.phase is BETTING and state.actor == i:
         nxt = _next_to_act(new, i + 1)
         if nxt is None:
             return _finish_round(new)
         return _evolve(new, {"actor": nxt})
-    if state.phase is Phase.BETTING and _next_to_act(new, state.actor or 0) is None:
+    if state.phase is BETTING and _next_to_act(new, state.actor or 0) is None:
         return _finish_round(new)
     return _maybe_award(new)
 
 
 def _maybe_award(state: HandState) -> HandState:
-    if state.phase is not Phase.SHOWDOWN:
+    if state.phase is not SHOWDOWN:
         return state
     if all(state.shown[i] is not None or state.mucked[i] for i in state.live):
         return _award(state)
@@ -663,13 +700,13 @@ def _maybe_award(state: HandState) -> HandState:
 
 def _award(state: HandState) -> HandState:
     awards = award_pots(state)
-    return _evolve(state, {"awards": awards, "phase": Phase.COMPLETE, "actor": None})
+    return _evolve(state, {"awards": awards, "phase": COMPLETE, "actor": None})
 
 
 def show_down_all(state: HandState) -> HandState:
     """Cards speak (POT-4): show every live hand not yet shown or mucked, as dealt."""
     for i in showdown_order(state):
-        if state.phase is not Phase.SHOWDOWN:
+        if state.phase is not SHOWDOWN:
             break
         if state.shown[i] is None and not state.mucked[i]:
             state = apply(state, Show(i, state.hole[i]))
@@ -687,6 +724,34 @@ def showdown_order(state: HandState) -> tuple[int, ...]:
     return tuple(sorted(clockwise, key=lambda p: -state.contributed[p]))
 
 
+_INDEX = {name: index for index, name in enumerate(HandState._fields)}
+
+
+class _BoardAfter(dict[Any, tuple[int, ...]]):
+    def __missing__(self, game: Any) -> tuple[int, ...]:
+        self[game] = game.board_after
+        return self[game]
+
+
+_BOARD_AFTER = _BoardAfter()
+_new_tuple = tuple.__new__
+
+
 def _evolve(state: HandState, changes: dict[str, Any]) -> HandState:
-    """A copy of ``state`` with ``changes``."""
-    return state._replace(**changes)
+    """A copy of ``state`` with ``changes`` (the hot path of every action: kept lean)."""
+    values = list(state)
+    index = _INDEX
+    for name, value in changes.items():
+        values[index[name]] = value
+    return _new_tuple(HandState, values)  # type: ignore[no-any-return]
+
+
+_HANDLERS: dict[type, Any] = {
+    Fold: _apply_betting,
+    CheckCall: _apply_betting,
+    BetRaise: _apply_betting,
+    DealHole: _deal_hole,
+    DealBoard: _deal_board,
+    Show: _show,
+    Kill: _kill,
+}

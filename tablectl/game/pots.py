@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from tablectl import evaluator
 from tablectl.game.variants import Ranking
@@ -13,14 +12,12 @@ if TYPE_CHECKING:
     from tablectl.game.engine import HandState
 
 
-@dataclass(frozen=True, slots=True)
-class Pot:
+class Pot(NamedTuple):
     amount: int
     eligible: tuple[int, ...]  # positions that may win it (POT-1)
 
 
-@dataclass(frozen=True, slots=True)
-class Award:
+class Award(NamedTuple):
     """One pot (or one half of a hi/lo pot) and who received how much of it."""
 
     pot_index: int  # 0 is the main pot, then the side pots in order; -1 chips returned

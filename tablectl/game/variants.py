@@ -53,6 +53,15 @@ class Game:
     ranking: Ranking
     hi_lo: bool  # split with an eight-or-better low (POT-9)
 
+    @property
+    def board_after(self) -> tuple[int, ...]:
+        """Board cards out once each round's cards are dealt (0, 3, 4, 5 for flop games)."""
+        total, out = 0, []
+        for street in self.streets:
+            total += street.board_cards
+            out.append(total)
+        return tuple(out)
+
 
 HOLDEM = Game("T", "Texas hold'em", 2, FLOP_STREETS, Ranking.HOLDEM, False)
 OMAHA = Game("O", "Omaha", 4, FLOP_STREETS, Ranking.OMAHA, False)
