@@ -382,7 +382,8 @@ def apply(state: HandState, action: Action) -> HandState:
     handler = _HANDLERS.get(type(action))
     if handler is None:
         raise RuleViolation("INPUT", f"{action!r} is not an action of the hand")
-    return handler(state, action)
+    new: HandState = handler(state, action)
+    return new
 
 
 def _check_player(state: HandState, player: int) -> None:
@@ -743,7 +744,7 @@ def _evolve(state: HandState, changes: dict[str, Any]) -> HandState:
     index = _INDEX
     for name, value in changes.items():
         values[index[name]] = value
-    return _new_tuple(HandState, values)  # type: ignore[no-any-return]
+    return _new_tuple(HandState, values)
 
 
 _HANDLERS: dict[type, Any] = {
