@@ -17,11 +17,11 @@ def _rules(args: argparse.Namespace):  # noqa: ANN202 - HouseRules
 def cmd_run(args: argparse.Namespace) -> int:
     from tablectl.simtable import default_hands, run_table
 
-    hands = default_hands(_rules(args), seed=args.seed)
+    hands = default_hands(args.profile, seed=args.seed)
     totals = run_table(hands, args.hands, print, pace=args.pace, seed=args.seed)
     print(
-        f"\nDealt {totals['hands']} hands, {totals['actions']} actions, "
-        f"{totals['rulings']} wrong inputs refused with a ruling."
+        f"\nDealt {totals['hands']} hands from {totals['events']} table events: "
+        f"{totals['rulings']} rulings, {totals['refused']} wrong inputs refused with the rule broken."
     )
     return 0
 

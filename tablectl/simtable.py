@@ -1,9 +1,10 @@
-"""A simulated table in the terminal: real hands (PHH records) or random ones, dealt
-through the engine with every action, ruling and pot printed as it happens.
+"""A simulated table in the terminal: real hands (PHH records) dealt card by card through
+the whole controller (shoe events, dealer panel, the dealing procedure, the engine),
+printing every action, ruling and pot as it happens.
 
-The simulated dealer sometimes keys a wrong input (out of turn, a raise below the
-minimum, a card already dealt) so that the rulings show too; the engine refuses
-each with the rule broken and the hand goes on unchanged.
+The simulated dealer and shoe now and then slip the way real ones do (a boxed card in
+the deal, an action keyed out of turn, a card drawn when no hand is running): the
+controller rules on each and the hand goes on unchanged.
 """
 
 from __future__ import annotations
@@ -11,25 +12,17 @@ from __future__ import annotations
 import random
 import time
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
 from pathlib import Path
 
-from tablectl.game.actions import Action, BetRaise, CheckCall, DealBoard, DealHole
-from tablectl.game.engine import HandConfig, HandState, Phase, apply, legal, show_down_all, start_hand
-from tablectl.game.errors import RuleViolation
-from tablectl.game.profiles import HouseRules, house_rules
-from tablectl.game.randomplay import next_action
-from tablectl.game.variants import HOLDEM, Structure, UnsupportedVariant, Variant
+from tablectl.cards import Card
+from tablectl.effects import Applied, HandEnded, Prompt, Ruling, Severity
+from tablectl.events import CardDrawn, DealerInput, DealerKey, Event
+from tablectl.game.engine import HandState, Phase, apply
 from tablectl.narrate import Narrator, position_names
-from tablectl.phh import PhhError, hand_config, iter_sources, parse_action, parse_phh
-
-
-@dataclass
-class SimHand:
-    title: str
-    config: HandConfig
-    names: list[str]
-    actions: Iterator[Action] | None  # None: random play
+from tablectl.phh import PhhError, iter_sources, parse_phh
+from tablectl.phhtable import TableHand, table_hand
+from tablectl.simdealer import SimDealer, seated_table, simulate
+from tablectl.table import TableConfig, TableState, new_table, step
 
 
 def shared_data_dir() -> Path | None:
@@ -42,118 +35,103 @@ def shared_data_dir() -> Path | None:
     return None
 
 
-def real_hands(paths: list[Path], rules: HouseRules) -> Iterator[SimHand]:
+def real_hands(paths: list[Path], profile: str, seed: int) -> Iterator[tuple[str, TableHand]]:
+    rng = random.Random(seed)
     for source, text in iter_sources(paths):
         try:
-            hand = parse_phh(text, source)
-            config = hand_config(hand, rules)
-        except (UnsupportedVariant, PhhError):
-            continue
-        names = [str(n) for n in hand.fields.get("players", [])] or [
-            f"Player {k + 1}" for k in range(config.players)
-        ]
-        labels = position_names(config.players, len(config.blinds))
-        names = [f"{name} ({label})" for name, label in zip(names, labels, strict=False)]
-        actions = (parse_action(a) for a in hand.fields["actions"])
-        yield SimHand(source.split("/phh/")[-1], config, names, actions)
+            yield source.split("/phh/")[-1], table_hand(parse_phh(text, source), rng, profile)
+        except (PhhError, ValueError):
+            continue  # stud, razz and draw games are not dealt yet
 
 
-def random_hands(rules: HouseRules, rng: random.Random) -> Iterator[SimHand]:
+def random_hands(profile: str, seed: int) -> Iterator[tuple[str, TableHand]]:
+    """Hands from the simulated dealer, when the shared hands are not there."""
+    rng = random.Random(seed)
     number = 0
     while True:
         number += 1
-        n = rng.randint(2, 9)
-        config = HandConfig(
-            Variant(HOLDEM, Structure.NO_LIMIT),
-            tuple(rng.randrange(2_000, 30_000, 25) for _ in range(n)),
-            blinds=(50, 100),
-            rules=rules,
-        )
-        labels = position_names(n, 2)
-        yield SimHand(
-            f"random hand {number}", config, [f"Seat {k + 1} ({labels[k]})" for k in range(n)], None
-        )
+        players = rng.randint(2, 9)
+        config = TableConfig(seats=9, game="NT", blinds=(50, 100), profile=profile)
+        start = seated_table(config, players)
+        events = [event for event, _ in simulate(start, SimDealer(rng), 1)]
+        names = {k: (s.name, s.stack) for k in range(1, 10) if (s := start.seat(k)) is not None}
+        yield f"random hand {number}", TableHand(config, names, players, events)
 
 
-def dealer_slip(state: HandState, rng: random.Random) -> Action | None:
-    """A plausible wrong input from a dealer, or None."""
-    options = legal(state)
-    if state.phase is Phase.BETTING and options is not None:
-        roll = rng.random()
-        if roll < 0.5 and state.n > 2:
-            other = next(p for p in range(state.n) if p != options.player and not state.folded[p])
-            return CheckCall(other)  # out of turn (BET-14)
-        if options.can_raise and options.min_raise_to > state.high_bet + 1:
-            return BetRaise(options.player, state.high_bet + 1)  # below the minimum (BET-3/4)
-    if state.phase is Phase.DEALING_BOARD and state.board:
-        return DealBoard((state.board[0],))  # a card already on the board (IRR-2)
-    if state.phase is Phase.BETTING and state.board:
-        return DealBoard((0,))  # a board card before the betting is over (BOARD-4)
+def _slip(state: TableState, rng: random.Random, deck_cards: set[Card]) -> Event | None:
+    """A wrong input a real dealer or shoe might produce now, or None."""
+    hand = state.hand
+    if hand is None:
+        return None
+    game = hand.game
+    roll = rng.random()
+    if game.phase is Phase.BETTING and game.actor is not None and hand.n > 2 and roll < 0.6:
+        other = next(p for p in range(hand.n) if p != game.actor and not game.folded[p])
+        return DealerInput(DealerKey.CALL, seat=hand.seat(other))  # out of turn: BET-14
+    if game.phase is Phase.DEALING_HOLE and hand.boxed == 0 and roll < 0.9:
+        unseen = sorted(set(range(52)) - deck_cards - set(hand.dealt))
+        if unseen:
+            return CardDrawn(rng.choice(unseen), face_up=True)  # a boxed card: IRR-3
     return None
 
 
 def run_table(
-    hands: Iterator[SimHand],
+    hands: Iterator[tuple[str, TableHand]],
     count: int,
     out: Callable[[str], None],
     pace: float = 0.0,
-    slip_rate: float = 0.03,
+    slip_rate: float = 0.04,
     seed: int = 0,
 ) -> dict[str, int]:
     rng = random.Random(seed)
-    totals = {"hands": 0, "actions": 0, "rulings": 0}
-    for number, hand in zip(range(1, count + 1), hands, strict=False):
-        state = start_hand(hand.config)
-        narrator = Narrator(hand.names)
+    totals = {"hands": 0, "events": 0, "rulings": 0, "refused": 0}
+    for number, (title, table) in zip(range(1, count + 1), hands, strict=False):
+        state = new_table(table.config, table.players, table.button)
+        n = len(table.players)
+        labels = position_names(n, len(table.config.blinds))
+        names = [f"{table.players[k + 1][0]} ({labels[k]})" for k in range(n)]
+        narrator = Narrator(names)
         out("")
-        out(f"=== Hand {number}: {hand.title} ===")
-        for line in narrator.opening(state):
-            out(line)
-        deck = list(range(52))
-        rng.shuffle(deck)
-        dealt = set()
-        while state.phase is not Phase.COMPLETE:
-            if rng.random() < slip_rate:
-                slip = dealer_slip(state, rng)
-                if slip is not None:
-                    try:
-                        apply(state, slip)
-                    except RuleViolation as error:
-                        out(narrator.refused(error))
-                        totals["rulings"] += 1
-            if hand.actions is not None:
-                action = next(hand.actions, None)
-                if action is None:
-                    if state.phase is Phase.SHOWDOWN:
-                        state = show_down_all(state)  # cards speak for hands left unshown
-                        for line in narrator.result(state):
-                            out(line)
-                    break
-            else:
-                deck = [c for c in deck if c not in dealt]
-                action = next_action(state, deck, rng)
-                if action is None:
-                    break
-            if isinstance(action, (DealHole, DealBoard)):
-                dealt.update(action.cards)
-            before = state
-            state = apply(state, action)
-            totals["actions"] += 1
-            for line in narrator.step(before, action, state):
-                out(line)
+        out(f"=== Hand {number}: {title} ===")
+        known = {e.card for e in table.events if isinstance(e, CardDrawn) and e.card is not None}
+        game: HandState | None = None
+        queue = list(table.events)
+        while queue:
+            slip = _slip(state, rng, known) if rng.random() < slip_rate else None
+            event = slip if slip is not None else queue.pop(0)
+            state_before = state
+            state, effects = step(state, event)
+            totals["events"] += 1
+            if state_before.hand is None and state.hand is not None:
+                game = state.hand.game
+                out(f"Seat {state.button} has the button.")
+                for line in narrator.opening(game):
+                    out(line)
+            for effect in effects:
+                if isinstance(effect, Ruling):
+                    refused = effect.severity is Severity.REFUSED
+                    totals["refused" if refused else "rulings"] += 1
+                    out(f"  {'REFUSED' if refused else 'RULING'} {effect.rule}: {effect.text}")
+                elif isinstance(effect, Applied) and game is not None:
+                    after = apply(game, effect.action)
+                    for line in narrator.step(game, effect.action, after):
+                        out(line)
+                    game = after
+                elif isinstance(effect, HandEnded):
+                    totals["hands"] += 1
+                elif isinstance(effect, Prompt) and effect.text.startswith("Push the pot"):
+                    out(f"  Dealer: {effect.text}")
             if pace:
                 time.sleep(pace)  # a human-readable pace for the terminal; not synchronisation
-        totals["hands"] += 1
     return totals
 
 
-def default_hands(rules: HouseRules | None = None, seed: int = 0) -> Iterator[SimHand]:
+def default_hands(profile: str = "tda", seed: int = 0) -> Iterator[tuple[str, TableHand]]:
     """Real hands from ../shared/data when present (WSOP flop games, then Pluribus), else random."""
-    rules = rules or house_rules("tda")
     data = shared_data_dir()
     if data is not None:
         sources = [data / "phh" / "wsop-2023-43", data / "phh" / "pluribus.tar.gz"]
         existing = [p for p in sources if p.exists()]
         if existing:
-            yield from real_hands(existing, rules)
-    yield from random_hands(rules, random.Random(seed))
+            yield from real_hands(existing, profile, seed)
+    yield from random_hands(profile, seed)

@@ -39,5 +39,6 @@ def test_run_deals_real_hands_with_rulings() -> None:
     assert out.count("=== Hand ") == 30
     assert "wsop-2023-43/" in out
     assert "Stacks:" in out and "shows" in out
-    assert "RULING " in out  # the simulated dealer's slips are refused with a rule id
-    assert "Dealt 30 hands" in out
+    assert "REFUSED BET-14" in out  # an action keyed out of turn is refused with its rule
+    assert "RULING IRR-3" in out  # a boxed card in the deal is ruled on and replaced
+    assert "Dealt 30 hands from" in out
