@@ -192,9 +192,12 @@ def _decode(cls: type[Any], key: str, value: Any) -> Any:
         return FloorKind(value)
     if key == "blinds":
         return tuple(int(v) for v in value)
-    if key in ("seat", "amount") and value is not None:
-        if isinstance(value, bool) or not isinstance(value, int):
-            raise TypeError(f"expected a whole number, got {value!r}")
+    if (
+        key in ("seat", "amount")
+        and value is not None
+        and (isinstance(value, bool) or not isinstance(value, int))
+    ):
+        raise TypeError(f"expected a whole number, got {value!r}")
     if key in ("face_up", "foreign", "ok") and not isinstance(value, bool):
         raise TypeError(f"expected true or false, got {value!r}")
     if key == "at":

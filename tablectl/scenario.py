@@ -3,10 +3,11 @@
 A scenario file has three parts. The table::
 
     # MD-a: the first card of the hand dealt face up is a misdeal
-    table seats=6 game=NT blinds=50/100 profile=tda
+    table seats=6 game=NT blinds=50/100 profile=tda   # also: ante=N big_blind_ante=N option.X=V
     seat 1 Ann 1000
     seat 2 Bob 1000
-    button 2
+    seat 4 Dee 1000 out      # seated, sitting out
+    button 2                 # leave it out for a new game: the button is dealt for (DEAL-5)
 
 then the events, one a line, each optionally followed by ``=>`` lines that check
 the effects of that event alone::
@@ -14,30 +15,44 @@ the effects of that event alone::
     new hand
     draw As up               # the shoe drew the ace face up (a boxed card)
     => ruling IRR-3
-    draw Kd Qh Jc Ts         # four cards drawn face down
+    draws Kd Qh Jc Ts        # four cards drawn face down, in order
+    draw ??                  # a card the reader could not identify
+    draw 5c foreign          # a card from a deck not registered here (a different back)
     seen seat 1 Kd up        # the camera saw seat 1's card face up
+    seen board 7h | seen burn 2c | seen muck Kd   # the camera saw a card land in a zone
     call 3 | bet 4 300 | fold 1 | check 2 | allin 3 | confirm
     misdeal g                # the dealer calls a misdeal, cause MD-g
-    flashed 2 by dealer Kd | show 2 AsKd | muck 3
+    misdeal e seat 3         # ... naming the seat concerned (MD-e, MD-d, MD-j, MD-i)
+    flashed 2 by dealer Kd | flashed 2 by player | flashed 2 by off_table
+    show 2 AsKd | show 2 | muck 3   # show: the cards shown (default: the cards dealt)
     floor void_hand by Jane  # any floor command: floor KIND [seat N] [amount N] [name X]
                              #   [ruling R] [decision D] [blinds a/b] [ante N] by NAME
+    floor kill_hand seat 2 ruling IRR-9 by Jane
+    floor kill_hand seat 2 amount 200 ruling BOARD-6 by Jane          # did not call: dead
+    floor override seat 1 amount 50 ruling BOARD-6 decision make_good by Jane
+    floor override decision reject by Jane     # the ruling waiting for confirm does not apply
     device reader lost       # or: device camera ok
 
 and after ``expect:`` what must hold at the end: ``ruling ID`` (in order),
 ``refused ID``, ``no ruling ID``, ``stacks 1=950 2=1050``, ``hand over``,
-``hand in progress``, ``button N``, ``pot N``, ``ended misdeal|void|played``.
-``=>`` lines take ``ruling ID``, ``refused ID``, ``no ruling ID``, ``nothing`` and ``prompt TEXT``.
+``hand in progress``, ``button N``, ``pot N``, ``ended misdeal|void|played``,
+``board CARDS`` (the hand in progress's board, else the last hand's), ``hole SEAT CARDS``,
+``burns CARDS``, ``blinds 100/200``, ``hand number N``, ``phase betting|dealing_board|...``,
+``pending KIND|none``, ``last hand none``, ``last hand pot N``, ``last hand number N``.
+``=>`` lines take all of those for the state after that event, and also ``nothing`` (no
+ruling), ``unchanged`` (the state is equal to the one before the event) and ``prompt TEXT``.
+``ruling ID TEXT`` and ``refused ID TEXT`` also check that the ruling's text contains TEXT
+(case-insensitive).
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from tablectl.cards import CardError, parse_card, parse_cards
+from tablectl.cards import CardError, card_str, parse_card, parse_cards
 from tablectl.effects import Effect, HandEnded, Prompt, Ruling, Severity
 from tablectl.events import (
     CardDrawn,
@@ -78,6 +93,7 @@ class Scenario:
     button: int | None
     steps: list[Step]
     expect: list[Check]
+    sitting_out: tuple[int, ...] = ()
 
 
 def _kv(words: list[str], where: str) -> dict[str, str]:
@@ -156,11 +172,11 @@ def parse_event(text: str, where: str) -> Event:
         if head == "flashed":
             by = words[words.index("by") + 1] if "by" in words else "dealer"
             rest = [w for i, w in enumerate(words[2:], 2) if w != "by" and words[i - 1] != "by"]
-            cards = tuple(parse_card(w) for w in rest)
-            return DealerInput(DealerKey.CARD_FLASHED, seat=int(words[1]), cause=by, cards=cards)
+            flashed = tuple(parse_card(w) for w in rest)
+            return DealerInput(DealerKey.CARD_FLASHED, seat=int(words[1]), cause=by, cards=flashed)
         if head == "show":
-            cards = parse_cards("".join(words[2:])) if len(words) > 2 else ()
-            return DealerInput(DealerKey.SHOW, seat=int(words[1]), cards=cards)
+            shown = parse_cards("".join(words[2:])) if len(words) > 2 else ()
+            return DealerInput(DealerKey.SHOW, seat=int(words[1]), cards=tuple(shown))
         if head == "muck":
             return DealerInput(DealerKey.MUCK, seat=int(words[1]))
         if head == "floor":
@@ -202,6 +218,7 @@ def _floor(words: list[str], where: str) -> FloorCommand:
 def parse(text: str, path: str = "<scenario>") -> Scenario:
     config: TableConfig | None = None
     players: dict[int, tuple[str, int]] = {}
+    sitting_out: list[int] = []
     button: int | None = None
     steps: list[Step] = []
     expect: list[Check] = []
@@ -226,6 +243,10 @@ def parse(text: str, path: str = "<scenario>") -> Scenario:
             if words[0] == "seat" and len(words) == 4:
                 players[int(words[1])] = (words[2], int(words[3]))
                 continue
+            if words[0] == "seat" and len(words) == 5 and words[4].lower() == "out":
+                players[int(words[1])] = (words[2], int(words[3]))
+                sitting_out.append(int(words[1]))
+                continue
             if words[0] == "button" and len(words) == 2:
                 button = int(words[1])
                 continue
@@ -247,25 +268,95 @@ def parse(text: str, path: str = "<scenario>") -> Scenario:
         expect.append(Check(number, line))
     if config is None:
         config = TableConfig()
-    return Scenario(path, config, players, button, steps, expect)
+    return Scenario(path, config, players, button, steps, expect, tuple(sitting_out))
 
 
 def _rulings(effects: Iterable[Effect]) -> list[Ruling]:
     return [e for e in effects if isinstance(e, Ruling)]
 
 
-def _check(check: Check, effects: list[Effect], state: TableState, path: str) -> str | None:
+def _cards_text(cards: Iterable[int]) -> str:
+    return " ".join(card_str(c) if 0 <= c < 52 else "??" for c in cards)
+
+
+def _wanted(words: list[str]) -> str:
+    """Cards written in a check (``none`` for no cards), as _cards_text writes them."""
+    if words in ([], ["none"]):
+        return ""
+    return _cards_text(parse_cards("".join(words)))
+
+
+def _matches(ruling: Ruling, words: list[str]) -> bool:
+    wanted = " ".join(words[2:]).lower()
+    return ruling.rule == words[1] and wanted in ruling.text.lower()
+
+
+def _check(
+    check: Check, effects: list[Effect], state: TableState, path: str, before: TableState | None = None
+) -> str | None:
     words = check.text.split()
     where = f"{path}:{check.line}"
     rulings = _rulings(effects)
     said = ", ".join(f"{r.rule} ({r.severity.value})" for r in rulings) or "no ruling"
     head = words[0].lower() if words else ""
+    hand = state.hand
     if head == "ruling":
-        if not any(r.rule == words[1] and r.severity is not Severity.REFUSED for r in rulings):
-            return f"{where}: expected ruling {words[1]}, got {said}"
+        if not any(_matches(r, words) and r.severity is not Severity.REFUSED for r in rulings):
+            texts = "; ".join(f"{r.rule}: {r.text}" for r in rulings) or "no ruling"
+            return f"{where}: expected ruling {' '.join(words[1:])}, got {texts}"
     elif head == "refused":
-        if not any(r.rule == words[1] and r.severity is Severity.REFUSED for r in rulings):
-            return f"{where}: expected refusal {words[1]}, got {said}"
+        if not any(_matches(r, words) and r.severity is Severity.REFUSED for r in rulings):
+            texts = "; ".join(f"{r.rule}: {r.text}" for r in rulings) or "no ruling"
+            return f"{where}: expected refusal {' '.join(words[1:])}, got {texts}"
+    elif head == "unchanged":
+        if before is None or state != before:
+            return f"{where}: the state changed, expected it unchanged"
+    elif head == "board":
+        shown = hand or state.last_hand
+        board = _cards_text(shown.game.board) if shown else "no hand"
+        if board != _wanted(words[1:]):
+            return f"{where}: the board is {board!r}, expected {' '.join(words[1:])!r}"
+    elif head == "hole":
+        if hand is None:
+            return f"{where}: no hand is in progress"
+        position = hand.position(int(words[1])) if int(words[1]) in hand.seats_in else None
+        if position is None:
+            return f"{where}: seat {words[1]} has no hand"
+        held = hand.game.hole[position] or hand.hole[position]
+        wanted = _wanted(words[2:])
+        if _cards_text(held) != wanted:
+            return f"{where}: seat {words[1]} holds {_cards_text(held)!r}, expected {wanted!r}"
+    elif head == "burns":
+        shown = hand or state.last_hand
+        burns = _cards_text(shown.burns) if shown else "no hand"
+        if burns != _wanted(words[1:]):
+            return f"{where}: the burn cards are {burns!r}, expected {' '.join(words[1:])!r}"
+    elif head == "blinds":
+        blinds = "/".join(str(b) for b in state.blinds)
+        if blinds != words[1]:
+            return f"{where}: the blinds are {blinds}, expected {words[1]}"
+    elif head == "phase":
+        phase = hand.game.phase.name.lower() if hand else "none"
+        if phase != words[1].lower():
+            return f"{where}: the hand is at {phase}, expected {words[1]}"
+    elif head == "pending":
+        kind = hand.pending.kind if hand and hand.pending else "none"
+        if kind != words[1].lower():
+            return f"{where}: pending {kind}, expected {words[1]}"
+    elif words[:2] == ["hand", "number"]:
+        if state.hand_number != int(words[2]):
+            return f"{where}: hand number {state.hand_number}, expected {words[2]}"
+    elif words[:2] == ["last", "hand"]:
+        last = state.last_hand
+        if words[2:] == ["none"]:
+            if last is not None:
+                return f"{where}: the last hand (number {last.number}) is still kept"
+        elif last is None:
+            return f"{where}: no last hand is kept"
+        elif words[2] == "pot" and last.game.pot != int(words[3]):
+            return f"{where}: the last hand's pot was {last.game.pot}, expected {words[3]}"
+        elif words[2] == "number" and last.number != int(words[3]):
+            return f"{where}: the last hand is number {last.number}, expected {words[3]}"
     elif head == "no" and len(words) == 3 and words[1] == "ruling":
         if any(r.rule == words[2] for r in rulings):
             return f"{where}: ruling {words[2]} was not expected, got {said}"
@@ -313,20 +404,24 @@ def run(scenario: Scenario) -> str | None:
         state = new_table(scenario.config, scenario.players, scenario.button)
     except (TableConfigError, ValueError) as exc:
         return f"{scenario.path}: {exc}"
+    for seat in scenario.sitting_out:
+        state, _ = step(state, FloorCommand(FloorKind.SIT_OUT, "scenario", seat=seat))
     everything: list[Effect] = []
     for item in scenario.steps:
+        before = state
         state, effects = step(state, item.event)
         everything.extend(effects)
         for check in item.checks:
-            why = _check(check, list(effects), state, scenario.path)
+            why = _check(check, list(effects), state, scenario.path, before)
             if why:
                 return why
     ordered = [c for c in scenario.expect if c.text.split()[0].lower() == "ruling"]
     position = 0
     all_rulings = [r for r in _rulings(everything) if r.severity is not Severity.REFUSED]
     for check in ordered:
-        rule = check.text.split()[1]
-        while position < len(all_rulings) and all_rulings[position].rule != rule:
+        words = check.text.split()
+        rule = words[1]
+        while position < len(all_rulings) and not _matches(all_rulings[position], words):
             position += 1
         if position == len(all_rulings):
             said = ", ".join(r.rule for r in all_rulings) or "no ruling"

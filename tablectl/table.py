@@ -3,13 +3,32 @@
 ``step(state, event) -> (state, effects)`` is pure: the journal folds it over
 every event to rebuild the table exactly (DESIGN.md). Seats in events are the
 numbers on the felt (1..N).
+
+Contracts of ``step``:
+
+* an event that makes no sense now (a card drawn with no hand in progress, a bet from
+  a folded seat, a seat the table does not have, a second confirmation) is answered
+  with a ``Severity.REFUSED`` ruling that says why, and the state returned is the
+  state given;
+* while a hand is in progress the effects always end with a ``Prompt``: the dealer's
+  next step;
+* the floor's ``void_hand`` ends any hand in progress with every chip back where it
+  was when the hand started; ``new hand`` then deals the next one (button and blinds
+  unchanged after a void hand or a misdeal, MD-2);
+* a finished hand stays in ``TableState.last_hand`` (with its log of actions) until
+  the next deal starts: a ruling on its pot may be asked for until then (TBL-5).
+
+Floor rulings the devices cannot see come as floor commands: ``kill_hand`` (IRR-8,
+IRR-9, and BOARD-6 with the amount short), ``override`` of a waiting ruling (and
+BOARD-6 ``make_good``), ``move_button`` (TBL-1), ``set_blinds`` (TBL-2),
+``seat_player`` (TBL-3), ``deck_check`` (IRR-4).
 """
 
 from __future__ import annotations
 
 import dataclasses
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, NamedTuple
 
 from tablectl.cards import card_str, rank_of
 from tablectl.effects import Applied, Effect, HandEnded, Prompt, Ruling, Severity
@@ -23,10 +42,18 @@ from tablectl.events import (
     FloorCommand,
     FloorKind,
 )
-from tablectl.game.engine import HandConfig, Phase, start_hand
+from tablectl.game.engine import ConfigError, HandConfig, Phase, start_hand
 from tablectl.game.profiles import HouseRules, house_rules
 from tablectl.game.variants import Structure, variant_from_code
-from tablectl.procedure import HandProgress, Refused, kill_hand, prompt_for, step_hand
+from tablectl.procedure import (
+    HandProgress,
+    Refused,
+    kill_hand,
+    new_hand,
+    prompt_for,
+    short_call,
+    step_hand,
+)
 
 ACE = 12
 
@@ -109,8 +136,9 @@ class Seat:
     sitting_out: bool = False
 
 
-@dataclass(frozen=True, slots=True)
-class TableState:
+class TableState(NamedTuple):
+    """The table. A NamedTuple so that the copy made for every event is cheap."""
+
     config: TableConfig
     seats: tuple[Seat | None, ...]  # index 0 is seat 1
     button: int | None = None  # felt seat number of the button
@@ -120,11 +148,14 @@ class TableState:
     next_level: tuple[tuple[int, ...], int] | None = None  # TBL-2: from the next deal
     hand_number: int = 0
     hand: HandProgress | None = None
+    # TBL-5: the hand last played, kept (with its log of actions) until the next deal starts, so
+    # that a ruling on its pot can still be made and its betting reconstructed.
+    last_hand: HandProgress | None = None
     redeal: bool = False  # MD-2: after a misdeal (or a void hand) the button and blinds stay
     keep_button: bool = False  # the button was just placed (DEAL-5, TBL-1 correction)
     button_draw: tuple[int, ...] | None = None  # DEAL-5: seats still to draw for the button
     devices: tuple[tuple[str, bool], ...] = ()
-    overrides: tuple[tuple[str, str, str], ...] = field(default=())  # (by, ruling, decision)
+    overrides: tuple[tuple[str, str, str], ...] = ()  # (by, ruling, decision)
 
     def seat(self, number: int) -> Seat | None:
         if not 1 <= number <= len(self.seats):
@@ -151,35 +182,40 @@ def new_table(
 
 
 def _evolve(state: TableState, **changes: Any) -> TableState:
-    return dataclasses.replace(state, **changes)
+    return state._replace(**changes)
 
 
 def step(state: TableState, event: Event) -> tuple[TableState, tuple[Effect, ...]]:
     """Apply one event. Input that makes no sense now changes nothing and says why."""
     try:
-        return _step(state, event)
+        after, effects = _step(state, event)
     except Refused as refused:
-        return state, (refused.ruling,)
+        after, effects = state, (refused.ruling,)
+    if after.hand is not None and not any(isinstance(e, Prompt) for e in effects):
+        effects = (*effects, prompt_for(after.hand))  # the dealer's display always shows the next step
+    return after, effects
 
 
 def _step(state: TableState, event: Event) -> tuple[TableState, tuple[Effect, ...]]:
     rules = state.config.rules()
     if isinstance(event, DeviceStatus):
         return _device(state, event)
+    seat = getattr(event, "seat", None)
+    if seat is not None and not 1 <= seat <= len(state.seats):
+        raise Refused("INPUT", f"there is no seat {seat} at this table: seats are 1 to {len(state.seats)}")
     if isinstance(event, FloorCommand):
         return _floor(state, event)
     if state.hand is None:
         return _between_hands(state, event)
-    if isinstance(event, DealerInput) and event.key is DealerKey.CONFIRM and state.hand.pending is not None:
-        if state.hand.pending.kind in ("misdeal", "void"):
-            return _end_without_play(state, state.hand.pending.kind, state.hand.pending.rule)
+    pending = state.hand.pending
+    confirm = isinstance(event, DealerInput) and event.key is DealerKey.CONFIRM
+    if confirm and pending is not None and pending.kind in ("misdeal", "void"):
+        return _end_without_play(state, pending.kind, pending.rule)
     assert isinstance(event, (CardDrawn, CardSeen, DealerInput))
     hand, effects = step_hand(state.hand, event, rules)
     state = _evolve(state, hand=hand)
     if hand.game.phase is Phase.COMPLETE:
         return _hand_complete(state, effects)
-    if not any(isinstance(e, Prompt) for e in effects):
-        effects = (*effects, prompt_for(hand))  # the dealer's display always shows the next step
     return state, effects
 
 
@@ -195,13 +231,18 @@ def _active_seats(state: TableState) -> list[int]:
 
 
 def _between_hands(state: TableState, event: Event) -> tuple[TableState, tuple[Effect, ...]]:
+    if isinstance(event, CardSeen):
+        return state, ()  # the camera sees cards gathered and shuffled between hands
     if isinstance(event, CardDrawn) and state.button_draw is not None:
         return _draw_for_button(state, event)
     if isinstance(event, DealerInput) and event.key is DealerKey.NEW_HAND:
         return _start_hand(state)
     if isinstance(event, CardDrawn):
         if event.foreign:
-            text = "A card with a different back was found in the stub: the action stands. Remove it from the deck."
+            text = (
+                "A card with a different back was found in the stub: the action stands. "
+                "Remove it from the deck."
+            )
             return state, (Ruling("IRR-1", text, Severity.FLOOR),)
         raise Refused("DEAL-6", "no hand in progress: the next card is not shown; put it back face down")
     raise Refused("INPUT", "no hand in progress: press new hand to deal")
@@ -239,24 +280,27 @@ def _start_hand(state: TableState) -> tuple[TableState, tuple[Effect, ...]]:
     if ante:
         antes = (ante,) * n
     elif bb_ante:
-        bb_position = 0 if n == 2 else 1
-        antes = tuple(bb_ante if p == bb_position else 0 for p in range(n))
+        # The engine takes antes in posting order: index 1 is the big blind's, heads-up too.
+        antes = tuple(bb_ante if p == 1 else 0 for p in range(n))
     cfg = state.config
     variant = variant_from_code(cfg.game)
-    hand_config = HandConfig(
-        variant=variant,
-        starting_stacks=stacks,
-        blinds=blinds[: 2 if n == 2 else len(blinds)],
-        antes=antes,
-        min_bet=blinds[-1] if variant.structure is Structure.SPREAD_LIMIT else 0,
-        small_bet=cfg.small_bet,
-        big_bet=cfg.big_bet,
-        spread_max=cfg.spread_max,
-        chip_unit=cfg.chip_unit,
-        rules=cfg.rules(),
-    )
+    try:
+        hand_config = HandConfig(
+            variant=variant,
+            starting_stacks=stacks,
+            blinds=blinds[: 2 if n == 2 else n],  # a straddle needs a player to post it
+            antes=antes,
+            min_bet=blinds[-1] if variant.structure is Structure.SPREAD_LIMIT else 0,
+            small_bet=cfg.small_bet,
+            big_bet=cfg.big_bet,
+            spread_max=cfg.spread_max,
+            chip_unit=cfg.chip_unit,
+            rules=cfg.rules(),
+        )
+    except ConfigError as exc:
+        raise Refused("INPUT", f"this hand cannot be dealt ({exc}): the floor sets blinds that fit") from None
     number = state.hand_number + 1
-    hand = HandProgress(number=number, seats_in=seats_in, game=start_hand(hand_config), hole=((),) * n)
+    hand = new_hand(number, seats_in, start_hand(hand_config))
     state = _evolve(
         state,
         button=button,
@@ -266,6 +310,7 @@ def _start_hand(state: TableState) -> tuple[TableState, tuple[Effect, ...]]:
         next_level=None if not state.redeal else state.next_level,
         hand_number=number,
         hand=hand,
+        last_hand=None,
         redeal=False,
         keep_button=False,
     )
@@ -283,7 +328,12 @@ def _next_active(state: TableState, seat: int, active: list[int]) -> int:
 
 
 def _draw_for_button(state: TableState, event: CardDrawn) -> tuple[TableState, tuple[Effect, ...]]:
-    draw = state.button_draw or ()
+    active = _active_seats(state)
+    draw = tuple(s for s in state.button_draw or () if s in active)  # players who left draw no more
+    if len(draw) < 2:
+        return _evolve(state, button_draw=None), (
+            Ruling("DEAL-5", "Too few players left to deal for the button.", Severity.INFO),
+        )
     seat = draw[0]
     card = event.card
     if card is not None and rank_of(card) == ACE:
@@ -305,9 +355,8 @@ def _end_without_play(state: TableState, kind: str, rule: str) -> tuple[TableSta
     hand = state.hand
     assert hand is not None
     stacks = {seat: hand.game.config.starting_stacks[p] for p, seat in enumerate(hand.seats_in)}
-    state = _evolve(state, hand=None, redeal=(kind == "misdeal"))
-    if kind != "misdeal":
-        state = _evolve(state, redeal=True)  # a void hand is redealt with the same button too
+    # MD-2: a misdeal is redealt with the same button and blinds; so is a void hand.
+    state = _evolve(state, hand=None, last_hand=hand, redeal=True)
     text = (
         "Misdeal: every chip goes back; redeal with the same button and blinds."
         if kind == "misdeal"
@@ -352,7 +401,7 @@ def _hand_complete(state: TableState, effects: tuple[Effect, ...]) -> tuple[Tabl
             won[hand.seat(position)] = won.get(hand.seat(position), 0) + chips
     pushes = ", ".join(f"seat {seat} {chips:,}" for seat, chips in sorted(won.items()))
     out.append(Prompt(f"Push the pot: {pushes}. Press new hand to deal the next one."))
-    return _evolve(state, seats=tuple(seats), hand=None), tuple(out)
+    return _evolve(state, seats=tuple(seats), hand=None, last_hand=hand), tuple(out)
 
 
 # -- devices and the floor --------------------------------------------------------------------
@@ -385,23 +434,26 @@ def _floor(state: TableState, event: FloorCommand) -> tuple[TableState, tuple[Ef
     if kind is FloorKind.OVERRIDE:
         return _override(state, event, by)
     if kind is FloorKind.SET_BLINDS:
-        if not event.blinds or any(b <= 0 for b in event.blinds):
-            raise Refused("INPUT", "set blinds needs the new blinds, e.g. [100, 200]")
+        if not event.blinds or any(b <= 0 for b in event.blinds) or event.ante < 0:
+            raise Refused("INPUT", "set blinds needs the new blinds, e.g. [100, 200], and an ante >= 0")
         level = (tuple(event.blinds), event.ante)
         text = f"New blinds {'/'.join(f'{b:,}' for b in event.blinds)} from the next deal."
-        if state.hand is None:
-            return _evolve(state, next_level=level), (Ruling("TBL-2", text, Severity.INFO),)
         return _evolve(state, next_level=level), (Ruling("TBL-2", text, Severity.INFO),)
     if kind is FloorKind.KILL_HAND:
         if state.hand is None or event.seat is None:
             raise Refused("INPUT", "kill hand needs a hand in progress and a seat")
-        hand, effects = kill_hand(state.hand, event.seat, event.ruling or "IRR-9", by)
+        rule = event.ruling or "IRR-9"
+        if rule == "BOARD-6":
+            return _short_call(state, event, by, "dead")
+        hand, effects = kill_hand(state.hand, event.seat, rule, by)
         state = _evolve(state, hand=hand, overrides=state.overrides + ((by, "kill", f"seat {event.seat}"),))
         if hand.game.phase is Phase.COMPLETE:
             return _hand_complete(state, effects)
         return state, effects
     if kind is FloorKind.DECK_CHECK:
-        count = event.amount or 0
+        if event.amount is None or not 0 <= event.amount <= 52:
+            raise Refused("INPUT", "deck check needs the number of cards counted (0 to 52)")
+        count = event.amount
         if count >= 52:
             return state, (Ruling("IRR-4", "The deck is complete.", Severity.INFO),)
         text = f"{52 - count} card(s) missing from the deck: the hand stands. Replace the deck."
@@ -409,9 +461,25 @@ def _floor(state: TableState, event: FloorCommand) -> tuple[TableState, tuple[Ef
     return _seating(state, event)
 
 
+def _short_call(
+    state: TableState, event: FloorCommand, by: str, decision: str
+) -> tuple[TableState, tuple[Effect, ...]]:
+    """BOARD-6: the floor rules on a call that was short when the next round was dealt."""
+    if state.hand is None or event.seat is None or event.amount is None:
+        raise Refused("INPUT", "a BOARD-6 ruling needs a hand in progress, the seat and the amount short")
+    hand, effects = short_call(state.hand, event.seat, event.amount, decision, by)
+    record = (by, "BOARD-6", f"{decision} seat {event.seat} {event.amount}")
+    state = _evolve(state, hand=hand, overrides=state.overrides + (record,))
+    if hand.game.phase is Phase.COMPLETE:
+        return _hand_complete(state, effects)
+    return state, effects
+
+
 def _override(state: TableState, event: FloorCommand, by: str) -> tuple[TableState, tuple[Effect, ...]]:
     hand = state.hand
     decision = (event.decision or "").lower()
+    if event.ruling == "BOARD-6":
+        return _short_call(state, event, by, decision)
     if hand is None or hand.pending is None:
         raise Refused("INPUT", "no ruling is waiting: nothing to override")
     if decision not in ("accept", "reject"):
@@ -421,9 +489,9 @@ def _override(state: TableState, event: FloorCommand, by: str) -> tuple[TableSta
     if decision == "accept":
         if hand.pending.kind in ("misdeal", "void"):
             return _end_without_play(state, hand.pending.kind, hand.pending.rule)
-        hand = dataclasses.replace(hand, pending=None)
+        hand = hand._replace(pending=None)
         return _evolve(state, hand=hand), (prompt_for(hand),)
-    hand = dataclasses.replace(hand, pending=None)
+    hand = hand._replace(pending=None)
     text = f"The floor ({by}) overrides {record[1]}: the hand goes on."
     return _evolve(state, hand=hand), (Ruling(record[1], text, Severity.INFO), prompt_for(hand))
 

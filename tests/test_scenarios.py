@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -18,6 +19,39 @@ FILES = sorted(SCENARIOS.rglob("*.scn"))
 @pytest.mark.parametrize("path", FILES, ids=[p.stem for p in FILES])
 def test_scenario(path: Path) -> None:
     assert run(parse(path.read_text(encoding="utf-8"), str(path))) is None
+
+
+# The RULES.md ids of the dealing procedure and the table: each has at least one scenario,
+# named by its id (md-c-two-boxed-cards-before-cutoff.scn).
+PROCEDURE_RULES = (
+    [f"DEAL-{n}" for n in range(1, 7)]
+    + ["MD-1", "MD-2", "MD-3"]
+    + [f"MD-{c}" for c in "abcdefghij"]
+    + [f"IRR-{n}" for n in range(1, 10)]
+    + [f"BOARD-{n}" for n in range(1, 8)]
+    + [f"TBL-{n}" for n in range(1, 6)]
+)
+
+
+@pytest.mark.parametrize("rule", PROCEDURE_RULES)
+def test_every_procedure_rule_has_a_scenario(rule: str) -> None:
+    named = [p for p in FILES if p.stem.startswith(rule.lower() + "-")]
+    assert named, f"no scenario file named {rule.lower()}-*.scn"
+
+
+@pytest.mark.parametrize("cause", "abcdefghij")
+def test_every_misdeal_cause_is_shown_on_both_sides_of_the_cutoff(cause: str) -> None:
+    stems = [p.stem for p in FILES if p.stem.startswith(f"md-{cause}-")]
+    assert any(s.endswith("-before-cutoff") for s in stems), stems
+    assert any(s.endswith("-after-cutoff-tda") for s in stems), stems
+    assert any(s.endswith(("-after-cutoff-btr", "-after-cutoff-classic")) for s in stems), stems
+
+
+@pytest.mark.parametrize("path", FILES, ids=[p.stem for p in FILES])
+def test_each_scenario_opens_with_the_rule_it_shows(path: Path) -> None:
+    first = path.read_text(encoding="utf-8").splitlines()[0]
+    cited = re.search(r"\b((DEAL|MD|IRR|BOARD|TBL|BET|POT)-\w+|INPUT|FLOOR)\b", first)
+    assert first.startswith("# ") and cited, first
 
 
 def test_cli_prints_one_json_object() -> None:

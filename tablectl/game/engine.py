@@ -414,62 +414,73 @@ def _apply_betting(state: HandState, action: Fold | CheckCall | BetRaise) -> Han
     if type(action) is CheckCall and state.bets[i] == state.high_bet:
         # A check: only who has acted changes.
         nxt = _first_to_act(state.folded, state.stacks, state.bets, acted, state.high_bet, i + 1)
+        values = list(state)
+        values[_ACTED] = tuple(acted)
         if nxt is None:
-            return _finish_round(_evolve(state, {"acted": tuple(acted)}))
-        return _evolve(state, {"acted": tuple(acted), "actor": nxt})
+            return _finish_round(_new_tuple(HandState, values))
+        values[_ACTOR] = nxt
+        return _new_tuple(HandState, values)
     stacks = list(state.stacks)
     bets = list(state.bets)
     contributed = list(state.contributed)
-    changes: dict[str, Any] = {}
     if type(action) is CheckCall:
+        # A call: chips move; nothing about the round's wagers changes.
         paid = min(state.high_bet - bets[i], stacks[i])
         stacks[i] -= paid
         bets[i] += paid
         contributed[i] += paid
-    else:
-        assert isinstance(action, BetRaise)
-        to = action.to
-        if type(to) is not int:
-            raise RuleViolation("INPUT", f"a bet must be a whole number of chips, got {to!r}")
-        all_in_to = bets[i] + stacks[i]
-        why_not = _why_no_raise(state, i, all_in_to)
-        if why_not:
-            rule, _, why = why_not.partition(":")
-            raise RuleViolation(rule, why.strip())
-        min_to, max_to = _raise_range(state, i)
-        min_to = min(min_to, all_in_to)
-        max_to = min(max_to, all_in_to)
-        if to > all_in_to:
-            raise RuleViolation(
-                "BET-17", f"table stakes: position {i} has only {all_in_to} to bet this round, not {to}"
-            )
-        if to <= state.high_bet:
-            raise RuleViolation("BET-4", f"a raise must make it more than {state.high_bet}; {to} is a call")
-        if to < min_to:
-            rule = "BET-4" if state.high_bet else "BET-3"
-            what = "raise" if state.high_bet else "bet"
-            raise RuleViolation(
-                rule, f"the smallest {what} is to {min_to:,}, not {to:,} (all-in is {all_in_to:,})"
-            )
-        if to > max_to:
-            structure = state.config.variant.structure
-            rule = {POT_LIMIT: "BET-10"}.get(structure, "BET-1")
-            raise RuleViolation(
-                rule, f"the largest {structure.value} bet or raise is to {max_to:,}, not {to:,}"
-            )
-        increment = to - state.high_bet
-        paid = to - bets[i]
-        stacks[i] -= paid
-        bets[i] = to
-        contributed[i] += paid
-        changes["high_bet"] = to
-        changes["aggressor"] = i
-        counts = _counts_as_raise(state, increment, to, all_in_to)
-        if counts:
-            changes["wagers"] = state.wagers + 1
-            changes["counted_level"] = to
-            if state.config.variant.structure is not FIXED_LIMIT:
-                changes["full_raise"] = max(state.full_raise, increment)
+        nxt = None
+        if state.folded.count(False) > 1:
+            nxt = _first_to_act(state.folded, stacks, bets, acted, state.high_bet, i + 1)
+        values = list(state)
+        values[_STACKS], values[_BETS], values[_CONTRIBUTED] = tuple(stacks), tuple(bets), tuple(contributed)
+        values[_ACTED] = tuple(acted)
+        if nxt is None:
+            return _finish_round(_new_tuple(HandState, values))
+        values[_ACTOR] = nxt
+        return _new_tuple(HandState, values)
+    changes: dict[str, Any] = {}
+    assert isinstance(action, BetRaise)
+    to = action.to
+    if type(to) is not int:
+        raise RuleViolation("INPUT", f"a bet must be a whole number of chips, got {to!r}")
+    all_in_to = bets[i] + stacks[i]
+    why_not = _why_no_raise(state, i, all_in_to)
+    if why_not:
+        rule, _, why = why_not.partition(":")
+        raise RuleViolation(rule, why.strip())
+    min_to, max_to = _raise_range(state, i)
+    min_to = min(min_to, all_in_to)
+    max_to = min(max_to, all_in_to)
+    if to > all_in_to:
+        raise RuleViolation(
+            "BET-17", f"table stakes: position {i} has only {all_in_to} to bet this round, not {to}"
+        )
+    if to <= state.high_bet:
+        raise RuleViolation("BET-4", f"a raise must make it more than {state.high_bet}; {to} is a call")
+    if to < min_to:
+        rule = "BET-4" if state.high_bet else "BET-3"
+        what = "raise" if state.high_bet else "bet"
+        raise RuleViolation(
+            rule, f"the smallest {what} is to {min_to:,}, not {to:,} (all-in is {all_in_to:,})"
+        )
+    if to > max_to:
+        structure = state.config.variant.structure
+        rule = {POT_LIMIT: "BET-10"}.get(structure, "BET-1")
+        raise RuleViolation(rule, f"the largest {structure.value} bet or raise is to {max_to:,}, not {to:,}")
+    increment = to - state.high_bet
+    paid = to - bets[i]
+    stacks[i] -= paid
+    bets[i] = to
+    contributed[i] += paid
+    changes["high_bet"] = to
+    changes["aggressor"] = i
+    counts = _counts_as_raise(state, increment, to, all_in_to)
+    if counts:
+        changes["wagers"] = state.wagers + 1
+        changes["counted_level"] = to
+        if state.config.variant.structure is not FIXED_LIMIT:
+            changes["full_raise"] = max(state.full_raise, increment)
     acted[i] = changes.get("high_bet", state.high_bet)
     changes.update(stacks=tuple(stacks), bets=tuple(bets), contributed=tuple(contributed), acted=tuple(acted))
     folded = changes.get("folded", state.folded)
@@ -504,15 +515,19 @@ def _first_to_act(
 ) -> int | None:
     """The first player from ``start`` clockwise who must still act this round, if any."""
     n = len(stacks)
+    with_chips = -1  # live players with chips behind, counted only when needed
     for step in range(n):
         j = (start + step) % n
         if folded[j] or stacks[j] == 0:
             continue
         if bets[j] < high_bet:
             return j
-        if acted[j] < 0 and any(k != j and not folded[k] and stacks[k] > 0 for k in range(n)):
+        if acted[j] < 0:
             # Not yet acted and already matched: acts only if someone can still bet against them.
-            return j
+            if with_chips < 0:
+                with_chips = sum(1 for k in range(n) if not folded[k] and stacks[k] > 0)
+            if with_chips >= 2:
+                return j
     return None
 
 
@@ -526,8 +541,11 @@ def _finish_round(state: HandState) -> HandState:
     ranked = sorted(bets)
     top, second = ranked[-1], ranked[-2]
     base: dict[str, Any] = {"bets": (0,) * len(bets), "actor": None}
-    if top > second:
-        leader = bets.index(top)
+    leader = bets.index(top)
+    if top > second and (not state.folded[leader] or _all_live_all_in(state)):
+        # POT-2: the uncalled part goes back. A folded hand gets it back only when no live
+        # hand could have called it (POT-1, a folded blind above an all-in player); a dead
+        # hand facing a live player keeps nothing back (000 misdeals 2).
         stacks = list(state.stacks)
         contributed = list(state.contributed)
         stacks[leader] += top - second
@@ -540,6 +558,11 @@ def _finish_round(state: HandState) -> HandState:
     if state.street + 1 >= len(streets):
         return _maybe_award(_evolve(state, {**base, "phase": SHOWDOWN}))
     return _evolve(state, {**base, "phase": DEALING_BOARD, "street": state.street + 1})
+
+
+def _all_live_all_in(state: HandState) -> bool:
+    stacks = state.stacks
+    return all(stacks[i] == 0 for i, folded in enumerate(state.folded) if not folded)
 
 
 def _start_round(state: HandState) -> HandState:
@@ -600,14 +623,17 @@ def _deal_hole(state: HandState, action: DealHole) -> HandState:
         )
     if len(cards) == 1 and type(card := cards[0]) is int and 0 <= card < 52:
         # The common case, one card at a time: a quick duplicate check (IRR-2).
-        if card in state.board or any([card in hand for hand in state.hole]):
-            _check_new_cards(state, cards)
+        for hand in state.hole:
+            if card in hand:
+                _check_new_cards(state, cards)
     else:
         _check_new_cards(state, cards)
     hole = list(state.hole)
     hole[i] = hole[i] + cards
     if sum(map(len, hole)) < want * len(hole):
-        return _evolve(state, {"hole": tuple(hole)})
+        values = list(state)
+        values[_HOLE] = tuple(hole)
+        return _new_tuple(HandState, values)
     new = _evolve(state, {"hole": tuple(hole), "phase": BETTING})
     first = _next_to_act(new, len(state.config.blinds) if state.config.players > 2 else 1)
     if first is None:
@@ -694,9 +720,11 @@ def _kill(state: HandState, action: Kill) -> HandState:
 def _maybe_award(state: HandState) -> HandState:
     if state.phase is not SHOWDOWN:
         return state
-    if all(state.shown[i] is not None or state.mucked[i] for i in state.live):
-        return _award(state)
-    return state
+    shown, mucked = state.shown, state.mucked
+    for i, folded in enumerate(state.folded):
+        if not folded and shown[i] is None and not mucked[i]:
+            return state  # a live hand has still to be shown or mucked
+    return _award(state)
 
 
 def _award(state: HandState) -> HandState:
@@ -726,6 +754,8 @@ def showdown_order(state: HandState) -> tuple[int, ...]:
 
 
 _INDEX = {name: index for index, name in enumerate(HandState._fields)}
+_HOLE, _ACTED, _ACTOR = _INDEX["hole"], _INDEX["acted"], _INDEX["actor"]
+_STACKS, _BETS, _CONTRIBUTED = _INDEX["stacks"], _INDEX["bets"], _INDEX["contributed"]
 
 
 class _BoardAfter(dict[Any, tuple[int, ...]]):

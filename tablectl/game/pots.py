@@ -50,13 +50,22 @@ def side_pots(contributed: Sequence[int], folded: Sequence[bool], dead: int = 0)
         eligible = tuple(i for i in live if contributed[i] >= level)
         pots.append(Pot(amount, eligible))
         previous = level
+    above = sum(c - previous for c in contributed if c > previous)
+    if above and pots:
+        # A dead hand's chips above every live hand's total stay in the pot (000 misdeals 2).
+        pots[-1] = Pot(pots[-1].amount + above, pots[-1].eligible)
     return pots
 
 
-def unclaimable(contributed: Sequence[int], folded: Sequence[bool]) -> list[int]:
-    """Chips each player put in above every live player's total: no live hand can win them
-    (POT-1), so they go back to who put them in (a blind or straddle posted short)."""
-    top = max((c for c, f in zip(contributed, folded, strict=True) if not f), default=0)
+def unclaimable(contributed: Sequence[int], folded: Sequence[bool], stacks: Sequence[int]) -> list[int]:
+    """Chips each player put in above the deepest live player's total when every live player is
+    all-in: no live hand can win them (POT-1: an all-in player wins from each opponent only what
+    they put in), so they go back to who put them in (a folded blind facing a short straddle).
+    With a live player who still has chips, dead chips stay in the pot (a fouled hand's chips)."""
+    live = [i for i, f in enumerate(folded) if not f]
+    if any(stacks[i] > 0 for i in live):
+        return [0] * len(contributed)
+    top = max((contributed[i] for i in live), default=0)
     return [max(0, c - top) for c in contributed]
 
 
@@ -95,13 +104,14 @@ def _hand_values(state: HandState, player: int) -> tuple[int, int | None]:
 def award_pots(state: HandState) -> tuple[Award, ...]:
     """Award every pot: to the last live hand, or to the best shown hands (POT-4, POT-6, POT-9)."""
     unit = state.config.chip_unit
-    returned = unclaimable(state.contributed, state.folded)
-    contributed = [c - r for c, r in zip(state.contributed, returned, strict=True)]
+    returned = unclaimable(state.contributed, state.folded, state.stacks)
+    refunds: tuple[Award, ...] = ()
+    contributed: Sequence[int] = state.contributed
+    if any(returned):
+        contributed = [c - r for c, r in zip(state.contributed, returned, strict=True)]
+        refunds = tuple(Award(-1, "returned", r, ((p, r),), True) for p, r in enumerate(returned) if r)
     pots = side_pots(contributed, state.folded, state.dead)
     live = state.live
-    refunds = tuple(
-        Award(-1, "returned", r, ((p, r),), uncontested=True) for p, r in enumerate(returned) if r
-    )
     if len(live) == 1:
         total = sum(p.amount for p in pots)
         return (Award(0, "all", total, ((live[0], total),), uncontested=True), *refunds)
