@@ -334,6 +334,23 @@ class Journal:
         except (EventError, TypeError) as exc:
             raise JournalCorrupt(self.path, seq, str(exc)) from None
 
+    def save_snapshot(self, seq: int, body: str) -> None:
+        """Keep the state as it stands after event ``seq`` (a cache of the fold: never the truth)."""
+        db = self._conn()
+        db.execute("CREATE TABLE IF NOT EXISTS snapshots (seq INTEGER PRIMARY KEY, body TEXT NOT NULL)")
+        db.execute("INSERT OR REPLACE INTO snapshots (seq, body) VALUES (?, ?)", (seq, body))
+        db.commit()
+
+    def latest_snapshot(self) -> tuple[int, str] | None:
+        db = self._conn()
+        exists = db.execute(
+            "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'snapshots'"
+        ).fetchone()
+        if not exists:
+            return None
+        row = db.execute("SELECT seq, body FROM snapshots ORDER BY seq DESC LIMIT 1").fetchone()
+        return None if row is None else (int(row[0]), str(row[1]))
+
     def last_seq(self) -> int:
         """The seq of the last journaled event, 0 when there is none."""
         row = self._conn().execute("SELECT max(seq) FROM events").fetchone()
@@ -440,6 +457,11 @@ class Controller(Generic[S]):
     replayed: int = 0  # events folded when opening
     divergences: list[Divergence] = field(default_factory=list)
     failed: BaseException | None = None  # an append that failed: the controller has stopped
+    # Snapshots: ``snapshot_of(state)`` gives the text to keep after a state (None: not now),
+    # ``restore(text)`` reads it back. A restart then folds only the events after the last one.
+    snapshot_of: Callable[[S], str | None] | None = None
+    restore: Callable[[str], S] | None = None
+    snapshot_seq: int = 0  # the journal seq the state was restored from (0: a full fold)
 
     @classmethod
     def open(
@@ -450,21 +472,40 @@ class Controller(Generic[S]):
         initial_state: S,
         *,
         hand_of: Callable[[S], int] = default_hand_of,
+        snapshot_of: Callable[[S], str | None] | None = None,
+        restore: Callable[[str], S] | None = None,
+        full_fold: bool = False,
     ) -> Controller[S]:
-        """Open (or create) the journal at ``path`` and rebuild the state by folding it."""
+        """Open (or create) the journal at ``path`` and rebuild the state by folding it: from the
+        last snapshot when there is one (and ``full_fold`` is not asked), else from the start."""
         journal = Journal(path, config)
         try:
-            controller = cls(journal, step, initial_state, hand_of)
-            controller._rebuild()
+            controller = cls(journal, step, initial_state, hand_of, snapshot_of=snapshot_of, restore=restore)
+            controller._rebuild(use_snapshot=not full_fold)
         except BaseException:
             journal.close()
             raise
         return controller
 
-    def _rebuild(self) -> None:
+    def _rebuild(self, use_snapshot: bool = True) -> None:
         state = self.state
+        start = 0
+        latest = self.journal.latest_snapshot() if use_snapshot and self.restore is not None else None
+        if latest is not None and self.restore is not None:
+            try:
+                state = self.restore(latest[1])
+                start = latest[0] + 1
+                self.snapshot_seq = self.last_seq = latest[0]
+            except ValueError as exc:  # an unreadable snapshot is only a lost shortcut
+                log.warning(
+                    "%s: snapshot at seq %d unreadable (%s); folding from the start",
+                    self.journal.path,
+                    latest[0],
+                    exc,
+                )
+                state, start = self.state, 0
         missing: list[tuple[int, str]] = []
-        for entry in self.journal.events():
+        for entry in self.journal.events(start):
             state, _effects, outcome = apply_event(self.step, state, entry.event)
             if entry.outcome is None:
                 missing.append((entry.seq, outcome))  # killed between append and record_outcome
@@ -512,6 +553,10 @@ class Controller(Generic[S]):
             raise
         self._append(event, self.hand_of(new_state), key, describe_outcome(effects))
         self.state = new_state
+        if self.snapshot_of is not None:
+            body = self.snapshot_of(new_state)
+            if body is not None:
+                self.journal.save_snapshot(self.last_seq, body)
         return tuple(effects)
 
     def _append(self, event: Event, hand: int, key: str | None, outcome: str) -> None:

@@ -143,8 +143,17 @@ def new_hand(number: int, seats_in: tuple[int, ...], game: HandState) -> HandPro
     )
 
 
+_HAND_INDEX = {name: index for index, name in enumerate(HandProgress._fields)}
+_new_tuple = tuple.__new__
+
+
 def _evolve(hand: HandProgress, **changes: Any) -> HandProgress:
-    return hand._replace(**changes)
+    """A copy with ``changes``: every event makes one or two, so it is kept lean."""
+    values = list(hand)
+    for name, value in changes.items():
+        values[_HAND_INDEX[name]] = value
+    new: HandProgress = _new_tuple(HandProgress, values)
+    return new
 
 
 def _cards(cards: Iterable[Card]) -> str:

@@ -27,6 +27,7 @@ BOARD-6 ``make_good``), ``move_button`` (TBL-1), ``set_blinds`` (TBL-2),
 from __future__ import annotations
 
 import dataclasses
+import functools
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
@@ -62,6 +63,15 @@ class TableConfigError(ValueError):
     """A table configuration that cannot work; the message names the key and the fix."""
 
 
+@functools.lru_cache(maxsize=64)
+def _rules_for(profile: str, options: tuple[tuple[str, Any], ...]) -> HouseRules:
+    """House rules for a table (cached: every event asks)."""
+    try:
+        return house_rules(profile, **dict(options))
+    except ValueError as exc:
+        raise TableConfigError(f"profile/options: {exc}") from None
+
+
 @dataclass(frozen=True, slots=True)
 class TableConfig:
     room: str = "main"
@@ -94,10 +104,7 @@ class TableConfig:
         self.rules()  # unknown profile or option: the message names it
 
     def rules(self) -> HouseRules:
-        try:
-            return house_rules(self.profile, **dict(self.options))
-        except ValueError as exc:
-            raise TableConfigError(f"profile/options: {exc}") from None
+        return _rules_for(self.profile, self.options)
 
     def to_json(self) -> dict[str, Any]:
         out = dataclasses.asdict(self)
@@ -181,8 +188,16 @@ def new_table(
     )
 
 
+_TABLE_INDEX = {name: index for index, name in enumerate(TableState._fields)}
+
+
 def _evolve(state: TableState, **changes: Any) -> TableState:
-    return state._replace(**changes)
+    """A copy with ``changes`` (once per event: kept lean)."""
+    values = list(state)
+    for name, value in changes.items():
+        values[_TABLE_INDEX[name]] = value
+    new: TableState = tuple.__new__(TableState, values)
+    return new
 
 
 def step(state: TableState, event: Event) -> tuple[TableState, tuple[Effect, ...]]:

@@ -1,0 +1,99 @@
+"""Snapshots of the table's state as JSON: what the journal keeps at hand boundaries so that a
+restart folds only the events since the last hand, not the whole day.
+
+The state is made of our own immutable types (NamedTuples, frozen dataclasses, enums, tuples,
+frozensets and plain values); this writes each with its type's name and reads back only types
+from the tablectl package, so a snapshot can never name code to run.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import enum
+import importlib
+import json
+from typing import Any
+
+_PACKAGE = "tablectl."
+
+
+class SnapshotError(ValueError):
+    """A snapshot that cannot be read back."""
+
+
+def _type_name(cls: type) -> str:
+    return f"{cls.__module__}:{cls.__qualname__}"
+
+
+def _encode(value: Any) -> Any:
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return value
+    if isinstance(value, enum.Enum):
+        return {"$e": _type_name(type(value)), "v": value.value}
+    if isinstance(value, tuple) and hasattr(value, "_fields"):
+        return {"$t": _type_name(type(value)), "f": [_encode(v) for v in value]}
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        fields = {f.name: _encode(getattr(value, f.name)) for f in dataclasses.fields(value)}
+        return {"$d": _type_name(type(value)), "f": fields}
+    if isinstance(value, tuple):
+        return {"$tuple": [_encode(v) for v in value]}
+    if isinstance(value, frozenset):
+        return {"$frozenset": sorted(_encode(v) for v in value)}
+    if isinstance(value, list):
+        return [_encode(v) for v in value]
+    raise SnapshotError(f"cannot snapshot a {type(value).__name__}")
+
+
+def _resolve(name: str) -> type:
+    module_name, _, qualname = name.partition(":")
+    if not module_name.startswith(_PACKAGE):
+        raise SnapshotError(f"a snapshot names {name!r}, which is not a tablectl type")
+    try:
+        obj: Any = importlib.import_module(module_name)
+        for part in qualname.split("."):
+            obj = getattr(obj, part)
+    except (ImportError, AttributeError):
+        raise SnapshotError(f"a snapshot names {name!r}, which this version does not have") from None
+    if not isinstance(obj, type):
+        raise SnapshotError(f"{name!r} is not a type")
+    return obj
+
+
+def _decode(value: Any) -> Any:
+    if isinstance(value, list):
+        return [_decode(v) for v in value]
+    if not isinstance(value, dict):
+        return value
+    if "$tuple" in value:
+        return tuple(_decode(v) for v in value["$tuple"])
+    if "$frozenset" in value:
+        return frozenset(_decode(v) for v in value["$frozenset"])
+    if "$e" in value:
+        return _resolve(value["$e"])(value["v"])
+    if "$t" in value:
+        cls = _resolve(value["$t"])
+        return cls(*(_decode(v) for v in value["f"]))
+    if "$d" in value:
+        cls = _resolve(value["$d"])
+        return cls(**{k: _decode(v) for k, v in value["f"].items()})
+    raise SnapshotError(f"unreadable snapshot node with keys {sorted(value)}")
+
+
+def dumps(state: Any) -> str:
+    return json.dumps(_encode(state), separators=(",", ":"))
+
+
+def loads(text: str) -> Any:
+    try:
+        return _decode(json.loads(text))
+    except (json.JSONDecodeError, TypeError, ValueError) as exc:
+        if isinstance(exc, SnapshotError):
+            raise
+        raise SnapshotError(f"unreadable snapshot: {exc}") from None
+
+
+def table_snapshot(state: Any) -> str | None:
+    """The snapshot to keep after this state, or None: only between hands."""
+    if getattr(state, "hand", None) is not None:
+        return None
+    return dumps(state)
