@@ -1,0 +1,55 @@
+"""The service: adapters in any thread, one thread owning the controller, sinks that fail
+without stopping the table."""
+
+from __future__ import annotations
+
+import random
+import threading
+from pathlib import Path
+
+from tablectl.events import DealerInput, DealerKey
+from tablectl.service import open_service
+from tablectl.simdealer import SimDealer, seated_table
+from tablectl.table import TableConfig
+
+CONFIG = TableConfig(seats=6, game="NT", blinds=(50, 100))
+
+
+def test_events_from_threads_are_journaled_and_reach_the_sinks(tmp_path: Path) -> None:
+    seen: list[int] = []
+    done = threading.Event()
+
+    def sink(state, effects):  # noqa: ANN001, ANN202
+        seen.append(state.hand_number)
+        if state.hand_number >= 1:
+            done.set()
+
+    def broken_sink(state, effects):  # noqa: ANN001, ANN202
+        raise RuntimeError("display unplugged")
+
+    service = open_service(str(tmp_path / "t.journal"), seated_table(CONFIG, 3), [broken_sink, sink])
+    service.start()
+    try:
+        threading.Thread(target=service.submit, args=(DealerInput(DealerKey.NEW_HAND),)).start()
+        assert done.wait(5.0)
+    finally:
+        service.stop()  # the service thread closes its controller
+    assert service.sink_errors >= 1  # the broken display did not stop the table
+    assert seen and seen[-1] == 1
+
+
+def test_a_restarted_service_has_the_same_table(tmp_path: Path) -> None:
+    path = str(tmp_path / "t.journal")
+    service = open_service(path, seated_table(CONFIG, 4))
+    sim = SimDealer(random.Random(4))
+    for _ in range(300):
+        service.submit(sim.next_event(service.state))
+        service.process(timeout=1.0)
+    before = service.state
+    service.controller.close()
+    again = open_service(path, seated_table(CONFIG, 4))
+    try:
+        assert again.state == before
+        assert all(e.at > 0 for _, _, e, _ in again.controller.journal.events())  # stamped
+    finally:
+        again.controller.close()
