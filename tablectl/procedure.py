@@ -1081,6 +1081,10 @@ def _dealer_misdeal(
 ) -> tuple[HandProgress, tuple[Effect, ...]]:
     """The dealer calls attention to a misdeal cause (MD-a..MD-j) the devices could not see."""
     cause = (event.cause or "").lower().removeprefix("md-")
+    if not cause:
+        # The panel's misdeal key (a long press) names no cause: the dealer's call, under the
+        # cut-off of MD-1; the floor can override it.
+        return _misdeal(hand, "MD-1", "the dealer called a misdeal", rules)
     if cause not in _MISDEAL_REASONS:
         raise Refused(
             "MD-1", f"name the misdeal's cause, one of a to j (RULES MD-a..MD-j), not {event.cause!r}"
