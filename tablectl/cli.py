@@ -97,6 +97,11 @@ def build_parser() -> argparse.ArgumentParser:
     srun.add_argument("--json", action="store_true", help="print one JSON object")
     srun.set_defaults(func=cmd_scenario_run)
 
+    from firmware_bridge.cli import add_sim_parser
+
+    sim = sub.add_parser("sim", help="simulated hardware for test rigs (the card shoe on a pseudo-terminal)")
+    add_sim_parser(sim.add_subparsers(dest="sim_command", required=True))
+
     rep = sub.add_parser(
         "replay",
         help="reconstruct a hand from a table's journal, action by action, for the floor (TBL-5)",
