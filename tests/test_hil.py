@@ -1,0 +1,171 @@
+"""Hardware in the loop: the simulated shoe's firmware on a pseudo-terminal opened by pyserial,
+the dealer's buttons on gpiozero's mock pins, through the real link, deck registry, service,
+journal and controller, for whole real hands with and without line faults."""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from gpiozero import Device
+from gpiozero.pins.mock import MockFactory
+
+from firmware_bridge.faults import Faults
+from firmware_bridge.link import ShoeLink
+from firmware_bridge.simshoe import SimShoe
+from firmware_bridge.tags import tag_id
+from tablectl.decks import Deck, DeckRegistry
+from tablectl.events import CardDrawn, DealerInput, DealerKey, Event
+from tablectl.panel import DealerPanel
+from tablectl.phh import iter_sources, parse_phh
+from tablectl.phhtable import table_hand
+from tablectl.service import open_service
+from tablectl.shoe import ShoeAdapter
+from tablectl.table import new_table
+from tablectl.tableconfig import PanelConfig
+
+DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "phh"
+PINS = {
+    "fold": 2,
+    "check_call": 3,
+    "bet": 4,
+    "all_in": 5,
+    "confirm": 6,
+    "new_hand": 7,
+    "misdeal": 8,
+    "exposed": 9,
+}
+PANEL = PanelConfig(
+    buttons=PINS,
+    seat_leds=(10, 11, 12, 13, 14, 15),
+    plus_minus=(16, 17),
+    debounce=0.02,
+    hold_time=1.0,
+    amount_step=1,
+)
+KEYS = {
+    DealerKey.FOLD: "fold",
+    DealerKey.CALL: "check_call",
+    DealerKey.CHECK: "check_call",
+    DealerKey.BET: "bet",
+}
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+@pytest.fixture
+def pins() -> Iterator[MockFactory]:
+    previous = Device.pin_factory
+    Device.pin_factory = MockFactory()
+    try:
+        yield Device.pin_factory
+    finally:
+        Device.pin_factory.reset()
+        Device.pin_factory = previous
+
+
+def pump(service: Any, until: Callable[[], bool], timeout: float = 10.0) -> None:
+    """Handle queued events until ``until()`` holds (waiting on the queue, never sleeping)."""
+    deadline = time.monotonic() + timeout
+    while not until():
+        assert time.monotonic() < deadline, "timed out waiting for the table"
+        service.process(timeout=0.05)
+
+
+def play_hand_through_hardware(
+    tmp_path: Path, pins: MockFactory, source: str, text: str, faults: Faults
+) -> None:
+    hand = parse_phh(text, source)
+    table = table_hand(hand, random.Random(source))
+    registry = DeckRegistry()
+    registry.add_deck(Deck("sim-red", "red", {tag_id("sim-red", c): c for c in range(52)}), active=True)
+    service = open_service(
+        str(tmp_path / "table.journal"), new_table(table.config, table.players, table.button)
+    )
+    submitted: list[Event] = []
+
+    def submit(event: Event, key: str | None = None) -> None:
+        submitted.append(event)
+        service.submit(event, key)
+
+    adapter = ShoeAdapter(registry, submit)
+    clock = Clock()
+    panel = DealerPanel(PANEL, submit, clock=clock, timestamp=time.time)
+    service.sinks += [adapter.follow, panel.follow]
+    shoe = SimShoe(seed=1, faults=faults).start()
+    link = ShoeLink(shoe.path, adapter.on_message, adapter.on_status).start()
+    try:
+        assert link.wait_connected(10.0)
+
+        def press(name: str, hold: float = 0.1) -> None:
+            pin = pins.pin(PINS[name])
+            pin.drive_low()
+            clock.now += hold
+            panel.poll()
+            pin.drive_high()
+            clock.now += 0.5
+
+        for event in table.events:
+            handled = service.controller.last_seq
+            if isinstance(event, CardDrawn):
+                cards_before = sum(isinstance(e, CardDrawn) for e in submitted)
+                assert event.card is not None
+                shoe.deal(event.card)
+                pump(
+                    service,
+                    lambda: (
+                        sum(isinstance(e, CardDrawn) for e in submitted) > cards_before
+                        and service._events.empty()
+                    ),
+                )
+                continue
+            assert isinstance(event, DealerInput)
+            if event.key is DealerKey.NEW_HAND:
+                press("new_hand", hold=1.5)  # a long press: new hand could do harm
+            elif event.key in KEYS:
+                if event.key is DealerKey.BET:
+                    panel.amount_entry.set(event.amount or 0)
+                press(KEYS[event.key])
+            else:
+                submit(event)  # show and muck come from the dealer's screen, not the buttons
+            pump(service, lambda n=handled: service.controller.last_seq > n and service._events.empty())
+        recorded = hand.finishing_stacks or ()
+        ours = [service.state.seat(k + 1).stack for k in range(len(recorded))]  # type: ignore[union-attr]
+        assert all(abs(o - r) <= 0.5 for o, r in zip(ours, recorded, strict=True)), (source, ours, recorded)
+        assert service.state.hand is None
+        drawn = [e for e in submitted if isinstance(e, CardDrawn)]
+        assert len(drawn) == sum(isinstance(e, CardDrawn) for e in table.events)  # none lost, none doubled
+        assert any(e.key is DealerKey.NEW_HAND for e in submitted if isinstance(e, DealerInput))
+    finally:
+        link.stop()
+        shoe.stop()
+        panel.close()
+        service.controller.close()
+
+
+def some_hands(count: int) -> list[tuple[str, str]]:
+    hands = list(iter_sources([DATA / "wsop-2023-43"]))
+    return [h for h in hands if "'NT'" in h[1] or "'FO/8'" in h[1]][:count]
+
+
+@pytest.mark.parametrize("source,text", some_hands(3), ids=lambda v: Path(str(v)).name[:12])
+def test_real_hands_through_shoe_and_buttons(
+    tmp_path: Path, pins: MockFactory, source: str, text: str
+) -> None:
+    play_hand_through_hardware(tmp_path, pins, source, text, Faults())
+
+
+def test_a_real_hand_on_a_faulty_line(tmp_path: Path, pins: MockFactory) -> None:
+    faults = Faults(drop=0.1, corrupt=0.1, duplicate=0.1, delay=0.05, delay_ms=20, garbage=0.05)
+    source, text = some_hands(1)[0]
+    play_hand_through_hardware(tmp_path, pins, source, text, faults)
