@@ -123,9 +123,8 @@ def play_hand_through_hardware(
                 shoe.deal(event.card)
                 pump(
                     service,
-                    lambda: (
-                        sum(isinstance(e, CardDrawn) for e in submitted) > cards_before
-                        and service._events.empty()
+                    lambda n=cards_before: (
+                        sum(isinstance(e, CardDrawn) for e in submitted) > n and service._events.empty()
                     ),
                 )
                 continue
