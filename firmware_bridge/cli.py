@@ -61,6 +61,11 @@ def add_sim_parser(subparsers: Any) -> argparse.ArgumentParser:
     )
     shoe.add_argument("--cards", default="", help='deal these first, e.g. "As Kd:up 5c:foreign 7h"')
     shoe.add_argument(
+        "--scenario",
+        default=None,
+        help="deal the cards a scenario file draws (tests/scenarios/*.scn), in order, first",
+    )
+    shoe.add_argument(
         "--queue", type=int, default=64, help="reads the shoe can hold for the host (default 64)"
     )
     shoe.set_defaults(func=run_sim_shoe)
@@ -81,9 +86,24 @@ def parse_card_list(text: str) -> list[tuple[int, Face, bool]]:
     return out
 
 
+def scenario_cards(path: str) -> list[tuple[int, Face, bool]]:
+    """The cards a scenario file's events draw from the shoe, with their face and deck."""
+    from tablectl.events import CardDrawn
+    from tablectl.scenario import parse
+
+    with open(path, encoding="utf-8") as handle:
+        scenario = parse(handle.read(), path)
+    out: list[tuple[int, Face, bool]] = []
+    for step in scenario.steps:
+        event = step.event
+        if isinstance(event, CardDrawn) and event.card is not None:
+            out.append((event.card, Face.FACE if event.face_up else Face.BACK, event.foreign))
+    return out
+
+
 def run_sim_shoe(args: argparse.Namespace) -> int:
     faults = Faults.parse(args.faults)
-    cards = parse_card_list(args.cards)
+    cards = (scenario_cards(args.scenario) if args.scenario else []) + parse_card_list(args.cards)
     printer = threading.Lock()
 
     def say(text: str) -> None:

@@ -283,3 +283,11 @@ def test_cli_refuses_a_bad_fault_spec() -> None:
     proc = run_cli("--faults", "lose=0.5")
     _, err = proc.communicate(timeout=10)
     assert proc.returncode == 2 and "NAME one of" in err
+
+
+def test_the_sim_shoe_deals_a_scenario_files_cards() -> None:
+    from firmware_bridge.cli import scenario_cards
+
+    cards = scenario_cards(str(ROOT / "tests" / "scenarios" / "irr-3-boxed-card.scn"))
+    assert cards[0] == (parse_card("As"), Face.FACE, False)  # the boxed ace comes first, face up
+    assert len(cards) == 7 and all(face is Face.BACK for _, face, _ in cards[1:])
