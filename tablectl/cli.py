@@ -68,6 +68,36 @@ def cmd_replay(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_audit(args: argparse.Namespace) -> int:
+    from tablectl.audit import BrokerAccess, Credentials, LocalBroker, run_audit
+
+    if len(args.user) != len(args.password):
+        raise ValueError("give each --user its --password, in the same order")
+    if args.host is None:
+        with LocalBroker(tables=("audit-a", "audit-b")) as broker:
+            result = run_audit(args.hands, broker.access(), seed=args.seed)
+    else:
+        if args.credentials is None:
+            raise ValueError(
+                "--credentials FILE: the audit logs in as every role (the file mkusers writes, "
+                "with users for two tables named audit-*)"
+            )
+        credentials = Credentials.read(args.credentials)
+        for username, password in zip(args.user, args.password, strict=True):
+            credentials = credentials.with_login(username, password)
+        result = run_audit(args.hands, BrokerAccess(args.host, args.port, credentials), seed=args.seed)
+    if args.json:
+        print(json.dumps(result, indent=2))
+    else:
+        total = sum(result["violations"].values())
+        print(f"{result['hands']} hands at tables {', '.join(result['tables'])}: {total} violations")
+        for role, count in result["violations"].items():
+            print(f"  {role:9} {count}")
+        for example in result["examples"]:
+            print(f"  {example['role']}: {example['what']} on {example['topic']} ({example['detail']})")
+    return 1 if any(result["violations"].values()) else 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="tablectl", description="The controller of a live poker table.")
     parser.add_argument(
@@ -96,6 +126,21 @@ def build_parser() -> argparse.ArgumentParser:
     srun.add_argument("paths", nargs="+", help=".scn files or folders of them")
     srun.add_argument("--json", action="store_true", help="print one JSON object")
     srun.set_defaults(func=cmd_scenario_run)
+
+    aud = sub.add_parser(
+        "audit",
+        help="deal simulated hands at two tables over MQTT and check what every role sees and may send",
+        description="Without --host: a throwaway mosquitto with deploy/mosquitto's configuration.",
+    )
+    aud.add_argument("--hands", type=int, default=1000, help="hands to deal, shared by two tables")
+    aud.add_argument("--json", action="store_true", help="print one JSON object")
+    aud.add_argument("--host", help="a live broker (default: start a throwaway one)")
+    aud.add_argument("--port", type=int, default=1883)
+    aud.add_argument("--credentials", help="the credentials file mkusers wrote (two tables named audit-*)")
+    aud.add_argument("--user", action="append", default=[], help="log in as USER instead of its line")
+    aud.add_argument("--password", action="append", default=[], help="the password of the --user before it")
+    aud.add_argument("--seed", type=int, default=2026)
+    aud.set_defaults(func=cmd_audit)
 
     from firmware_bridge.cli import add_sim_parser
 

@@ -81,9 +81,12 @@ def public(state: TableState) -> dict[str, Any]:
     return view
 
 
-def dealer(state: TableState, rulings: list[dict[str, Any]] | None = None) -> dict[str, Any]:
-    """The dealer's screen: the public view, the next step, the legal amounts, recent rulings."""
-    view = public(state)
+def dealer(
+    state: TableState, rulings: list[dict[str, Any]] | None = None, base: dict[str, Any] | None = None
+) -> dict[str, Any]:
+    """The dealer's screen: the public view (``base``, when already made), the next step, the
+    legal amounts, recent rulings."""
+    view = dict(base) if base is not None else public(state)
     view["view"] = "dealer"
     hand = state.hand
     if hand is not None:
@@ -106,9 +109,12 @@ def dealer(state: TableState, rulings: list[dict[str, Any]] | None = None) -> di
     return view
 
 
-def floor(state: TableState, rulings: list[dict[str, Any]] | None = None) -> dict[str, Any]:
-    """The supervisors' dashboard: the dealer's view, devices, overrides, the table's levels."""
-    view = dealer(state, rulings)
+def floor(
+    state: TableState, rulings: list[dict[str, Any]] | None = None, base: dict[str, Any] | None = None
+) -> dict[str, Any]:
+    """The supervisors' dashboard: the dealer's view (``base``, when already made), devices,
+    overrides, the table's levels."""
+    view = dict(base) if base is not None else dealer(state, rulings)
     view["view"] = "floor"
     view["devices"] = dict(state.devices)
     view["overrides"] = [{"by": by, "ruling": rule, "decision": d} for by, rule, d in state.overrides]
