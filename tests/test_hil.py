@@ -1,6 +1,7 @@
 """Hardware in the loop: the simulated shoe's firmware on a pseudo-terminal opened by pyserial,
 the dealer's buttons on gpiozero's mock pins, through the real link, deck registry, service,
-journal and controller, for whole real hands with and without line faults."""
+journal and controller, to a real mosquitto with the shipped ACL, for whole real hands with and
+without line faults; a public display checks the final stacks it was shown."""
 
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ from firmware_bridge.faults import Faults
 from firmware_bridge.link import ShoeLink
 from firmware_bridge.simshoe import SimShoe
 from firmware_bridge.tags import tag_id
+from tablectl.audit import LocalBroker
 from tablectl.decks import Deck, DeckRegistry
 from tablectl.events import CardDrawn, DealerInput, DealerKey, Event
 from tablectl.panel import DealerPanel
@@ -26,7 +28,9 @@ from tablectl.phhtable import table_hand
 from tablectl.service import open_service
 from tablectl.shoe import ShoeAdapter
 from tablectl.table import new_table
+from tablectl.mqtt import TablePublisher
 from tablectl.tableconfig import PanelConfig
+from tests.brokers import Listener, running_broker
 
 DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "phh"
 PINS = {
@@ -64,6 +68,12 @@ class Clock:
 
 
 @pytest.fixture
+def broker(tmp_path: Path) -> Iterator[LocalBroker]:
+    with running_broker(tmp_path / "broker", tables=("1",)) as running:
+        yield running
+
+
+@pytest.fixture
 def pins() -> Iterator[MockFactory]:
     previous = Device.pin_factory
     Device.pin_factory = MockFactory()
@@ -83,7 +93,7 @@ def pump(service: Any, until: Callable[[], bool], timeout: float = 10.0) -> None
 
 
 def play_hand_through_hardware(
-    tmp_path: Path, pins: MockFactory, source: str, text: str, faults: Faults
+    tmp_path: Path, pins: MockFactory, broker: LocalBroker, source: str, text: str, faults: Faults
 ) -> None:
     hand = parse_phh(text, source)
     table = table_hand(hand, random.Random(source))
@@ -101,7 +111,13 @@ def play_hand_through_hardware(
     adapter = ShoeAdapter(registry, submit)
     clock = Clock()
     panel = DealerPanel(PANEL, submit, clock=clock, timestamp=time.time)
-    service.sinks += [adapter.follow, panel.follow]
+    assert broker.credentials is not None
+    username, password = broker.credentials.user("table", "1")
+    publisher = TablePublisher(
+        "main", "1", host=broker.host, port=broker.port, username=username, password=password
+    ).start()
+    display = Listener(broker, "public", "1").start()
+    service.sinks += [adapter.follow, panel.follow, publisher.publish_state]
     shoe = SimShoe(seed=1, faults=faults).start()
     link = ShoeLink(shoe.path, adapter.on_message, adapter.on_status).start()
     try:
@@ -145,7 +161,21 @@ def play_hand_through_hardware(
         drawn = [e for e in submitted if isinstance(e, CardDrawn)]
         assert len(drawn) == sum(isinstance(e, CardDrawn) for e in table.events)  # none lost, none doubled
         assert any(e.key is DealerKey.NEW_HAND for e in submitted if isinstance(e, DealerInput))
+
+        def display_shows_the_result() -> bool:
+            views = [p["state"] for p in display.payloads("public")]
+            if not views:
+                return False
+            seats = {s["seat"]: s.get("stack") for s in views[-1]["seats"]}
+            return views[-1].get("hand") is None and all(
+                abs(seats[k + 1] - r) <= 0.5 for k, r in enumerate(recorded)
+            )
+
+        assert display.wait_for(display_shows_the_result, timeout=10.0)
+        assert not display.on("private/hole")  # the public role never receives hole cards
     finally:
+        display.stop()
+        publisher.stop()
         link.stop()
         shoe.stop()
         panel.close()
@@ -159,12 +189,12 @@ def some_hands(count: int) -> list[tuple[str, str]]:
 
 @pytest.mark.parametrize("source,text", some_hands(3), ids=lambda v: Path(str(v)).name[:12])
 def test_real_hands_through_shoe_and_buttons(
-    tmp_path: Path, pins: MockFactory, source: str, text: str
+    tmp_path: Path, pins: MockFactory, broker: LocalBroker, source: str, text: str
 ) -> None:
-    play_hand_through_hardware(tmp_path, pins, source, text, Faults())
+    play_hand_through_hardware(tmp_path, pins, broker, source, text, Faults())
 
 
-def test_a_real_hand_on_a_faulty_line(tmp_path: Path, pins: MockFactory) -> None:
+def test_a_real_hand_on_a_faulty_line(tmp_path: Path, pins: MockFactory, broker: LocalBroker) -> None:
     faults = Faults(drop=0.1, corrupt=0.1, duplicate=0.1, delay=0.05, delay_ms=20, garbage=0.05)
     source, text = some_hands(1)[0]
-    play_hand_through_hardware(tmp_path, pins, source, text, faults)
+    play_hand_through_hardware(tmp_path, pins, broker, source, text, faults)
