@@ -22,13 +22,13 @@ from firmware_bridge.tags import tag_id
 from tablectl.audit import LocalBroker
 from tablectl.decks import Deck, DeckRegistry
 from tablectl.events import CardDrawn, DealerInput, DealerKey, Event
+from tablectl.mqtt import TablePublisher
 from tablectl.panel import DealerPanel
 from tablectl.phh import iter_sources, parse_phh
 from tablectl.phhtable import table_hand
 from tablectl.service import open_service
 from tablectl.shoe import ShoeAdapter
 from tablectl.table import new_table
-from tablectl.mqtt import TablePublisher
 from tablectl.tableconfig import PanelConfig
 from tests.brokers import Listener, running_broker
 
