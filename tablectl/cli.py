@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from collections.abc import Sequence
 
@@ -17,8 +18,44 @@ def _rules(args: argparse.Namespace):  # noqa: ANN202 - HouseRules
 def cmd_run(args: argparse.Namespace) -> int:
     from tablectl.simtable import default_hands, run_table
 
+    import contextlib
+    import shutil
+
     hands = default_hands(args.profile, seed=args.seed)
-    totals = run_table(hands, args.hands, print, pace=args.pace, seed=args.seed)
+    with contextlib.ExitStack() as stack:
+        publisher = None
+        if args.broker == "auto" and (shutil.which("mosquitto") or os.path.exists("/usr/sbin/mosquitto")):
+            from tablectl.audit import LocalBroker
+            from tablectl.mqtt import TablePublisher
+
+            # A throwaway mosquitto with the shipped configuration and ACL, as at a table.
+            broker = stack.enter_context(LocalBroker(room="main", tables=("1",)))
+            assert broker.credentials is not None
+            username, password = broker.credentials.user("table", "1")
+            publisher = TablePublisher(
+                "main", "1", host=broker.host, port=broker.port, username=username, password=password
+            ).start()
+            stack.callback(publisher.stop)
+            print(
+                f"Publishing the table to mqtt://{broker.host}:{broker.port} "
+                f"(websockets :{broker.ws_port}) under cardroom/main/table/1/"
+            )
+        elif args.broker == "auto":
+            print("mosquitto is not installed: dealing without publishing (apt-get install mosquitto)")
+        totals = run_table(
+            hands,
+            args.hands,
+            print,
+            pace=args.pace,
+            seed=args.seed,
+            publish=publisher.publish_state if publisher is not None else None,
+        )
+        if publisher is not None:
+            publisher.wait_delivered(10.0)
+            stats = publisher.stats
+            print(
+                f"Published {stats.published} MQTT messages; {stats.acknowledged} acknowledged by the broker."
+            )
     print(
         f"\nDealt {totals['hands']} hands from {totals['events']} table events: "
         f"{totals['rulings']} rulings, {totals['refused']} wrong inputs refused with the rule broken."
@@ -109,6 +146,12 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--hands", type=int, default=20, help="hands to deal (default 20)")
     run.add_argument("--pace", type=float, default=0.0, help="seconds between actions, to watch")
     run.add_argument("--seed", type=int, default=0)
+    run.add_argument(
+        "--broker",
+        choices=("auto", "none"),
+        default="auto",
+        help="auto: start a local mosquitto with the shipped ACL and publish the table to it",
+    )
     run.set_defaults(func=cmd_run)
 
     phh = sub.add_parser("phh", help="Poker Hand History files")

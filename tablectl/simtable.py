@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from tablectl.cards import Card
-from tablectl.effects import Applied, HandEnded, Prompt, Ruling, Severity
+from tablectl.effects import Applied, Effect, HandEnded, Prompt, Ruling, Severity
 from tablectl.events import CardDrawn, DealerInput, DealerKey, Event
 from tablectl.game.engine import HandState, Phase, apply
 from tablectl.narrate import Narrator, position_names
@@ -82,6 +82,7 @@ def run_table(
     pace: float = 0.0,
     slip_rate: float = 0.04,
     seed: int = 0,
+    publish: Callable[[TableState, tuple[Effect, ...]], object] | None = None,
 ) -> dict[str, int]:
     rng = random.Random(seed)
     totals = {"hands": 0, "events": 0, "rulings": 0, "refused": 0}
@@ -102,6 +103,8 @@ def run_table(
             state_before = state
             state, effects = step(state, event)
             totals["events"] += 1
+            if publish is not None:
+                publish(state, effects)  # to the displays, over MQTT: never blocks the table
             if state_before.hand is None and state.hand is not None:
                 game = state.hand.game
                 out(f"Seat {state.button} has the button.")

@@ -42,3 +42,6 @@ def test_run_deals_real_hands_with_rulings() -> None:
     assert "REFUSED BET-14" in out  # an action keyed out of turn is refused with its rule
     assert "RULING IRR-3" in out  # a boxed card in the deal is ruled on and replaced
     assert "Dealt 30 hands from" in out
+    # The table is published to a throwaway mosquitto with the shipped ACL, every message acked.
+    published = [line for line in out.splitlines() if line.startswith("Published ")]
+    assert published and published[0].split()[1] == published[0].split()[4] != "0"
