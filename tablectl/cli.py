@@ -16,10 +16,10 @@ def _rules(args: argparse.Namespace):  # noqa: ANN202 - HouseRules
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    from tablectl.simtable import default_hands, run_table
-
     import contextlib
     import shutil
+
+    from tablectl.simtable import default_hands, run_table
 
     hands = default_hands(args.profile, seed=args.seed)
     with contextlib.ExitStack() as stack:
