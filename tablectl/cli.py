@@ -135,6 +135,26 @@ def cmd_audit(args: argparse.Namespace) -> int:
     return 1 if any(result["violations"].values()) else 0
 
 
+def cmd_serve(args: argparse.Namespace) -> int:
+    import logging
+
+    from tablectl.serve import BrokerSettings, serve
+    from tablectl.tableconfig import load_table_config
+
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
+    password = None
+    if args.mqtt_password_file:
+        with open(args.mqtt_password_file, encoding="utf-8") as handle:
+            password = handle.read().strip()
+    if args.mock_gpio:
+        from gpiozero import Device
+        from gpiozero.pins.mock import MockFactory
+
+        Device.pin_factory = MockFactory()  # a bench without the Pi's GPIO
+    broker = BrokerSettings(args.mqtt_host, args.mqtt_port, args.mqtt_user, password)
+    return serve(load_table_config(args.config), args.journal, broker)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="tablectl", description="The controller of a live poker table.")
     parser.add_argument(
@@ -169,6 +189,16 @@ def build_parser() -> argparse.ArgumentParser:
     srun.add_argument("paths", nargs="+", help=".scn files or folders of them")
     srun.add_argument("--json", action="store_true", help="print one JSON object")
     srun.set_defaults(func=cmd_scenario_run)
+
+    srv = sub.add_parser("serve", help="run the table's service: shoe, panel, journal, MQTT")
+    srv.add_argument("--config", default="/etc/tablectl/table.toml", help="the table's config file")
+    srv.add_argument("--journal", default="/var/lib/tablectl/table.journal", help="the event journal")
+    srv.add_argument("--mqtt-host", default="localhost")
+    srv.add_argument("--mqtt-port", type=int, default=1883)
+    srv.add_argument("--mqtt-user", default=None, help="the table's broker user (deploy/mosquitto/mkusers)")
+    srv.add_argument("--mqtt-password-file", default=None, help="a file holding that user's password")
+    srv.add_argument("--mock-gpio", action="store_true", help="mock GPIO pins (a bench without a Pi)")
+    srv.set_defaults(func=cmd_serve)
 
     aud = sub.add_parser(
         "audit",

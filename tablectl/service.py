@@ -25,7 +25,7 @@ from tablectl.table import TableState
 
 log = logging.getLogger(__name__)
 
-Sink = Callable[[TableState, tuple[Effect, ...]], None]
+Sink = Callable[[TableState, tuple[Effect, ...]], object]  # what a sink returns is ignored
 Clock = Callable[[], float]
 
 
