@@ -54,6 +54,7 @@ class FloorKind(enum.Enum):
     MOVE_BUTTON = "move_button"  # ``seat``: where the button goes (TBL-1 correction)
     KILL_HAND = "kill_hand"  # ``seat``'s hand is dead by a ruling (IRR-8, IRR-9, BOARD-6)
     DECK_CHECK = "deck_check"  # ``amount`` cards counted in the deck after the hand (IRR-4)
+    TRANSFER = "transfer"  # ``amount`` chips from ``seat`` to ``to_seat``: a pot re-settled (TBL-5)
 
 
 @dataclass(frozen=True, slots=True)
@@ -103,6 +104,7 @@ class FloorCommand:
     decision: str | None = None
     blinds: tuple[int, ...] = ()
     ante: int = 0
+    to_seat: int | None = None
     at: float = 0.0
 
 

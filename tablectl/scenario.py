@@ -202,7 +202,7 @@ def _floor(words: list[str], where: str) -> FloorCommand:
     args = words[1:by_at]
     values: dict[str, Any] = {}
     for name, value in zip(args[::2], args[1::2], strict=False):
-        if name in ("seat", "amount", "ante"):
+        if name in ("seat", "amount", "ante", "to_seat"):
             values[name] = int(value)
         elif name == "blinds":
             values["blinds"] = tuple(int(v) for v in value.split("/"))
@@ -210,7 +210,7 @@ def _floor(words: list[str], where: str) -> FloorCommand:
             values[name] = value
         else:
             raise ScenarioError(
-                f"{where}: a floor command takes seat, amount, ante, blinds, name, ruling, decision"
+                f"{where}: a floor command takes seat, amount, ante, to_seat, blinds, name, ruling, decision"
             )
     return FloorCommand(kind, by, **values)
 

@@ -534,6 +534,24 @@ def _seating(state: TableState, event: FloorCommand) -> tuple[TableState, tuple[
         return _evolve(state, seats=tuple(seats)), (Ruling("TBL-3", text, Severity.INFO),)
     if current is None:
         raise Refused("INPUT", f"seat {number} is empty")
+    if kind is FloorKind.TRANSFER:
+        # TBL-5: management, having reconstructed the betting, re-settles a pot between hands.
+        if state.hand is not None:
+            raise Refused("TBL-5", "chips move between players between hands only")
+        target = state.seat(event.to_seat) if event.to_seat is not None else None
+        if target is None or event.to_seat == number:
+            raise Refused("INPUT", "transfer needs to_seat: another occupied seat that receives the chips")
+        if not event.amount or event.amount <= 0 or event.amount > current.stack:
+            raise Refused(
+                "INPUT", f"transfer needs an amount from 1 to seat {number}'s {current.stack:,} chips"
+            )
+        assert event.to_seat is not None
+        seats[number - 1] = dataclasses.replace(current, stack=current.stack - event.amount)
+        seats[event.to_seat - 1] = dataclasses.replace(target, stack=target.stack + event.amount)
+        text = f"The floor ({event.by}) moves {event.amount:,} from seat {number} to seat {event.to_seat}."
+        record = (event.by, "TBL-5", f"transfer {event.amount} seat {number} to seat {event.to_seat}")
+        state = _evolve(state, seats=tuple(seats), overrides=state.overrides + (record,))
+        return state, (Ruling("TBL-5", text, Severity.INFO),)
     if kind is FloorKind.ADD_CHIPS:
         if in_hand:
             raise Refused("BET-17", "table stakes: chips are added between hands only")
