@@ -45,6 +45,7 @@ from pathlib import Path
 from typing import Any
 
 import paho.mqtt.client as mqtt
+from paho.mqtt.enums import CallbackAPIVersion
 
 ROOT = Path(__file__).resolve().parents[1]
 DEPLOY = ROOT / "deploy" / "mosquitto"
@@ -285,7 +286,7 @@ class LocalBroker:
         logfile = getattr(self, "_logfile", None)
         if logfile is not None:
             logfile.close()
-            self._logfile = None
+            del self._logfile
 
     def cleanup(self) -> None:
         self.stop()
@@ -520,9 +521,9 @@ class _Observer:
             if role == "admin" and seen.seq:
                 self.admin_seen[seen.table] = self.admin_seen.get(seen.table, 0) + 1
             if seen.rest == "public" and seen.seq:
-                key = (role, seen.table)
-                if seen.seq > self.public_seq.get(key, 0):
-                    self.public_seq[key] = seen.seq
+                public_key = (role, seen.table)
+                if seen.seq > self.public_seq.get(public_key, 0):
+                    self.public_seq[public_key] = seen.seq
                     self.changed.notify_all()
 
     def wait_for(self, predicate: Any, timeout: float, what: str) -> None:
@@ -667,7 +668,7 @@ def _observer_main() -> None:
 
 
 def _client(access: BrokerAccess, username: str, password: str, client_id: str) -> mqtt.Client:
-    client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id=client_id, protocol=mqtt.MQTTv5)
+    client = mqtt.Client(CallbackAPIVersion.VERSION2, client_id=client_id, protocol=mqtt.MQTTv5)
     client.username_pw_set(username, password)
     return client
 

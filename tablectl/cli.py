@@ -8,10 +8,10 @@ import os
 import sys
 from collections.abc import Sequence
 
-from tablectl.game.profiles import PROFILES, house_rules
+from tablectl.game.profiles import PROFILES, HouseRules, house_rules
 
 
-def _rules(args: argparse.Namespace):  # noqa: ANN202 - HouseRules
+def _rules(args: argparse.Namespace) -> HouseRules:
     return house_rules(args.profile)
 
 
@@ -147,8 +147,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
         with open(args.mqtt_password_file, encoding="utf-8") as handle:
             password = handle.read().strip()
     if args.mock_gpio:
-        from gpiozero import Device
-        from gpiozero.pins.mock import MockFactory
+        from gpiozero import Device  # type: ignore[import-untyped]
+        from gpiozero.pins.mock import MockFactory  # type: ignore[import-untyped]
 
         Device.pin_factory = MockFactory()  # a bench without the Pi's GPIO
     broker = BrokerSettings(args.mqtt_host, args.mqtt_port, args.mqtt_user, password)

@@ -30,8 +30,8 @@ class SimDealer:
         hand = state.hand
         if hand is None:
             for number in range(1, len(state.seats) + 1):
-                seat = state.seat(number)
-                if seat is not None and seat.stack == 0:
+                occupant = state.seat(number)
+                if occupant is not None and occupant.stack == 0:
                     return FloorCommand(FloorKind.ADD_CHIPS, "sim", seat=number, amount=self.buy_in)
             self.deck = list(range(52))
             self.rng.shuffle(self.deck)
@@ -44,6 +44,7 @@ class SimDealer:
         game = hand.game
         if game.phase is Phase.BETTING and (hand.hole_dealt >= hand.n * game.config.variant.game.hole_cards):
             action = choose_action(game, self.rng, self.style)
+            assert isinstance(action, (Fold, CheckCall, BetRaise))
             seat = hand.seat(action.player)
             if isinstance(action, Fold):
                 return DealerInput(DealerKey.FOLD, seat=seat)
@@ -51,7 +52,6 @@ class SimDealer:
                 options = legal(game)
                 key = DealerKey.CALL if options and options.call_amount else DealerKey.CHECK
                 return DealerInput(key, seat=seat)
-            assert isinstance(action, BetRaise)
             return DealerInput(DealerKey.BET, seat=seat, amount=action.to)
         if game.phase is Phase.SHOWDOWN:
             for position in showdown_order(game):
