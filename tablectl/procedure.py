@@ -863,6 +863,15 @@ def _no_burn_found_late(hand: HandProgress, card: Card) -> tuple[HandProgress, t
     """BOARD-3: a burn card lies on the board of a round already dealt."""
     game = hand.game
     street = _last_board_street(hand)
+    if street != 0 and card != hand.round_burn and card in hand.burns:
+        # The missed burn belongs to an earlier round: later rounds have been dealt and acted
+        # on since, so every card stands as it lies (000 section 4 rule 2: once action has been
+        # taken on a board card, it must stand); the floor reviews the hand.
+        text = (
+            f"{card_str(card)} was burned for an earlier round but lies on the board: found after "
+            "action on later rounds, the board stands as dealt. Call the floor."
+        )
+        return hand, (_ruling("BOARD-3", text, Severity.FLOOR),)
     if street == 0 or card != hand.round_burn:
         return hand, ()
     start, end = _street_bounds(hand, street)
