@@ -68,7 +68,7 @@ def start_table(
     config = table_file.table
     registry = load_registry(table_file.decks.registry, missing_ok=True)
     service = open_service(str(journal), new_table(config))
-    adapter = ShoeAdapter(registry, service.submit)
+    adapter = ShoeAdapter(registry, service.submit, confirm=lambda message: link.confirm(message))
 
     def on_command(command: FloorCommand, key: str | None) -> None:
         service.submit(command, key)
@@ -93,8 +93,13 @@ def start_table(
         raise RuntimeError(f"{journal}: the journal did not open within 30 s")
     publisher.start()
     publisher.republish(service.state)  # after a restart the displays get the current table at once
+    # The shoe forgets a read only once the journal has it (the adapter confirms after the append).
     link = ShoeLink(
-        table_file.shoe.port, adapter.on_message, adapter.on_status, baudrate=table_file.shoe.baudrate
+        table_file.shoe.port,
+        adapter.on_message,
+        adapter.on_status,
+        baudrate=table_file.shoe.baudrate,
+        confirm="manual",
     ).start()
     if panel is not None:
         panel.start()

@@ -45,7 +45,7 @@ class TableService:
         self.ready = threading.Event()
         self.sinks: list[Sink] = list(sinks or [])
         self.clock = clock
-        self._events: queue.Queue[tuple[Event, str | None]] = queue.Queue()
+        self._events: queue.Queue[tuple[Event, str | None, Callable[[], object] | None]] = queue.Queue()
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self.handled = 0
@@ -62,20 +62,31 @@ class TableService:
     def state(self) -> TableState:
         return self.controller.state
 
-    def submit(self, event: Event, key: str | None = None) -> None:
-        """Queue an event from any thread; stamps the time it was seen if the adapter did not."""
+    def submit(
+        self, event: Event, key: str | None = None, durable: Callable[[], object] | None = None
+    ) -> None:
+        """Queue an event from any thread; stamps the time it was seen if the adapter did not.
+
+        ``durable`` is called once the event is in the journal: the shoe's acknowledgement of a
+        card read waits for it, so a read is never lost to a crash between the two.
+        """
         if getattr(event, "at", 0.0) == 0.0:
             event = replace(event, at=self.clock())
-        self._events.put((event, key))
+        self._events.put((event, key, durable))
 
     def process(self, timeout: float | None = None) -> tuple[Effect, ...] | None:
         """Handle the next queued event (waiting up to ``timeout``); None when none came."""
         try:
-            event, key = self._events.get(timeout=timeout)
+            event, key, durable = self._events.get(timeout=timeout)
         except queue.Empty:
             return None
-        effects = self.controller.handle(event, key)
+        effects = self.controller.handle(event, key)  # a repeat (same key) is journaled once
         self.handled += 1
+        if durable is not None:
+            try:
+                durable()
+            except Exception:
+                log.exception("acknowledging %r failed", event)
         for sink in self.sinks:
             try:
                 sink(self.controller.state, effects)

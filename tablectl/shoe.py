@@ -22,9 +22,14 @@ Submit = Callable[..., None]
 
 
 class ShoeAdapter:
-    def __init__(self, registry: DeckRegistry, submit: Submit) -> None:
+    def __init__(
+        self, registry: DeckRegistry, submit: Submit, confirm: Callable[[ShoeMessage], None] | None = None
+    ) -> None:
         self.registry = registry
         self.submit = submit
+        # With a link in confirm="manual" mode: acknowledge each read to the shoe only once it is
+        # journaled (the service calls back), so a crash in between loses nothing.
+        self.confirm = confirm
         self._lock = threading.Lock()  # reads arrive on the link's thread, hands start on the service's
         self._hand = -1
 
@@ -36,7 +41,11 @@ class ShoeAdapter:
                 event: Event = self.registry.card_drawn(
                     body.tag or None, face_up=body.face is Face.FACE, at=message.at
                 )
-            self.submit(event, key=message.key)
+            if self.confirm is not None:
+                confirm = self.confirm
+                self.submit(event, key=message.key, durable=lambda: confirm(message))
+            else:
+                self.submit(event, key=message.key)
         elif isinstance(body, ShoeState) and (body.jam or not body.deck_present):
             detail = "card jam" if body.jam else "no deck in the shoe"
             self.submit(DeviceStatus("shoe", False, detail, message.at))
