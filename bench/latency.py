@@ -41,7 +41,7 @@ from tablectl.events import CardDrawn  # noqa: E402
 from tablectl.journal import Controller  # noqa: E402
 from tablectl.mqtt import TablePublisher, Topics  # noqa: E402
 from tablectl.simdealer import SimDealer, seated_table  # noqa: E402
-from tablectl.snapshot import loads, table_snapshot  # noqa: E402
+from tablectl.snapshot import table_restore, table_snapshot  # noqa: E402
 from tablectl.table import TableConfig, step  # noqa: E402
 
 CARD_EVENTS = 2000
@@ -192,7 +192,12 @@ def end_to_end(broker: LocalBroker, folder: Path, journal_on: bool = True) -> di
     config = TableConfig(room="main", table="1", seats=9, game="NT", blinds=(50, 100))
     start = seated_table(config, 6)
     controller = Controller.open(
-        folder / f"table-{journal_on}.journal", config, step, start, snapshot_of=table_snapshot, restore=loads
+        folder / f"table-{journal_on}.journal",
+        config,
+        step,
+        start,
+        snapshot_of=table_snapshot,
+        restore=table_restore,
     )
     state = start
     dealer = SimDealer(random.Random(2026))

@@ -28,7 +28,7 @@ import tempfile  # noqa: E402
 import tablectl.journal as journal_module  # noqa: E402
 from tablectl.journal import Controller  # noqa: E402
 from tablectl.simdealer import SimDealer, seated_table, simulate  # noqa: E402
-from tablectl.snapshot import loads, table_snapshot  # noqa: E402
+from tablectl.snapshot import table_restore, table_snapshot  # noqa: E402
 from tablectl.table import TableConfig, step  # noqa: E402
 
 
@@ -40,7 +40,7 @@ def journal_restart(config: TableConfig, start_state, events) -> dict[str, float
     journal_module.SYNCHRONOUS = "OFF"
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / "table.journal"
-        options = {"snapshot_of": table_snapshot, "restore": loads}
+        options = {"snapshot_of": table_snapshot, "restore": table_restore}
         with Controller.open(path, config, step, start_state, **options) as live:
             for event in events:
                 live.handle(event)

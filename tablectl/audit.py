@@ -765,7 +765,7 @@ def run_audit(
     from tablectl.journal import Controller
     from tablectl.mqtt import TablePublisher, Topics
     from tablectl.simdealer import SimDealer, seated_table
-    from tablectl.snapshot import loads, table_snapshot
+    from tablectl.snapshot import table_restore, table_snapshot
     from tablectl.table import TableConfig, step
 
     creds = broker.credentials
@@ -821,7 +821,7 @@ def run_audit(
                 step,
                 seated_table(config, 6),
                 snapshot_of=table_snapshot,
-                restore=loads,
+                restore=table_restore,
             )
 
         dealers = {table: SimDealer(random.Random(rng.randrange(1 << 30))) for table in tables}

@@ -339,6 +339,10 @@ class Journal:
         db = self._conn()
         db.execute("CREATE TABLE IF NOT EXISTS snapshots (seq INTEGER PRIMARY KEY, body TEXT NOT NULL)")
         db.execute("INSERT OR REPLACE INTO snapshots (seq, body) VALUES (?, ?)", (seq, body))
+        # Only the newest snapshots are any use: keep two, so the card's disk does not fill.
+        db.execute(
+            "DELETE FROM snapshots WHERE seq NOT IN (SELECT seq FROM snapshots ORDER BY seq DESC LIMIT 2)"
+        )
         db.commit()
 
     def latest_snapshot(self) -> tuple[int, str] | None:
@@ -554,9 +558,14 @@ class Controller(Generic[S]):
         self._append(event, self.hand_of(new_state), key, describe_outcome(effects))
         self.state = new_state
         if self.snapshot_of is not None:
-            body = self.snapshot_of(new_state)
-            if body is not None:
-                self.journal.save_snapshot(self.last_seq, body)
+            try:
+                body = self.snapshot_of(new_state)
+                if body is not None:
+                    self.journal.save_snapshot(self.last_seq, body)
+            except Exception:  # a snapshot is only a shortcut for restarts: never lose effects for it
+                log.warning(
+                    "%s: snapshot after seq %d failed", self.journal.path, self.last_seq, exc_info=True
+                )
         return tuple(effects)
 
     def _append(self, event: Event, hand: int, key: str | None, outcome: str) -> None:

@@ -47,6 +47,7 @@ class RunningTable:
     stopped: threading.Event = field(default_factory=threading.Event)
 
     def stop(self) -> None:
+        # Inputs first, then the service (it handles what they already sent), then the output.
         if self.panel is not None:
             self.panel.close()
         self.link.stop()
@@ -90,25 +91,36 @@ def start_table(
         service.sinks.append(panel.follow)
     service.start()
     if not service.ready.wait(30.0):
+        service.stop()
         raise RuntimeError(f"{journal}: the journal did not open within 30 s")
-    publisher.start()
-    publisher.republish(service.state)  # after a restart the displays get the current table at once
-    # The shoe forgets a read only once the journal has it (the adapter confirms after the append).
-    link = ShoeLink(
-        table_file.shoe.port,
-        adapter.on_message,
-        adapter.on_status,
-        baudrate=table_file.shoe.baudrate,
-        confirm="manual",
-    ).start()
-    if panel is not None:
-        panel.start()
+    if service.error is not None:
+        raise service.error  # e.g. the journal belongs to another table, or is locked
+    started: list[Any] = [service]
+    try:
+        publisher.start()
+        started.append(publisher)
+        publisher.republish(service.state)  # after a restart the displays get the current table
+        # The shoe forgets a read only once the journal has it (confirmed after the append).
+        link = ShoeLink(
+            table_file.shoe.port,
+            adapter.on_message,
+            adapter.on_status,
+            baudrate=table_file.shoe.baudrate,
+            confirm="manual",
+        ).start()
+        started.append(link)
+        if panel is not None:
+            panel.start()
+    except BaseException:
+        for part in reversed(started):
+            part.stop()
+        raise
     return RunningTable(service, publisher, link, panel)
 
 
 def serve(table_file: TableFile, journal: str | Path, broker: BrokerSettings) -> int:
     running = start_table(table_file, journal, broker)
-    done = threading.Event()
+    done = running.service.failed  # a service that had to stop ends the process: systemd restarts it
 
     def on_signal(signum: int, frame: Any) -> None:
         done.set()
@@ -125,4 +137,7 @@ def serve(table_file: TableFile, journal: str | Path, broker: BrokerSettings) ->
     )
     done.wait()
     running.stop()
+    if running.service.error is not None:
+        log.error("the table service stopped: %s", running.service.error)
+        return 1
     return 0

@@ -50,6 +50,9 @@ class TableService:
         self._thread: threading.Thread | None = None
         self.handled = 0
         self.sink_errors = 0
+        self.step_errors = 0
+        self.error: BaseException | None = None  # why the service stopped, when it had to
+        self.failed = threading.Event()
 
     @property
     def controller(self) -> Controller[TableState]:
@@ -80,7 +83,16 @@ class TableService:
             event, key, durable = self._events.get(timeout=timeout)
         except queue.Empty:
             return None
-        effects = self.controller.handle(event, key)  # a repeat (same key) is journaled once
+        try:
+            effects = self.controller.handle(event, key)  # a repeat (same key) is journaled once
+        except Exception:
+            if self.controller.failed is not None:
+                raise  # the journal could not be written: only a restart knows what it holds
+            # A bug in the step for this event: it is journaled with its error, the state is
+            # unchanged, and the table goes on with the next event.
+            self.step_errors += 1
+            log.exception("event %r could not be applied", event)
+            effects = ()
         self.handled += 1
         if durable is not None:
             try:
@@ -97,10 +109,22 @@ class TableService:
 
     def start(self) -> None:
         def loop() -> None:
-            controller = self.controller  # opened here: this thread owns it
+            try:
+                controller = self.controller  # opened here: this thread owns it
+            except BaseException as exc:  # the journal would not open: say why to the starter
+                self.error = exc
+                self.failed.set()
+                self.ready.set()
+                return
             try:
                 while not self._stop.is_set():
                     self.process(timeout=0.1)
+                while not self._events.empty():  # events already accepted are handled, not dropped
+                    self.process(timeout=0)
+            except BaseException as exc:
+                self.error = exc
+                self.failed.set()
+                log.exception("the table service stopped")
             finally:
                 controller.close()
 
@@ -123,7 +147,7 @@ def open_service(
     journal_path: str, initial_state: TableState, sinks: list[Sink] | None = None, **kwargs: Any
 ) -> TableService:
     """A service on a journal with snapshots: restarts fold only the hand in progress."""
-    from tablectl.snapshot import loads, table_snapshot
+    from tablectl.snapshot import table_restore, table_snapshot
     from tablectl.table import step
 
     def open_controller() -> Controller[TableState]:
@@ -133,7 +157,7 @@ def open_service(
             step,
             initial_state,
             snapshot_of=table_snapshot,
-            restore=loads,
+            restore=table_restore,
             **kwargs,
         )
 

@@ -14,6 +14,8 @@ import importlib
 import json
 from typing import Any
 
+from tablectl import __version__
+
 _PACKAGE = "tablectl."
 
 
@@ -54,8 +56,10 @@ def _resolve(name: str) -> type:
             obj = getattr(obj, part)
     except (ImportError, AttributeError):
         raise SnapshotError(f"a snapshot names {name!r}, which this version does not have") from None
-    if not isinstance(obj, type):
-        raise SnapshotError(f"{name!r} is not a type")
+    # Only a type defined in that tablectl module itself: never one it merely imports
+    # (tablectl.journal:sqlite3.Connection would open a file).
+    if not isinstance(obj, type) or obj.__module__ != module_name or obj.__qualname__ != qualname:
+        raise SnapshotError(f"{name!r} is not a tablectl type")
     return obj
 
 
@@ -93,7 +97,24 @@ def loads(text: str) -> Any:
 
 
 def table_snapshot(state: Any) -> str | None:
-    """The snapshot to keep after this state, or None: only between hands."""
+    """The snapshot to keep after this state, or None: only between hands. It names the version
+    that made it: another version (other rules) folds the journal from the start instead."""
     if getattr(state, "hand", None) is not None:
         return None
-    return dumps(state)
+    return json.dumps({"version": __version__, "state": _encode(state)}, separators=(",", ":"))
+
+
+def table_restore(text: str) -> Any:
+    """Read a :func:`table_snapshot`; refuses one made by another version of tablectl."""
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise SnapshotError(f"unreadable snapshot: {exc}") from None
+    if not isinstance(data, dict) or data.get("version") != __version__:
+        raise SnapshotError("the snapshot was made by another version of tablectl")
+    try:
+        return _decode(data["state"])
+    except (KeyError, TypeError, ValueError) as exc:
+        if isinstance(exc, SnapshotError):
+            raise
+        raise SnapshotError(f"unreadable snapshot: {exc}") from None

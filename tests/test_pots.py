@@ -749,3 +749,12 @@ def test_awards_conserve_chips_and_name_each_pot() -> None:
     assert sorted({a.pot_index for a in state.awards}) == list(range(3))
     total = sum(a.amount for a in state.awards)
     assert total == state.pot
+
+
+def test_dead_hands_chips_stay_in_the_pot_when_no_live_hand_put_any_in() -> None:
+    # Two blinds ruled dead before the flop (000 misdeals 2): the last live hand takes their chips.
+    from tablectl.game import Kill
+
+    t = Table(config([1000, 1000, 1000]), ["AsAh", "KsKh", "QsQh"], "2c7d9hJs3s")
+    t(Kill(0), Kill(1))
+    assert t.state.finishing_stacks == (950, 900, 1150)

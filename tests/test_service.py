@@ -53,3 +53,35 @@ def test_a_restarted_service_has_the_same_table(tmp_path: Path) -> None:
         assert all(e.at > 0 for _, _, e, _ in again.controller.journal.events())  # stamped
     finally:
         again.controller.close()
+
+
+def test_a_step_that_fails_on_one_event_does_not_stop_the_table(tmp_path: Path) -> None:
+    from tablectl.events import DeviceStatus
+    from tablectl.journal import Controller
+    from tablectl.service import TableService
+    from tablectl.table import step
+
+    def fragile_step(state, event):  # noqa: ANN001, ANN202
+        if isinstance(event, DeviceStatus):
+            raise RuntimeError("a bug for this one event")
+        return step(state, event)
+
+    path = tmp_path / "t.journal"
+    dealt = threading.Event()
+
+    def sink(state, effects):  # noqa: ANN001, ANN202
+        if state.hand_number == 1:
+            dealt.set()
+
+    service = TableService(
+        lambda: Controller.open(path, CONFIG, fragile_step, seated_table(CONFIG, 3)), [sink]
+    )
+    service.start()
+    try:
+        service.submit(DeviceStatus("camera", False))  # the step raises on this one
+        service.submit(DealerInput(DealerKey.NEW_HAND))  # and the table goes on
+        assert dealt.wait(5.0)
+        assert service.step_errors == 1 and not service.failed.is_set()
+    finally:
+        service.stop()
+    assert service.error is None

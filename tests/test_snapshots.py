@@ -11,7 +11,7 @@ import pytest
 
 from tablectl.journal import Controller
 from tablectl.simdealer import SimDealer, seated_table
-from tablectl.snapshot import SnapshotError, dumps, loads, table_snapshot
+from tablectl.snapshot import SnapshotError, dumps, loads, table_restore, table_snapshot
 from tablectl.table import TableConfig, step
 
 CONFIG = TableConfig(seats=9, game="NT", blinds=(50, 100))
@@ -24,7 +24,7 @@ def open_controller(path: Path, full_fold: bool = False) -> Controller:  # type:
         step,
         seated_table(CONFIG, players=6),
         snapshot_of=table_snapshot,
-        restore=loads,
+        restore=table_restore,
         full_fold=full_fold,
     )
 
@@ -73,3 +73,17 @@ def test_snapshots_round_trip_and_refuse_foreign_types() -> None:
     assert loads(dumps(state)) == state
     with pytest.raises(SnapshotError, match="not a tablectl type"):
         loads('{"$t": "os:system", "f": []}')
+
+
+def test_a_snapshot_names_only_types_defined_in_tablectl() -> None:
+    # tablectl.journal imports sqlite3: a snapshot must not reach it through that module.
+    with pytest.raises(SnapshotError, match="not a tablectl type"):
+        loads('{"$t": "tablectl.journal:sqlite3.Connection", "f": ["/tmp/never.db"]}')
+    assert not Path("/tmp/never.db").exists()
+
+
+def test_a_snapshot_from_another_version_is_not_used() -> None:
+    text = table_snapshot(seated_table(CONFIG, players=3))
+    assert text is not None and table_restore(text) == seated_table(CONFIG, players=3)
+    with pytest.raises(SnapshotError, match="another version"):
+        table_restore(text.replace('"version":"', '"version":"0.0.0-'))

@@ -51,9 +51,12 @@ def side_pots(contributed: Sequence[int], folded: Sequence[bool], dead: int = 0)
         pots.append(Pot(amount, eligible))
         previous = level
     above = sum(c - previous for c in contributed if c > previous)
-    if above and pots:
+    if above:
         # A dead hand's chips above every live hand's total stay in the pot (000 misdeals 2).
-        pots[-1] = Pot(pots[-1].amount + above, pots[-1].eligible)
+        if pots:
+            pots[-1] = Pot(pots[-1].amount + above, pots[-1].eligible)
+        else:
+            pots.append(Pot(above, live))
     return pots
 
 
