@@ -7,12 +7,11 @@ from __future__ import annotations
 
 import random
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
-from gpiozero import Device
 from gpiozero.pins.mock import MockFactory
 
 from firmware_bridge.faults import Faults
@@ -30,7 +29,7 @@ from tablectl.service import open_service
 from tablectl.shoe import ShoeAdapter
 from tablectl.table import new_table
 from tablectl.tableconfig import PanelConfig
-from tests.brokers import Listener, running_broker
+from tests.brokers import Listener
 
 DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "phh"
 PINS = {
@@ -65,23 +64,6 @@ class Clock:
 
     def __call__(self) -> float:
         return self.now
-
-
-@pytest.fixture
-def broker(tmp_path: Path) -> Iterator[LocalBroker]:
-    with running_broker(tmp_path / "broker", tables=("1",)) as running:
-        yield running
-
-
-@pytest.fixture
-def pins() -> Iterator[MockFactory]:
-    previous = Device.pin_factory
-    Device.pin_factory = MockFactory()
-    try:
-        yield Device.pin_factory
-    finally:
-        Device.pin_factory.reset()
-        Device.pin_factory = previous
 
 
 def pump(service: Any, until: Callable[[], bool], timeout: float = 10.0) -> None:
@@ -189,12 +171,12 @@ def some_hands(count: int) -> list[tuple[str, str]]:
 
 @pytest.mark.parametrize("source,text", some_hands(3), ids=lambda v: Path(str(v)).name[:12])
 def test_real_hands_through_shoe_and_buttons(
-    tmp_path: Path, pins: MockFactory, broker: LocalBroker, source: str, text: str
+    tmp_path: Path, pins: MockFactory, table1_broker: LocalBroker, source: str, text: str
 ) -> None:
-    play_hand_through_hardware(tmp_path, pins, broker, source, text, Faults())
+    play_hand_through_hardware(tmp_path, pins, table1_broker, source, text, Faults())
 
 
-def test_a_real_hand_on_a_faulty_line(tmp_path: Path, pins: MockFactory, broker: LocalBroker) -> None:
+def test_a_real_hand_on_a_faulty_line(tmp_path: Path, pins: MockFactory, table1_broker: LocalBroker) -> None:
     faults = Faults(drop=0.1, corrupt=0.1, duplicate=0.1, delay=0.05, delay_ms=20, garbage=0.05)
     source, text = some_hands(1)[0]
-    play_hand_through_hardware(tmp_path, pins, broker, source, text, faults)
+    play_hand_through_hardware(tmp_path, pins, table1_broker, source, text, faults)

@@ -10,7 +10,6 @@ from types import SimpleNamespace
 from typing import Any
 
 import pytest
-from gpiozero import Device
 from gpiozero.pins.mock import MockFactory
 
 from tablectl.effects import Prompt, Ruling, Severity
@@ -64,14 +63,8 @@ class FakeClock:
 
 
 @pytest.fixture
-def factory() -> Iterator[MockFactory]:
-    previous = Device.pin_factory
-    Device.pin_factory = MockFactory()
-    try:
-        yield Device.pin_factory
-    finally:
-        Device.pin_factory.reset()
-        Device.pin_factory = previous
+def factory(pins: MockFactory) -> MockFactory:
+    return pins
 
 
 class Rig:

@@ -6,12 +6,9 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import paho.mqtt.client as mqtt
-import pytest
-from gpiozero import Device
 from gpiozero.pins.mock import MockFactory
 
 from firmware_bridge.simshoe import SimShoe
@@ -21,29 +18,13 @@ from tablectl.decks import Deck, DeckRegistry, save_registry
 from tablectl.events import FloorCommand, FloorKind, to_json
 from tablectl.serve import BrokerSettings, start_table
 from tablectl.tableconfig import load_table_config
-from tests.brokers import Listener, running_broker
+from tests.brokers import Listener
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
-@pytest.fixture
-def broker(tmp_path: Path) -> Iterator[LocalBroker]:
-    with running_broker(tmp_path / "broker", tables=("1",)) as running:
-        yield running
-
-
-@pytest.fixture
-def pins() -> Iterator[MockFactory]:
-    previous = Device.pin_factory
-    Device.pin_factory = MockFactory()
-    try:
-        yield Device.pin_factory
-    finally:
-        Device.pin_factory.reset()
-        Device.pin_factory = previous
-
-
-def test_serve_a_table_on_a_bench(tmp_path: Path, broker: LocalBroker, pins: MockFactory) -> None:
+def test_serve_a_table_on_a_bench(tmp_path: Path, table1_broker: LocalBroker, pins: MockFactory) -> None:
+    broker = table1_broker
     registry = DeckRegistry()
     registry.add_deck(Deck("sim-red", "red", {tag_id("sim-red", c): c for c in range(52)}), active=True)
     save_registry(registry, tmp_path / "decks.json")
