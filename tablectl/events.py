@@ -51,7 +51,11 @@ class FloorKind(enum.Enum):
     ADD_CHIPS = "add_chips"  # between hands only (BET-17)
     SIT_OUT = "sit_out"
     SIT_IN = "sit_in"
-    MOVE_BUTTON = "move_button"  # ``seat``: where the button goes (TBL-1 correction)
+    MOVE_BUTTON = "move_button"  # ``seat``: where the button goes (TBL-1, the floor's manual override)
+    # TBL-1: the last hand's button was misplaced; ``seat``: where it really was (the blinds were
+    # posted by the players after it), or none if the table's record of that hand stands. The next
+    # deals compute the fair button until the round is over.
+    BUTTON_MISPLACED = "button_misplaced"
     KILL_HAND = "kill_hand"  # ``seat``'s hand is dead by a ruling (IRR-8, IRR-9, BOARD-6)
     DECK_CHECK = "deck_check"  # ``amount`` cards counted in the deck after the hand (IRR-4)
     TRANSFER = "transfer"  # ``amount`` chips from ``seat`` to ``to_seat``: a pot re-settled (TBL-5)

@@ -31,6 +31,7 @@ the effects of that event alone::
     floor kill_hand seat 2 amount 200 ruling BOARD-6 by Jane          # did not call: dead
     floor override seat 1 amount 50 ruling BOARD-6 decision make_good by Jane
     floor override decision reject by Jane     # the ruling waiting for confirm does not apply
+    floor button_misplaced seat 3 by Jane      # TBL-1: last hand the button was really at seat 3
     device reader lost       # or: device camera ok
 
 and after ``expect:`` what must hold at the end: ``ruling ID`` (in order),
@@ -38,7 +39,9 @@ and after ``expect:`` what must hold at the end: ``ruling ID`` (in order),
 ``hand in progress``, ``button N``, ``pot N``, ``ended misdeal|void|played``,
 ``board CARDS`` (the hand in progress's board, else the last hand's), ``hole SEAT CARDS``,
 ``burns CARDS``, ``blinds 100/200``, ``hand number N``, ``phase betting|dealing_board|...``,
-``pending KIND|none``, ``last hand none``, ``last hand pot N``, ``last hand number N``.
+``pending KIND|none``, ``last hand none``, ``last hand pot N``, ``last hand number N``,
+``orbit 4/1/2 1/2/3`` (TBL-1: button/small blind/big blind seats of each hand of this round so
+far; ``orbit none``), ``correction off|reported|round`` (TBL-1: the misplaced button's correction).
 ``=>`` lines take all of those for the state after that event, and also ``nothing`` (no
 ruling), ``unchanged`` (the state is equal to the one before the event) and ``prompt TEXT``.
 ``ruling ID TEXT`` and ``refused ID TEXT`` also check that the ruling's text contains TEXT
@@ -381,6 +384,14 @@ def _check(
     elif check.text.lower() == "hand in progress":
         if state.hand is None:
             return f"{where}: no hand is in progress"
+    elif head == "orbit":
+        orbit = " ".join("/".join(str(s) for s in p) for p in state.orbit) or "none"
+        wanted = " ".join(words[1:])
+        if orbit != wanted:
+            return f"{where}: the round so far is {orbit!r} (button/small/big), expected {wanted!r}"
+    elif head == "correction":
+        if state.button_fix.value != words[1].lower():
+            return f"{where}: the button's correction is {state.button_fix.value}, expected {words[1]}"
     elif head == "button":
         if state.button != int(words[1]):
             return f"{where}: the button is at seat {state.button}, expected {words[1]}"

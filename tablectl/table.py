@@ -20,14 +20,21 @@ Contracts of ``step``:
 
 Floor rulings the devices cannot see come as floor commands: ``kill_hand`` (IRR-8,
 IRR-9, and BOARD-6 with the amount short), ``override`` of a waiting ruling (and
-BOARD-6 ``make_good``), ``move_button`` (TBL-1), ``set_blinds`` (TBL-2),
-``seat_player`` (TBL-3), ``deck_check`` (IRR-4).
+BOARD-6 ``make_good``), ``button_misplaced`` and ``move_button`` (TBL-1), ``set_blinds``
+(TBL-2), ``seat_player`` (TBL-3), ``deck_check`` (IRR-4), ``transfer`` (TBL-5).
+
+TBL-1's correction: the table keeps who had the button and the blinds on each hand of the
+current round of the button (``TableState.orbit``). After the floor's ``button_misplaced`` every
+deal until the round is over gives the big blind to a player who has not had it this round, the
+small blind and then the button likewise where it can, and otherwise moves as usual (docs/rules.md).
 """
 
 from __future__ import annotations
 
 import dataclasses
+import enum
 import functools
+from collections import Counter
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
@@ -143,6 +150,23 @@ class Seat:
     sitting_out: bool = False
 
 
+class Positions(NamedTuple):
+    """Who had the button and the blinds on one hand (felt seat numbers; heads-up the button is
+    also the small blind; 0: a player who has since left the table)."""
+
+    button: int
+    small: int
+    big: int
+
+
+class ButtonFix(enum.Enum):
+    """TBL-1: where the correction of a misplaced button stands."""
+
+    OFF = "off"  # the button moves one seat each hand
+    REPORTED = "reported"  # the floor reported a misplaced button: the next deal corrects it
+    ROUND = "round"  # corrected: each deal keeps every position once until the round is over
+
+
 class TableState(NamedTuple):
     """The table. A NamedTuple so that the copy made for every event is cheap."""
 
@@ -163,6 +187,11 @@ class TableState(NamedTuple):
     button_draw: tuple[int, ...] | None = None  # DEAL-5: seats still to draw for the button
     devices: tuple[tuple[str, bool], ...] = ()
     overrides: tuple[tuple[str, str, str], ...] = ()  # (by, ruling, decision)
+    # TBL-1: the hands of the current round of the button (the round is over once every active
+    # player has had the big blind), and the correction of a misplaced button.
+    orbit: tuple[Positions, ...] = ()
+    button_fix: ButtonFix = ButtonFix.OFF
+    vacated: tuple[int, ...] = ()  # seats whose player left since the last deal
 
     def seat(self, number: int) -> Seat | None:
         if not 1 <= number <= len(self.seats):
@@ -273,10 +302,18 @@ def _start_hand(state: TableState) -> tuple[TableState, tuple[Effect, ...]]:
         text = "New game: deal one card face up to each player from the first seat until an ace appears."
         return _evolve(state, button_draw=draw), (Ruling("DEAL-5", text, Severity.INFO), Prompt(text))
     effects: list[Effect] = []
+    orbit, new_round = _orbit_before_deal(state, active)
+    fix = state.button_fix
     if state.redeal or state.keep_button:
         button = state.button if state.button in active else _next_active(state, state.button, active)
+    elif fix is not ButtonFix.OFF:
+        button, ruling = _fair_button(state, orbit, active)  # TBL-1: a misplaced button corrected
+        effects.extend(ruling)
+        fix = ButtonFix.ROUND
     else:
         button = _next_active(state, state.button, active)  # TBL-1: one seat on each hand
+    if new_round:
+        fix = ButtonFix.OFF  # the round of the correction is over
     blinds, ante, bb_ante = state.blinds, state.ante, state.big_blind_ante
     if state.next_level is not None and not state.redeal:
         (blinds, ante), bb_ante = state.next_level, state.big_blind_ante
@@ -328,6 +365,9 @@ def _start_hand(state: TableState) -> tuple[TableState, tuple[Effect, ...]]:
         last_hand=None,
         redeal=False,
         keep_button=False,
+        orbit=(*orbit, _positions(button, active)),
+        button_fix=fix,
+        vacated=(),
     )
     effects.append(Prompt(f"Hand {number}: button at seat {button}. " + prompt_for(hand).text))
     return state, tuple(effects)
@@ -340,6 +380,70 @@ def _next_active(state: TableState, seat: int, active: list[int]) -> int:
         if candidate in active:
             return candidate
     raise Refused("TBL-1", "no active seat for the button")
+
+
+# -- TBL-1: every player gets one chance at each position in the round -------------------------
+
+
+def _positions(button: int, seats: list[int] | tuple[int, ...]) -> Positions:
+    """The button and the blinds with the button at ``button`` among ``seats`` (in seat order)."""
+    at = seats.index(button)
+    n = len(seats)
+    if n == 2:  # heads-up the button posts the small blind (DEAL-4)
+        return Positions(button, button, seats[(at + 1) % n])
+    return Positions(button, seats[(at + 1) % n], seats[(at + 2) % n])
+
+
+def _orbit_before_deal(state: TableState, active: list[int]) -> tuple[tuple[Positions, ...], bool]:
+    """The hands of this round before the next deal, and whether that deal starts a new round.
+
+    A redeal (MD-2) takes the place of the hand misdealt. The round is over once every active
+    player has had the big blind in it; a round kept longer than twice the seats (players coming
+    and going) is closed too, so that the record stays small."""
+    orbit = state.orbit[:-1] if state.redeal else state.orbit
+    bigs = {p.big for p in orbit}
+    if orbit and (all(seat in bigs for seat in active) or len(orbit) >= 2 * len(state.seats)):
+        return (), True
+    return orbit, False
+
+
+def _fair_button(
+    state: TableState, orbit: tuple[Positions, ...], active: list[int]
+) -> tuple[int, tuple[Ruling, ...]]:
+    """The button for the next deal that keeps every position once a round where it can.
+
+    Each active seat could take the button; that fixes the blinds. The choice gives the big blind
+    to a player who has had it least this round (no one pays a second while another active
+    player has had none: any seat can be made the big blind), then the small blind, then the
+    button likewise, and among equals the seat nearest the usual move: one seat clockwise from
+    where the button really was."""
+    assert state.button is not None
+    buttons = Counter(p.button for p in orbit)
+    smalls = Counter(p.small for p in orbit)
+    bigs = Counter(p.big for p in orbit)
+    usual = _next_active(state, state.button, active)
+    start = active.index(usual)
+    clockwise = active[start:] + active[:start]
+
+    def cost(distance: int) -> tuple[int, int, int, int]:
+        p = _positions(clockwise[distance], active)
+        return (bigs[p.big], smalls[p.small], buttons[p.button], distance)
+
+    best = min(range(len(clockwise)), key=cost)
+    button = clockwise[best]
+    if button == usual and state.button_fix is not ButtonFix.REPORTED:
+        return button, ()  # the usual move already keeps every position once this round
+    chosen = _positions(button, active)
+    buttons[chosen.button] += 1
+    smalls[chosen.small] += 1
+    bigs[chosen.big] += 1
+    once = all(count[seat] <= 1 for count in (buttons, smalls, bigs) for seat in active)
+    if once:
+        why = "every player gets each position once this round"
+    else:  # a position was already had twice (the misplaced hand), or the seats allow no better
+        why = "every player has the big blind this round before anyone has it again"
+    text = f"Button corrected for this hand: seat {button} has the button so that {why}."
+    return button, (Ruling("TBL-1", text, Severity.INFO),)
 
 
 def _draw_for_button(state: TableState, event: CardDrawn) -> tuple[TableState, tuple[Effect, ...]]:
@@ -465,6 +569,8 @@ def _floor(state: TableState, event: FloorCommand) -> tuple[TableState, tuple[Ef
         if hand.game.phase is Phase.COMPLETE:
             return _hand_complete(state, effects)
         return state, effects
+    if kind is FloorKind.BUTTON_MISPLACED:
+        return _button_misplaced(state, event, by)
     if kind is FloorKind.DECK_CHECK:
         if event.amount is None or not 0 <= event.amount <= 52:
             raise Refused("INPUT", "deck check needs the number of cards counted (0 to 52)")
@@ -474,6 +580,50 @@ def _floor(state: TableState, event: FloorCommand) -> tuple[TableState, tuple[Ef
         text = f"{52 - count} card(s) missing from the deck: the hand stands. Replace the deck."
         return state, (Ruling("IRR-4", text, Severity.FLOOR),)
     return _seating(state, event)
+
+
+def _button_misplaced(
+    state: TableState, event: FloorCommand, by: str
+) -> tuple[TableState, tuple[Effect, ...]]:
+    """TBL-1: the floor reports that the last hand's button was misplaced; ``seat``: where it
+    really was (the blinds were posted by the players after it), or none if the table's record
+    of that hand stands. The next deals correct the button and blinds until the round is over."""
+    if state.hand is not None:
+        raise Refused("TBL-1", "the button is corrected between hands: report it once this hand is over")
+    last = state.last_hand
+    if last is None or not state.orbit:
+        raise Refused("TBL-1", "no hand has been dealt yet: there is no misplaced button to correct")
+    if state.redeal:
+        raise Refused(
+            "MD-2",
+            "the misdealt hand is redealt with the same button and blinds: "
+            "report a misplaced button once the redeal is played",
+        )
+    number = event.seat
+    orbit = state.orbit
+    if number is not None:
+        if number not in last.seats_in:
+            dealt = ", ".join(str(s) for s in sorted(last.seats_in))
+            why = "is empty" if state.seat(number) is None else "was not dealt in last hand"
+            raise Refused("INPUT", f"seat {number} {why}: the button was at one of seats {dealt}")
+        actual = _positions(number, sorted(last.seats_in))
+        # A player who has left since takes their positions along (as remove_player does).
+        actual = Positions(*(0 if s in state.vacated else s for s in actual))
+        orbit = (*orbit[:-1], actual)
+        text = f"The button was at seat {number} on hand {last.number}: the next deal corrects it."
+        decision = f"button misplaced: seat {number}"
+    else:
+        text = f"The button was misplaced on hand {last.number}: the next deal corrects it."
+        decision = "button misplaced"
+    state = _evolve(
+        state,
+        button=number if number is not None else state.button,
+        keep_button=False,
+        orbit=orbit,
+        button_fix=ButtonFix.REPORTED,
+        overrides=state.overrides + ((by, "TBL-1", decision),),
+    )
+    return state, (Ruling("TBL-1", text, Severity.INFO),)
 
 
 def _short_call(
@@ -523,7 +673,9 @@ def _seating(state: TableState, event: FloorCommand) -> tuple[TableState, tuple[
         if state.hand is not None:
             raise Refused("TBL-1", "the button moves between hands")
         text = f"Button corrected to seat {number} (TBL-1)."
-        return _evolve(state, button=number, keep_button=True), (Ruling("TBL-1", text, Severity.INFO),)
+        # The floor's own placing: it also ends a computed correction (button_misplaced).
+        state = _evolve(state, button=number, keep_button=True, button_fix=ButtonFix.OFF)
+        return state, (Ruling("TBL-1", text, Severity.INFO),)
     if kind is FloorKind.SEAT_PLAYER:
         if current is not None:
             raise Refused("INPUT", f"seat {number} is taken by {current.name}")
@@ -563,11 +715,24 @@ def _seating(state: TableState, event: FloorCommand) -> tuple[TableState, tuple[
         if in_hand:
             raise Refused("INPUT", f"seat {number} is in the hand: remove the player after it")
         seats[number - 1] = None
-        return _evolve(state, seats=tuple(seats)), ()
+        # TBL-1: the positions the player had this round leave with them (a newcomer starts afresh).
+        orbit = tuple(Positions(*(0 if s == number else s for s in p)) for p in state.orbit)
+        vacated = tuple(sorted({*state.vacated, number}))
+        return _evolve(state, seats=tuple(seats), orbit=orbit, vacated=vacated), ()
     if kind in (FloorKind.SIT_OUT, FloorKind.SIT_IN):
         seats[number - 1] = dataclasses.replace(current, sitting_out=kind is FloorKind.SIT_OUT)
         return _evolve(state, seats=tuple(seats)), ()
     raise Refused("INPUT", f"unknown floor command {kind.value}")
 
 
-__all__ = ["TableConfig", "TableConfigError", "TableState", "Seat", "new_table", "step", "Applied"]
+__all__ = [
+    "Applied",
+    "ButtonFix",
+    "Positions",
+    "Seat",
+    "TableConfig",
+    "TableConfigError",
+    "TableState",
+    "new_table",
+    "step",
+]
