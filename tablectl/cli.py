@@ -95,8 +95,28 @@ def cmd_scenario_run(args: argparse.Namespace) -> int:
 
 
 def cmd_replay(args: argparse.Namespace) -> int:
-    from tablectl.replay import export_hand_phh, replay_hand
+    from tablectl.replay import export_hand_phh, replay_hand, verify_journal
 
+    if args.verify:
+        report = verify_journal(args.journal, args.workers)
+        if args.json:
+            print(json.dumps(report))
+        else:
+            state = "in progress" if report["in_progress"] else "between hands"
+            print(
+                f"{report['events']:,} events folded from the first ({report['hands']} hands, {state}) "
+                f"in {report['seconds']} s on {report['workers']} core(s); "
+                f"{report['checkpoints_verified']} checkpoints verified"
+            )
+            if report["checkpoint_mismatch"]:
+                print(f"CHECKPOINT MISMATCH: {report['checkpoint_mismatch']} (folded in one pass instead)")
+            divergences = report["divergences"]
+            for d in divergences[:10]:
+                print(f"DIVERGENCE at seq {d['seq']}: recorded {d['recorded']!r}, now {d['now']!r}")
+            if len(divergences) > 10:
+                print(f"... and {len(divergences) - 10} more divergences (--json lists them all)")
+            print("stacks: " + ", ".join(f"seat {s} {n:,}" for s, n in report["stacks"].items()))
+        return 0 if report["ok"] else 1
     if args.phh:
         sys.stdout.write(export_hand_phh(args.journal, args.hand))
     else:
@@ -228,6 +248,14 @@ def build_parser() -> argparse.ArgumentParser:
     rep.add_argument("journal", help="the table's journal file (it may be in use by the table)")
     rep.add_argument("--hand", type=int, help="hand number (default: the last hand played to the end)")
     rep.add_argument("--phh", action="store_true", help="print the hand as a PHH record instead")
+    rep.add_argument(
+        "--verify",
+        action="store_true",
+        help="fold the whole journal from its first event on every core, check every checkpoint "
+        "and recorded outcome against it, and print the stacks (exit 1 on any difference)",
+    )
+    rep.add_argument("--workers", type=int, help="with --verify: processes to use (default: one per core)")
+    rep.add_argument("--json", action="store_true", help="with --verify: print one JSON object")
     rep.set_defaults(func=cmd_replay)
     return parser
 

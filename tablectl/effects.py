@@ -7,6 +7,7 @@ to do now. Effects are data; adapters show, sound or publish them.
 from __future__ import annotations
 
 import enum
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from tablectl.game.actions import Action
@@ -29,11 +30,41 @@ class Ruling:
     needs_confirm: bool = False  # the procedure waits for the dealer's confirm
 
 
-@dataclass(frozen=True, slots=True)
 class Prompt:
-    """What the dealer does next ("Deal seat 4", "Burn and deal the flop", "Action: seat 2")."""
+    """What the dealer does next ("Deal seat 4", "Burn and deal the flop", "Action: seat 2").
 
-    text: str
+    Every step while a hand is in progress ends with one, but a fold over the journal never
+    reads them: :meth:`later` makes one whose text is written only when it is first read.
+    """
+
+    __slots__ = ("_text", "_write")
+
+    def __init__(self, text: str) -> None:
+        self._text: str | None = text
+        self._write: Callable[[], str] | None = None
+
+    @classmethod
+    def later(cls, write: Callable[[], str]) -> Prompt:
+        prompt = cls.__new__(cls)
+        prompt._text = None
+        prompt._write = write
+        return prompt
+
+    @property
+    def text(self) -> str:
+        if self._text is None:
+            assert self._write is not None
+            self._text, self._write = self._write(), None
+        return self._text
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Prompt) and self.text == other.text
+
+    def __hash__(self) -> int:
+        return hash(self.text)
+
+    def __repr__(self) -> str:
+        return f"Prompt(text={self.text!r})"
 
 
 @dataclass(frozen=True, slots=True)

@@ -21,6 +21,12 @@ Schema (format 1)::
     outcomes(seq, outcome)           what applying the event did ("applied", "refused: ...");
                                      information for people, never read back by the fold
 
+    snapshots(seq, body)             the state after event seq, at the last two hand boundaries:
+                                     a restart folds only what came after (a cache, never the truth)
+    checkpoints(seq, hand, body)     a snapshot kept for good every CHECKPOINT_EVERY hands: a full
+                                     fold runs the stretches between them in parallel and checks
+                                     every checkpoint against the fold (verified_fold)
+
 Rows of ``events`` cannot be changed or deleted (triggers refuse it).
 """
 
@@ -29,8 +35,10 @@ from __future__ import annotations
 import fcntl
 import json
 import logging
+import multiprocessing
 import os
 import sqlite3
+import threading
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -45,6 +53,14 @@ log = logging.getLogger(__name__)
 FORMAT_VERSION = 1
 APPLICATION_ID = 0x54424C4A  # "TBLJ" in the SQLite header: this file is a tablectl journal
 _BATCH = 512  # rows read per query while iterating (no read transaction held across a fold)
+_MAX_SEQ = 2**63 - 1
+# A checkpoint every this many hands is kept for good (a snapshot of ~7 KB: ~110 KB a day).
+# On a Pi's four cores a day of 800 hands is then 16 stretches to fold in parallel.
+CHECKPOINT_EVERY = 50
+_CHECKPOINTS = (
+    "CREATE TABLE IF NOT EXISTS checkpoints "
+    "(seq INTEGER PRIMARY KEY, hand INTEGER NOT NULL, body TEXT NOT NULL)"
+)
 
 _SCHEMA = (
     "CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
@@ -295,19 +311,21 @@ class Journal:
         )
 
     # -- reading -------------------------------------------------------------------------------
-    def events(self, from_seq: int = 0) -> Iterator[Entry]:
-        """Every journaled event with ``seq >= from_seq``, in order, as (seq, hand, event, outcome).
+    def events(self, from_seq: int = 0, to_seq: int | None = None) -> Iterator[Entry]:
+        """Every journaled event with ``from_seq <= seq <= to_seq``, in order, as (seq, hand,
+        event, outcome).
 
         A row that cannot be read raises :class:`JournalCorrupt` naming its seq.
         """
         db = self._conn()
         next_seq = from_seq
+        last = _MAX_SEQ if to_seq is None else to_seq
         while True:
             try:
                 rows = db.execute(
                     "SELECT e.seq, e.hand, e.body, o.outcome FROM events e LEFT JOIN outcomes o "
-                    "ON o.seq = e.seq WHERE e.seq >= ? ORDER BY e.seq LIMIT ?",
-                    (next_seq, _BATCH),
+                    "ON o.seq = e.seq WHERE e.seq >= ? AND e.seq <= ? ORDER BY e.seq LIMIT ?",
+                    (next_seq, last, _BATCH),
                 ).fetchall()
             except sqlite3.DatabaseError as exc:
                 raise JournalError(
@@ -334,26 +352,65 @@ class Journal:
         except (EventError, TypeError) as exc:
             raise JournalCorrupt(self.path, seq, str(exc)) from None
 
-    def save_snapshot(self, seq: int, body: str) -> None:
-        """Keep the state as it stands after event ``seq`` (a cache of the fold: never the truth)."""
+    def save_snapshot(self, seq: int, body: str, checkpoint_hand: int | None = None) -> None:
+        """Keep the state as it stands after event ``seq`` (a cache of the fold: never the truth).
+
+        With ``checkpoint_hand`` (the table's hand number then), the snapshot is also kept for
+        good as a checkpoint: :func:`verified_fold` folds the stretches between checkpoints in
+        parallel and checks each checkpoint against the fold that leads to it.
+        """
         db = self._conn()
-        db.execute("CREATE TABLE IF NOT EXISTS snapshots (seq INTEGER PRIMARY KEY, body TEXT NOT NULL)")
-        db.execute("INSERT OR REPLACE INTO snapshots (seq, body) VALUES (?, ?)", (seq, body))
-        # Only the newest snapshots are any use: keep two, so the card's disk does not fill.
-        db.execute(
-            "DELETE FROM snapshots WHERE seq NOT IN (SELECT seq FROM snapshots ORDER BY seq DESC LIMIT 2)"
-        )
-        db.commit()
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            db.execute("CREATE TABLE IF NOT EXISTS snapshots (seq INTEGER PRIMARY KEY, body TEXT NOT NULL)")
+            db.execute("INSERT OR REPLACE INTO snapshots (seq, body) VALUES (?, ?)", (seq, body))
+            # Only the newest snapshots serve a restart: keep two, so the card's disk does not fill.
+            db.execute(
+                "DELETE FROM snapshots WHERE seq NOT IN "
+                "(SELECT seq FROM snapshots ORDER BY seq DESC LIMIT 2)"
+            )
+            if checkpoint_hand is not None:
+                db.execute(_CHECKPOINTS)
+                db.execute(
+                    "INSERT OR REPLACE INTO checkpoints (seq, hand, body) VALUES (?, ?, ?)",
+                    (seq, checkpoint_hand, body),
+                )
+            db.execute("COMMIT")
+        except BaseException:
+            if db.in_transaction:
+                db.execute("ROLLBACK")
+            raise
+
+    def _has_table(self, name: str) -> bool:
+        row = self._conn().execute(
+            "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", (name,)
+        ).fetchone()
+        return row is not None
+
+    def checkpoints(self) -> list[tuple[int, int]]:
+        """The checkpoints kept, oldest first, as (seq, hand)."""
+        if not self._has_table("checkpoints"):
+            return []
+        rows = self._conn().execute("SELECT seq, hand FROM checkpoints ORDER BY seq").fetchall()
+        return [(int(seq), int(hand)) for seq, hand in rows]
+
+    def checkpoint(self, seq: int) -> str:
+        """The state kept at checkpoint ``seq`` (a snapshot's text)."""
+        row = self._conn().execute("SELECT body FROM checkpoints WHERE seq = ?", (seq,)).fetchone()
+        if row is None:
+            raise JournalError(f"{self.path}: no checkpoint at seq {seq}")
+        return str(row[0])
 
     def latest_snapshot(self) -> tuple[int, str] | None:
-        db = self._conn()
-        exists = db.execute(
-            "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'snapshots'"
-        ).fetchone()
-        if not exists:
+        if not self._has_table("snapshots"):
             return None
-        row = db.execute("SELECT seq, body FROM snapshots ORDER BY seq DESC LIMIT 1").fetchone()
+        row = self._conn().execute("SELECT seq, body FROM snapshots ORDER BY seq DESC LIMIT 1").fetchone()
         return None if row is None else (int(row[0]), str(row[1]))
+
+    def last_hand(self) -> int:
+        """The table's hand number after the last journaled event, 0 when there is none."""
+        row = self._conn().execute("SELECT hand FROM events ORDER BY seq DESC LIMIT 1").fetchone()
+        return 0 if row is None else int(row[0])
 
     def last_seq(self) -> int:
         """The seq of the last journaled event, 0 when there is none."""
@@ -446,6 +503,174 @@ class Divergence:
 
 
 @dataclass
+class Tally:
+    """What folding a stretch of the journal found besides the state."""
+
+    events: int = 0
+    last_seq: int = 0
+    divergences: list[Divergence] = field(default_factory=list)
+    missing: list[tuple[int, str]] = field(default_factory=list)  # events with no outcome yet
+
+    def add(self, other: Tally) -> None:
+        self.events += other.events
+        self.last_seq = max(self.last_seq, other.last_seq)
+        self.divergences.extend(other.divergences)
+        self.missing.extend(other.missing)
+
+
+def fold_range(
+    journal: Journal, step: Step[S], state: S, first_seq: int = 0, last_seq: int | None = None
+) -> tuple[S, Tally]:
+    """Fold the journaled events ``first_seq..last_seq`` onto ``state``, comparing each outcome
+    with the one recorded when the event was first applied."""
+    tally = Tally()
+    for entry in journal.events(first_seq, last_seq):
+        state, _effects, outcome = apply_event(step, state, entry.event)
+        if entry.outcome is None:
+            tally.missing.append((entry.seq, outcome))  # killed between append and record_outcome
+        elif entry.outcome != outcome:
+            tally.divergences.append(Divergence(entry.seq, entry.outcome, outcome))
+        tally.last_seq = entry.seq
+        tally.events += 1
+    return state, tally
+
+
+@dataclass
+class VerifiedFold(Generic[S]):
+    """The state after every journaled event, and how it was checked."""
+
+    state: S
+    tally: Tally
+    checkpoints: int  # checkpoints found equal to the fold that leads to them
+    stretches: int  # stretches folded (1: a plain fold from the start)
+    workers: int  # processes that folded them
+    mismatch: str | None = None  # a checkpoint the fold disagreed with (then: a plain fold)
+
+
+@dataclass(frozen=True)
+class _StretchJob(Generic[S]):
+    path: str
+    step: Step[S]
+    initial_state: S
+    restore: Callable[[str], S]
+    snapshot_of: Callable[[S], str | None]
+    bounds: tuple[tuple[int, int, int], ...]  # (first seq, last seq, checkpoint seq it starts from)
+
+
+_JOB: _StretchJob[Any] | None = None  # given to forked workers by inheritance, never pickled
+
+
+def _fold_stretch(job: _StretchJob[S], journal: Journal, index: int) -> tuple[int, str | None, Tally]:
+    first, last, start_checkpoint = job.bounds[index]
+    state = job.initial_state if start_checkpoint == 0 else job.restore(journal.checkpoint(start_checkpoint))
+    state, tally = fold_range(journal, job.step, state, first, last)
+    return index, job.snapshot_of(state), tally
+
+
+_WORKER_JOURNAL: Journal | None = None
+
+
+def _worker_fold(index: int) -> tuple[int, str | None, Tally]:
+    global _WORKER_JOURNAL
+    assert _JOB is not None
+    if _WORKER_JOURNAL is None:
+        _WORKER_JOURNAL = Journal(_JOB.path)  # read-only, beside the writer (WAL)
+    return _fold_stretch(_JOB, _WORKER_JOURNAL, index)
+
+
+def _can_fork() -> bool:
+    # Forking a process that runs other threads (paho's, the service's) copies their locks in
+    # whatever state they are: only a single-threaded process forks its workers.
+    return "fork" in multiprocessing.get_all_start_methods() and threading.active_count() == 1
+
+
+def verified_fold(
+    path: str | os.PathLike[str],
+    step: Step[S],
+    initial_state: S,
+    restore: Callable[[str], S],
+    snapshot_of: Callable[[S], str | None],
+    workers: int | None = None,
+) -> VerifiedFold[S]:
+    """Every journaled event folded from the start, the stretches between checkpoints in
+    parallel, each checkpoint checked against the fold of the stretch that ends there.
+
+    The first stretch starts from ``initial_state``, each later one from the checkpoint that
+    the stretch before it must reproduce, so the chain is the full fold: if every checkpoint
+    equals the fold leading to it, the state is the one a single pass would give. A checkpoint
+    the fold disagrees with, or one this version cannot read, is reported and the journal is
+    folded in one pass instead. ``workers``: processes (default: one per core).
+    """
+    with Journal(path) as journal:
+        points = [seq for seq, _hand in journal.checkpoints()]
+        end = journal.last_seq()
+        points = [seq for seq in points if seq <= end]
+        starts = [0, *points]
+        bounds = tuple(
+            (start + 1 if start else 0, stop, start) for start, stop in zip(starts, points, strict=False)
+        )
+        job = _StretchJob(str(path), step, initial_state, restore, snapshot_of, bounds)
+        count = min(workers or os.cpu_count() or 1, len(bounds))
+        try:
+            last_start = points[-1] if points else 0
+            final_state = restore(journal.checkpoint(last_start)) if last_start else initial_state
+            if count > 1 and _can_fork():
+                results, final_state, final_tally = _fold_in_workers(
+                    job, count, journal, last_start, final_state
+                )
+            else:
+                count = 1
+                results = [_fold_stretch(job, journal, index) for index in range(len(bounds))]
+                first = last_start + 1 if last_start else 0
+                final_state, final_tally = fold_range(journal, step, final_state, first)
+        except ValueError as exc:  # a checkpoint this version cannot read (another version made it)
+            return _plain_fold(journal, step, initial_state, f"checkpoint unreadable: {exc}")
+        tally = Tally()
+        for index, end_text, stretch_tally in sorted(results, key=lambda r: r[0]):
+            first, last, _start = bounds[index]
+            if not _same_state(restore, end_text, journal.checkpoint(last)):
+                mismatch = f"the checkpoint at seq {last} differs from the fold of events {first} to {last}"
+                return _plain_fold(journal, step, initial_state, mismatch)
+            tally.add(stretch_tally)
+        tally.add(final_tally)
+        tally.divergences.sort(key=lambda d: d.seq)
+        tally.missing.sort()
+        return VerifiedFold(final_state, tally, len(bounds), len(bounds) + 1, count)
+
+
+def _same_state(restore: Callable[[str], Any], folded: str | None, kept: str) -> bool:
+    if folded == kept:
+        return True
+    try:  # the same state may be written with its parts in another order
+        return folded is not None and restore(folded) == restore(kept)
+    except ValueError:
+        return False
+
+
+def _fold_in_workers(
+    job: _StretchJob[S], count: int, journal: Journal, last_start: int, final_state: S
+) -> tuple[list[tuple[int, str | None, Tally]], S, Tally]:
+    global _JOB
+    _JOB = job
+    try:
+        with multiprocessing.get_context("fork").Pool(count) as pool:
+            pending = pool.map_async(_worker_fold, range(len(job.bounds)), chunksize=1)
+            # This process folds the stretch after the last checkpoint meanwhile.
+            first = last_start + 1 if last_start else 0
+            final_state, final_tally = fold_range(journal, job.step, final_state, first)
+            results = pending.get()
+    finally:
+        _JOB = None
+    return results, final_state, final_tally
+
+
+def _plain_fold(journal: Journal, step: Step[S], initial_state: S, why: str) -> VerifiedFold[S]:
+    log.warning("%s: %s; folding the journal in one pass", journal.path, why)
+    state, tally = fold_range(journal, step, initial_state)
+    return VerifiedFold(state, tally, 0, 1, 1, mismatch=why)
+
+
+@dataclass
 class Controller(Generic[S]):
     """The journal in front of a pure step function: what the service feeds events to.
 
@@ -466,6 +691,8 @@ class Controller(Generic[S]):
     snapshot_of: Callable[[S], str | None] | None = None
     restore: Callable[[str], S] | None = None
     snapshot_seq: int = 0  # the journal seq the state was restored from (0: a full fold)
+    checkpoint_hand: int = 0  # the hand of the last checkpoint kept (CHECKPOINT_EVERY)
+    verified: VerifiedFold[S] | None = None  # how a full fold was checked (full_fold=True)
 
     @classmethod
     def open(
@@ -492,6 +719,14 @@ class Controller(Generic[S]):
         return controller
 
     def _rebuild(self, use_snapshot: bool = True) -> None:
+        points = self.journal.checkpoints()
+        self.checkpoint_hand = points[-1][1] if points else 0
+        if not use_snapshot and self.restore is not None and self.snapshot_of is not None:
+            self.verified = verified_fold(
+                self.journal.path, self.step, self.state, self.restore, self.snapshot_of
+            )
+            self._adopt(self.verified.state, self.verified.tally)
+            return
         state = self.state
         start = 0
         latest = self.journal.latest_snapshot() if use_snapshot and self.restore is not None else None
@@ -508,17 +743,15 @@ class Controller(Generic[S]):
                     exc,
                 )
                 state, start = self.state, 0
-        missing: list[tuple[int, str]] = []
-        for entry in self.journal.events(start):
-            state, _effects, outcome = apply_event(self.step, state, entry.event)
-            if entry.outcome is None:
-                missing.append((entry.seq, outcome))  # killed between append and record_outcome
-            elif entry.outcome != outcome:
-                self.divergences.append(Divergence(entry.seq, entry.outcome, outcome))
-            self.last_seq = entry.seq
-            self.replayed += 1
+        state, tally = fold_range(self.journal, self.step, state, start)
+        self._adopt(state, tally)
+
+    def _adopt(self, state: S, tally: Tally) -> None:
         self.state = state
-        for seq, outcome in missing:
+        self.replayed += tally.events
+        self.last_seq = max(self.last_seq, tally.last_seq)
+        self.divergences.extend(tally.divergences)
+        for seq, outcome in tally.missing:
             self.journal.record_outcome(seq, outcome)
         if self.divergences:
             first = self.divergences[0]
@@ -561,7 +794,11 @@ class Controller(Generic[S]):
             try:
                 body = self.snapshot_of(new_state)
                 if body is not None:
-                    self.journal.save_snapshot(self.last_seq, body)
+                    hand = self.hand_of(new_state)
+                    checkpoint = hand >= self.checkpoint_hand + CHECKPOINT_EVERY
+                    self.journal.save_snapshot(self.last_seq, body, hand if checkpoint else None)
+                    if checkpoint:
+                        self.checkpoint_hand = hand
             except Exception:  # a snapshot is only a shortcut for restarts: never lose effects for it
                 log.warning(
                     "%s: snapshot after seq %d failed", self.journal.path, self.last_seq, exc_info=True

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
+from functools import partial
 from typing import Any, NamedTuple
 
 from tablectl import evaluator
@@ -250,31 +251,35 @@ def _actions_on(hand: HandProgress, street: int) -> int:
 
 
 def prompt_for(hand: HandProgress) -> Prompt:
-    """What the dealer does next."""
+    """What the dealer does next (written when first read: a fold never reads it)."""
+    return Prompt.later(partial(_prompt_text, hand))
+
+
+def _prompt_text(hand: HandProgress) -> str:
     if hand.pending is not None:
-        return Prompt(f"{hand.pending.text} Press confirm when done.")
+        return f"{hand.pending.text} Press confirm when done."
     game = hand.game
     if not deal_complete(hand):
         if _owed_due(hand):
-            return Prompt(f"Deal seat {hand.seat(next_hole_position(hand))} the card it is owed.")
-        return Prompt(f"Deal a card to seat {hand.seat(next_hole_position(hand))}.")
+            return f"Deal seat {hand.seat(next_hole_position(hand))} the card it is owed."
+        return f"Deal a card to seat {hand.seat(next_hole_position(hand))}."
     if hand.to_replace:
-        return Prompt(f"Deal seat {hand.seat(hand.to_replace[0])} a card to replace the exposed one.")
+        return f"Deal seat {hand.seat(hand.to_replace[0])} a card to replace the exposed one."
     if game.phase is Phase.BETTING and game.actor is not None:
         options = legal(game)
         assert options is not None
         owe = f", {options.call_amount:,} to call" if options.call_amount else ""
-        return Prompt(f"Action: seat {hand.seat(game.actor)}{owe}.")
+        return f"Action: seat {hand.seat(game.actor)}{owe}."
     if game.phase is Phase.DEALING_BOARD:
         street = _street_name(hand, game.street)
         if UNKNOWN_CARD in hand.board_pending and len(hand.board_pending) >= game.board_needed:
-            return Prompt(f"The reader missed a {street} card: show it to the camera.")
+            return f"The reader missed a {street} card: show it to the camera."
         if not (hand.burned_round or hand.burn_ready or hand.no_burn_next):
-            return Prompt(f"Burn, then deal the {street}.")
-        return Prompt(f"Deal the {street}.")
+            return f"Burn, then deal the {street}."
+        return f"Deal the {street}."
     if game.phase is Phase.SHOWDOWN:
-        return Prompt("Showdown: turn the hands up, last aggressor first.")
-    return Prompt("Hand complete: push the pot.")
+        return "Showdown: turn the hands up, last aggressor first."
+    return "Hand complete: push the pot."
 
 
 # -- the engine and its log -------------------------------------------------------------------
@@ -401,14 +406,13 @@ def _card_drawn(
         return _void(hand, *problem)
     if hand.game.phase is Phase.COMPLETE:
         raise Refused("DEAL-6", "the hand is over: that card is not shown; put it in the muck face down")
-    dealt = hand.dealt | ({card} if card is not None else set())
+    dealt = hand.dealt if card is None else hand.dealt.union((card,))
     if event.face_up:
         return _boxed(_evolve(hand, dealt=dealt, boxed_next=None), card, rules)
     value = UNKNOWN_CARD if card is None else card
-    hand = _evolve(hand, dealt=dealt, last_draw=card)
     if not deal_complete(hand):
-        return _deal_hole_card(hand, value)
-    hand = _evolve(hand, boxed_next=None, boxed_for=None)
+        return _deal_hole_card(hand, value, dealt, card)
+    hand = _evolve(hand, dealt=dealt, last_draw=card, boxed_next=None, boxed_for=None)
     if hand.to_replace:
         position = hand.to_replace[0]
         hole = list(hand.hole)
@@ -450,17 +454,25 @@ def _boxed(
     return hand, tuple(effects)
 
 
-def _deal_hole_card(hand: HandProgress, card: Card) -> tuple[HandProgress, tuple[Effect, ...]]:
+def _deal_hole_card(
+    hand: HandProgress, card: Card, dealt: frozenset[Card], drawn: Card | None
+) -> tuple[HandProgress, tuple[Effect, ...]]:
+    """``card`` (``drawn`` as the reader saw it) goes to the seat due; ``dealt``: every card out."""
     owed = _owed_due(hand)
     position = next_hole_position(hand)
     hole = list(hand.hole)
     hole[position] = hole[position] + (card,)
     boxed_next = (position, card) if hand.boxed_for == position else None
-    if owed:
-        hand = _evolve(hand, hole=tuple(hole), owed=hand.owed[1:])
-    else:
-        hand = _evolve(hand, hole=tuple(hole), hole_dealt=hand.hole_dealt + 1)
-    hand = _evolve(hand, boxed_for=None, boxed_next=boxed_next)
+    hand = _evolve(
+        hand,
+        dealt=dealt,
+        last_draw=drawn,
+        hole=tuple(hole),
+        owed=hand.owed[1:] if owed else hand.owed,
+        hole_dealt=hand.hole_dealt if owed else hand.hole_dealt + 1,
+        boxed_for=None,
+        boxed_next=boxed_next,
+    )
     if not deal_complete(hand):
         return hand, ()
     if hand.to_replace:
@@ -1136,28 +1148,28 @@ def _betting_input(hand: HandProgress, event: DealerInput) -> tuple[HandProgress
     position = hand.position(event.seat)
     if game.folded[position]:
         raise Refused("INPUT", f"seat {event.seat} has folded: no action from that seat")
-    options = legal(game)
-    assert options is not None
-    if position != options.player:
+    actor = game.actor
+    assert actor is not None  # betting with nobody to act is the next phase: refused above
+    if position != actor:
         if game.stacks[position] == 0:
             raise Refused("INPUT", f"seat {event.seat} is all-in: no action from that seat")
-        raise Refused(
-            "BET-14", f"action is on seat {hand.seat(options.player)}, not seat {event.seat}: out of turn"
-        )
+        raise Refused("BET-14", f"action is on seat {hand.seat(actor)}, not seat {event.seat}: out of turn")
+    # What a call costs (engine.legal's call_amount, without working out the raises).
+    call_amount = min(game.high_bet - game.bets[position], game.stacks[position])
     effects: list[Effect] = []
     action: Action
     key = event.key
     if key is DealerKey.FOLD:
         action = Fold(position)
     elif key is DealerKey.CHECK:
-        if options.call_amount:
-            raise Refused(
-                "INPUT", f"seat {event.seat} faces {options.call_amount:,} to call: call, raise or fold"
-            )
+        if call_amount:
+            raise Refused("INPUT", f"seat {event.seat} faces {call_amount:,} to call: call, raise or fold")
         action = CheckCall(position)
     elif key is DealerKey.CALL:
         action = CheckCall(position)
     elif key is DealerKey.ALL_IN:
+        options = legal(game)
+        assert options is not None
         action = BetRaise(position, options.max_raise_to) if options.can_raise else CheckCall(position)
     elif key is DealerKey.BET:
         if event.amount is None:
@@ -1171,19 +1183,19 @@ def _betting_input(hand: HandProgress, event: DealerInput) -> tuple[HandProgress
             effects.append(_ruling(reading.rule, reading.note, Severity.CORRECT))
     else:
         raise Refused("INPUT", f"{key.value} is not a betting action")
-    chips_before = game.stacks[position]
-    street = game.street
-    hand = _apply(hand, action)
-    chips_in = hand.game.stacks[position] < chips_before or (
-        isinstance(action, CheckCall) and options.call_amount > 0
+    after = _run(game, action)
+    chips_in = after.stacks[position] < game.stacks[position] or (
+        isinstance(action, CheckCall) and call_amount > 0
     )
     street_actions = list(hand.street_actions)
-    street_actions[street] += 1
+    street_actions[game.street] += 1
     hand = _evolve(
         hand,
+        game=after,
+        log=hand.log + (action,),
         actions=hand.actions + 1,
         chip_actions=hand.chip_actions + (1 if chips_in else 0),
-        acted=hand.acted + ((position,) if position not in hand.acted else ()),
+        acted=hand.acted if position in hand.acted else hand.acted + (position,),
         street_actions=tuple(street_actions),
     )
     effects.append(Applied(action))

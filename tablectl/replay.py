@@ -27,8 +27,9 @@ from tablectl.events import CardDrawn, CardSeen, DealerInput, DeviceStatus, Even
 from tablectl.game.actions import Action, Kill
 from tablectl.game.engine import HandState, Phase, apply
 from tablectl.game.errors import RuleViolation
-from tablectl.journal import Journal, apply_event
+from tablectl.journal import CHECKPOINT_EVERY, Journal, apply_event, verified_fold
 from tablectl.narrate import Narrator, chips, position_names
+from tablectl.snapshot import table_restore, table_snapshot
 from tablectl.table import TableConfig, TableState, new_table, step
 
 
@@ -130,8 +131,35 @@ class _Reader:
         self.events = 0
 
     def run(self) -> HandRecord | None:
-        state = new_table(self.config)
-        for entry in self.journal.events():
+        start = self._checkpoint()
+        if start is not None:
+            found = self._fold(*start)
+            if found is not None:
+                return found
+            self.current = self.found = None  # not within the checkpoints' reach: fold from the start
+            self.events = 0
+        return self._fold(new_table(self.config), 0)
+
+    def _checkpoint(self) -> tuple[TableState, int] | None:
+        """The table before the hand asked for, from the checkpoint nearest before it, so that a
+        dispute late in the day folds a few dozen hands, not the day (None: fold from the start).
+        For the last complete hand, a checkpoint a full stretch back: a misdeal or two since
+        cannot put that hand before it."""
+        last_hand = self.journal.last_hand()
+        before = last_hand - CHECKPOINT_EVERY if self.wanted is None else self.wanted - 1
+        usable = [seq for seq, hand in self.journal.checkpoints() if hand <= before]
+        if not usable:
+            return None
+        try:
+            state = table_restore(self.journal.checkpoint(usable[-1]))
+        except ValueError:
+            return None  # made by another version of tablectl
+        if not isinstance(state, TableState) or state.config != self.config:
+            return None
+        return state, usable[-1] + 1
+
+    def _fold(self, state: TableState, first_seq: int) -> HandRecord | None:
+        for entry in self.journal.events(first_seq):
             before = state
             state, effects, outcome = apply_event(step, before, entry.event)
             self.events += 1
@@ -306,3 +334,32 @@ def export_hand_phh(journal_path: str | os.PathLike[str], hand: int | None = Non
         _journal_seqs=[record.first_seq, record.last_seq],
     )
     return export_phh(record.start.config, record.actions, finishing, extra=extra)
+
+
+def verify_journal(journal_path: str | os.PathLike[str], workers: int | None = None) -> dict[str, Any]:
+    """Fold the whole journal from its first event, the stretches between checkpoints on every
+    core, and check each checkpoint against the fold that leads to it (see verified_fold)."""
+    with Journal(journal_path) as journal:
+        config = TableConfig.from_json(journal.config)
+    started = time.perf_counter()
+    fold = verified_fold(journal_path, step, new_table(config), table_restore, table_snapshot, workers)
+    seconds = time.perf_counter() - started
+    state = fold.state
+    return {
+        "journal": str(journal_path),
+        "events": fold.tally.events,
+        "hands": state.hand_number,
+        "in_progress": state.hand is not None,
+        "checkpoints_verified": fold.checkpoints,
+        "checkpoint_mismatch": fold.mismatch,
+        "divergences": [
+            {"seq": d.seq, "recorded": d.recorded, "now": d.now} for d in fold.tally.divergences
+        ],
+        "outcomes_missing": len(fold.tally.missing),
+        "workers": fold.workers,
+        "seconds": round(seconds, 3),
+        "stacks": {
+            str(number): seat.stack for number, seat in enumerate(state.seats, 1) if seat is not None
+        },
+        "ok": fold.mismatch is None and not fold.tally.divergences,
+    }

@@ -1,0 +1,170 @@
+"""The journal's checkpoints and the verified full fold (tablectl.journal.verified_fold).
+
+A full fold runs the stretches between checkpoints in parallel; each checkpoint must equal the
+fold of the stretch that leads to it, so the result is the state a single pass gives, and a
+checkpoint that disagrees (a bug, a tampered file) is reported and the journal folded in one pass.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import tablectl.journal as journal_module
+from tablectl.events import FloorCommand, FloorKind
+from tablectl.journal import Controller, Journal, verified_fold
+from tablectl.replay import replay_hand, verify_journal
+from tablectl.simdealer import SimDealer, simulate
+from tablectl.snapshot import table_restore, table_snapshot
+from tablectl.table import TableConfig, TableState, new_table, step
+
+CONFIG = TableConfig(seats=9, game="NT", blinds=(50, 100))
+EVERY = 5  # a checkpoint every five hands: many stretches from a short journal
+
+
+@pytest.fixture(autouse=True)
+def small_stretches(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(journal_module, "CHECKPOINT_EVERY", EVERY)
+    # Thousands of appends: durability is tested elsewhere (tests/test_journal.py).
+    monkeypatch.setattr(journal_module, "SYNCHRONOUS", "OFF")
+
+
+def open_table(path: Path) -> Controller[TableState]:
+    return Controller.open(
+        path, CONFIG, step, new_table(CONFIG), snapshot_of=table_snapshot, restore=table_restore
+    )
+
+
+def play(path: Path, hands: int, seed: int = 11) -> TableState:
+    """A table's journal as the service writes it: players seated by the floor, then hands."""
+    with open_table(path) as table:
+        for seat, name in enumerate(["Ann", "Bob", "Cy", "Di", "Ed", "Flo"], 1):
+            table.handle(FloorCommand(FloorKind.SEAT_PLAYER, by="Zoe", seat=seat, name=name, amount=10_000))
+        table.handle(FloorCommand(FloorKind.MOVE_BUTTON, by="Zoe", seat=6))
+        state = table.state
+        for event, after in simulate(table.state, SimDealer(random.Random(seed)), hands):
+            table.handle(event)
+            state = after
+        assert table.state == state
+        return state
+
+
+def test_checkpoints_are_kept_every_few_hands_and_old_snapshots_are_not(tmp_path: Path) -> None:
+    path = tmp_path / "table.journal"
+    play(path, 23)
+    with Journal(path) as journal:
+        hands = [hand for _seq, hand in journal.checkpoints()]
+        snapshots = journal._conn().execute("SELECT count(*) FROM snapshots").fetchone()[0]
+    assert hands == [5, 10, 15, 20]
+    assert snapshots == 2
+
+
+def test_the_verified_fold_equals_the_live_table_on_every_core(tmp_path: Path) -> None:
+    path = tmp_path / "table.journal"
+    live = play(path, 32)
+    for workers in (1, 2, 3):
+        fold = verified_fold(path, step, new_table(CONFIG), table_restore, table_snapshot, workers)
+        assert fold.state == live
+        assert fold.mismatch is None and not fold.tally.divergences and not fold.tally.missing
+        assert fold.checkpoints == 6 and fold.stretches == 7
+        with Journal(path) as journal:
+            assert fold.tally.events == journal.last_seq() == fold.tally.last_seq
+
+
+def test_a_full_fold_on_opening_is_the_verified_fold(tmp_path: Path) -> None:
+    path = tmp_path / "table.journal"
+    live = play(path, 12)
+    with Controller.open(
+        path,
+        CONFIG,
+        step,
+        new_table(CONFIG),
+        snapshot_of=table_snapshot,
+        restore=table_restore,
+        full_fold=True,
+    ) as table:
+        assert table.state == live and table.verified is not None
+        assert table.verified.checkpoints == 2 and table.verified.mismatch is None
+        with Journal(path) as journal:
+            assert table.replayed == journal.last_seq() == table.last_seq
+
+
+def test_a_checkpoint_that_differs_from_the_fold_is_reported_and_the_fold_is_still_right(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "table.journal"
+    live = play(path, 17)
+    with sqlite3.connect(path) as db:
+        # A checkpoint from another moment of the day put in the place of the second one.
+        seqs = [row[0] for row in db.execute("SELECT seq FROM checkpoints ORDER BY seq")]
+        db.execute(
+            "UPDATE checkpoints SET body = (SELECT body FROM checkpoints WHERE seq = ?) WHERE seq = ?",
+            (seqs[0], seqs[1]),
+        )
+    fold = verified_fold(path, step, new_table(CONFIG), table_restore, table_snapshot, workers=2)
+    assert fold.mismatch is not None and f"seq {seqs[1]}" in fold.mismatch
+    assert fold.state == live and fold.checkpoints == 0
+
+
+def test_a_checkpoint_another_version_made_means_one_pass(tmp_path: Path) -> None:
+    path = tmp_path / "table.journal"
+    live = play(path, 12)
+    with sqlite3.connect(path) as db:
+        db.execute(
+            'UPDATE checkpoints SET body = replace(body, \'"version":\', \'"version":"0.0.0","was":\')'
+        )
+    fold = verified_fold(path, step, new_table(CONFIG), table_restore, table_snapshot, workers=2)
+    assert fold.state == live and fold.mismatch is not None and "unreadable" in fold.mismatch
+
+
+def test_outcomes_missing_or_different_are_found_in_every_stretch(tmp_path: Path) -> None:
+    path = tmp_path / "table.journal"
+    play(path, 16)
+    with sqlite3.connect(path) as db:
+        last = db.execute("SELECT max(seq) FROM events").fetchone()[0]
+        wrong, missing = 40, last - 3  # one in the first stretch, one after the last checkpoint
+        db.execute("UPDATE outcomes SET outcome = 'applied; forged' WHERE seq = ?", (wrong,))
+        db.execute("DELETE FROM outcomes WHERE seq = ?", (missing,))
+    fold = verified_fold(path, step, new_table(CONFIG), table_restore, table_snapshot, workers=2)
+    assert [d.seq for d in fold.tally.divergences] == [wrong]
+    assert [seq for seq, _ in fold.tally.missing] == [missing]
+    report = verify_journal(path, workers=2)
+    assert not report["ok"] and [d["seq"] for d in report["divergences"]] == [wrong]
+
+
+def test_replay_of_a_late_hand_starts_at_the_checkpoint_before_it(tmp_path: Path) -> None:
+    path = tmp_path / "table.journal"
+    play(path, 24)
+    lines = replay_hand(path, 22)
+    with sqlite3.connect(path) as db:
+        (first,) = db.execute("SELECT min(seq) FROM events WHERE hand = 22").fetchone()
+        db.execute("DROP TRIGGER events_no_delete")
+        # Events before the checkpoint at hand 20 can no longer matter to hand 22's replay.
+        (checkpoint,) = db.execute("SELECT seq FROM checkpoints WHERE hand = 20").fetchone()
+        db.execute("DELETE FROM outcomes WHERE seq <= ?", (checkpoint - 5,))
+        db.execute("DELETE FROM events WHERE seq <= ?", (checkpoint - 5,))
+    assert replay_hand(path, 22) == lines
+    assert lines[0].startswith("Hand 22 ") and lines[-1].startswith(f"Journal events #{first} to ")
+
+
+def test_the_verify_command_prints_one_json_object(tmp_path: Path) -> None:
+    path = tmp_path / "table.journal"
+    live = play(path, 12)
+    result = subprocess.run(
+        [sys.executable, "-m", "tablectl.cli", "replay", str(path), "--verify", "--json"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr
+    report = json.loads(result.stdout)
+    assert report["ok"] and report["hands"] == live.hand_number and not report["in_progress"]
+    expected = {str(n): s.stack for n, s in enumerate(live.seats, 1) if s is not None}
+    assert report["stacks"] == expected
