@@ -52,6 +52,9 @@ _TOKEN = re.compile(r"(10|[2-9TJQKAtjqka])([cdhsCDHS♣♦♥♠♧♢♡♤])")
 
 def parse_card(text: str) -> Card:
     """Read one card: ``As``, ``Td``, ``10d``, ``A♠`` (case-insensitive rank and suit)."""
+    known = _AS_WRITTEN.get(text)  # the way card_str writes it: every journaled card
+    if known is not None:
+        return known
     token = text.strip()
     match = _TOKEN.fullmatch(token)
     if match is None:
@@ -63,6 +66,9 @@ def parse_card(text: str) -> Card:
     rank = RANKS.index("T" if rank_text == "10" else rank_text.upper())
     suit = SUITS.index(SUIT_SYMBOLS.get(suit_text, suit_text.lower()))
     return rank * 4 + suit
+
+
+_AS_WRITTEN = {card_str(card): card for card in range(52)}
 
 
 def parse_cards(text: str) -> tuple[Card, ...]:

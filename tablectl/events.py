@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import enum
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -168,15 +169,19 @@ def from_json(data: dict[str, Any]) -> Event:
     version = data.get("v", SCHEMA_VERSION)
     if version != SCHEMA_VERSION:
         raise EventError(f"event schema version {version!r} is not {SCHEMA_VERSION}")
-    names = {f.name: f for f in dataclasses.fields(cls)}
+    names = _FIELD_NAMES[cls]
     kwargs: dict[str, Any] = {}
     for key, value in data.items():
-        if key in ("type", "v"):
+        if key == "type" or key == "v":
             continue
         if key not in names:
             raise EventError(f"{kind} events have no field {key!r}; fields: {', '.join(names)}")
+        decode = _DECODERS.get(key)
+        if decode is None:
+            kwargs[key] = value
+            continue
         try:
-            kwargs[key] = _decode(cls, key, value)
+            kwargs[key] = decode(value)
         except (ValueError, TypeError) as exc:
             raise EventError(f"{kind}.{key}: {exc}") from None
     try:
@@ -185,27 +190,35 @@ def from_json(data: dict[str, Any]) -> Event:
         raise EventError(f"{kind}: {exc}") from None
 
 
-def _decode(cls: type[Any], key: str, value: Any) -> Any:
-    if key == "card":
-        return None if value is None else parse_card(str(value))
-    if key == "cards":
-        return tuple(parse_card(str(v)) for v in value)
-    if key == "zone":
-        return Zone(value)
-    if key == "key":
-        return DealerKey(value)
-    if key == "kind":
-        return FloorKind(value)
-    if key == "blinds":
-        return tuple(int(v) for v in value)
-    if (
-        key in ("seat", "amount")
-        and value is not None
-        and (isinstance(value, bool) or not isinstance(value, int))
-    ):
+# A journal is read back event by event on every restart and replay: the field names and the
+# readers of each field are looked up once, here.
+_FIELD_NAMES = {cls: tuple(f.name for f in dataclasses.fields(cls)) for cls in EVENT_TYPES.values()}
+
+
+def _whole_number(value: Any) -> int | None:
+    if value is not None and (isinstance(value, bool) or not isinstance(value, int)):
         raise TypeError(f"expected a whole number, got {value!r}")
-    if key in ("face_up", "foreign", "ok") and not isinstance(value, bool):
-        raise TypeError(f"expected true or false, got {value!r}")
-    if key == "at":
-        return float(value)
     return value
+
+
+def _true_or_false(value: Any) -> bool:
+    if not isinstance(value, bool):
+        raise TypeError(f"expected true or false, got {value!r}")
+    return value
+
+
+_DECODERS: dict[str, Callable[[Any], Any]] = {
+    "card": lambda value: None if value is None else parse_card(str(value)),
+    "cards": lambda value: tuple(parse_card(str(v)) for v in value),
+    "zone": Zone,
+    "key": DealerKey,
+    "kind": FloorKind,
+    "blinds": lambda value: tuple(int(v) for v in value),
+    "seat": _whole_number,
+    "amount": _whole_number,
+    "to_seat": _whole_number,
+    "face_up": _true_or_false,
+    "foreign": _true_or_false,
+    "ok": _true_or_false,
+    "at": float,
+}

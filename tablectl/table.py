@@ -235,29 +235,37 @@ def step(state: TableState, event: Event) -> tuple[TableState, tuple[Effect, ...
         after, effects = _step(state, event)
     except Refused as refused:
         after, effects = state, (refused.ruling,)
-    if after.hand is not None and not any(isinstance(e, Prompt) for e in effects):
-        effects = (*effects, prompt_for(after.hand))  # the dealer's display always shows the next step
+    if after.hand is not None:
+        for effect in effects:
+            if type(effect) is Prompt:
+                break
+        else:  # the dealer's display always shows the next step
+            effects = (*effects, prompt_for(after.hand))
     return after, effects
 
 
+_HAND = _TABLE_INDEX["hand"]
+
+
 def _step(state: TableState, event: Event) -> tuple[TableState, tuple[Effect, ...]]:
-    rules = state.config.rules()
     if isinstance(event, DeviceStatus):
         return _device(state, event)
-    seat = getattr(event, "seat", None)
+    seat = None if isinstance(event, CardDrawn) else event.seat
     if seat is not None and not 1 <= seat <= len(state.seats):
         raise Refused("INPUT", f"there is no seat {seat} at this table: seats are 1 to {len(state.seats)}")
     if isinstance(event, FloorCommand):
         return _floor(state, event)
-    if state.hand is None:
+    hand = state.hand
+    if hand is None:
         return _between_hands(state, event)
-    pending = state.hand.pending
+    pending = hand.pending
     confirm = isinstance(event, DealerInput) and event.key is DealerKey.CONFIRM
     if confirm and pending is not None and pending.kind in ("misdeal", "void"):
         return _end_without_play(state, pending.kind, pending.rule)
-    assert isinstance(event, (CardDrawn, CardSeen, DealerInput))
-    hand, effects = step_hand(state.hand, event, rules)
-    state = _evolve(state, hand=hand)
+    hand, effects = step_hand(hand, event, state.config.rules())
+    values = list(state)
+    values[_HAND] = hand
+    state = tuple.__new__(TableState, values)
     if hand.game.phase is Phase.COMPLETE:
         return _hand_complete(state, effects)
     return state, effects
