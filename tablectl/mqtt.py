@@ -22,9 +22,12 @@ the retained snapshot (the dealer and floor snapshots list the recent rulings wi
 Publishing never blocks the caller: paho's network loop runs in its own thread, and
 :meth:`TablePublisher.publish_state` only computes the views and queues what changed. While
 the broker is away the queue keeps the newest snapshot per topic and every event; when the
-connection comes back, paho first delivers what was in flight, then the table republishes its
-status and every retained snapshot as it stands now, so the broker holds current state even
-if it lost everything (killed, restarted without its database). Hole cards never leave the
+connection comes back, paho first delivers what was in flight, then the table publishes its
+status, sends again the events and alerts the broker acknowledged in the last
+``replay_window`` s before the connection was lost (a broker killed loses what it acknowledged
+since it last saved its database), and republishes every retained snapshot as it stands now,
+so the broker holds current state even if it lost everything (killed, restarted without its
+database). Displays drop the repeats by seq. Hole cards never leave the
 private topics: ruling texts in the dealer and floor snapshots, events and alerts name only
 cards that are face up on the table; any other card is written ``[card]``.
 """
@@ -61,6 +64,9 @@ log = logging.getLogger(__name__)
 SCHEMA_VERSION: Final = 1
 CONTENT_TYPE: Final = "application/json"
 ALERT_SEVERITIES: Final = frozenset({Severity.FLOOR, Severity.VOID, Severity.MISDEAL})
+# Messages each of which counts (never replaced by a newer one on its topic): sent again after a
+# reconnection if the broker may have lost them.
+SEQUENCED_KINDS: Final = frozenset({"event", "alert", "cmd_result", "broadcast_hole"})
 VIEW_NAMES: Final = ("public", "dealer", "floor")
 HIDDEN_CARD: Final = "[card]"
 _CARD_TOKEN = re.compile(r"(?<![A-Za-z0-9])[2-9TJQKA][cdhs](?![A-Za-z0-9])")
@@ -238,6 +244,7 @@ class PublisherStats:
     disconnects: int = 0
     coalesced: int = 0  # snapshots replaced by a newer one before they were sent
     dropped_events: int = 0  # events over max_pending_events while disconnected
+    replayed: int = 0  # acknowledged events and alerts sent again after a reconnection
     commands: int = 0
     commands_rejected: int = 0
     last_refusal: str = ""
@@ -272,6 +279,12 @@ class TablePublisher:
     recent_rulings: int = 20  # rulings listed in the dealer and floor snapshots
     max_pending_events: int = 10_000
     resync_timeout: float = 5.0
+    # s: the events and alerts the broker acknowledged in this time up to its last
+    # acknowledgement before the connection was lost are sent again on reconnection. A broker
+    # that is killed loses what it acknowledged since it last saved its database (mosquitto's
+    # autosave_interval, 60 s in deploy/mosquitto), and the table cannot tell a broker that kept
+    # them from one that did not. At least that interval plus a margin; 0: never.
+    replay_window: float = 65.0
     tick_interval: float | None = 1.0  # None: the owner calls tick() (tests, a simulated clock)
     clock: Callable[[], float] = time.time
     epoch: str | None = None
@@ -296,6 +309,11 @@ class TablePublisher:
         self._pending: OrderedDict[Any, Outgoing] = OrderedDict()
         self._pending_events = 0
         self._inflight: dict[int, Outgoing] = {}
+        # Sequenced messages the broker acknowledged within replay_window of the newest
+        # acknowledgement (monotonic time of the PUBACK, message), and those to send again after
+        # the reconnection in progress (by seq).
+        self._acked: deque[tuple[float, Outgoing]] = deque()
+        self._replay: dict[int, Outgoing] = {}
         self._inbox: queue.SimpleQueue[tuple[Any, ...]] = queue.SimpleQueue()
         self._wake = threading.Event()
         self._idle = threading.Condition(self._lock)
@@ -418,7 +436,7 @@ class TablePublisher:
     def _on_publish(
         self, client: mqtt.Client, userdata: Any, mid: int, reason: ReasonCode, properties: Properties
     ) -> None:
-        self._inbox.put(("puback", mid, reason.is_failure, str(reason)))
+        self._inbox.put(("puback", mid, reason.is_failure, str(reason), time.monotonic()))
         self._wake.set()
 
     def _on_message(self, client: mqtt.Client, userdata: Any, message: mqtt.MQTTMessage) -> None:
@@ -727,10 +745,12 @@ class TablePublisher:
                     break
                 kind = note[0]
                 if kind == "puback":
-                    _, mid, failed, reason = note
+                    _, mid, failed, reason, acked_at = note
                     out = self._inflight.pop(mid, None)
                     self._resync_wait.discard(mid)
                     self.stats.acknowledged += 1
+                    if out is not None and not failed and out.kind in SEQUENCED_KINDS:
+                        self._remember_acked_locked(out, acked_at)
                     if failed and out is not None:
                         self.stats.refused += 1
                         self.stats.last_refusal = f"{out.topic}: {reason}"
@@ -748,6 +768,12 @@ class TablePublisher:
                     # acknowledgements, so that no old snapshot lands after the current one.
                     self._resync_wait = set(self._inflight)
                     self._resync_since = time.monotonic()
+                    # An acknowledgement is not durability: a broker killed and restarted from its
+                    # last save has lost what it acknowledged since (and a display's queue with
+                    # it). Send those again after the resends; displays drop repeats by seq.
+                    for _, out in self._acked:
+                        self._replay[out.seq] = out
+                    self._acked.clear()
                 elif kind == "disconnected":
                     self.stats.disconnects += 1
                     log.warning("MQTT connection to %s:%s lost (%s); retrying", self.host, self.port, note[1])
@@ -781,6 +807,14 @@ class TablePublisher:
             "status",
         )
         self._pending.pop(self.topics.status, None)
+        # The messages to send again go first, oldest first, then what was queued while away.
+        for old_seq in sorted(self._replay, reverse=True):
+            key = ("replay", old_seq)
+            self._pending[key] = self._replay[old_seq]
+            self._pending.move_to_end(key, last=False)
+            self._pending_events += 1
+            self.stats.replayed += 1
+        self._replay.clear()
         self._pending[self.topics.status] = status
         self._pending.move_to_end(self.topics.status, last=False)
         self._requeue_retained_locked()
@@ -788,6 +822,13 @@ class TablePublisher:
         self._resyncing = False
         self._flush_locked()
         self._idle.notify_all()
+
+    def _remember_acked_locked(self, out: Outgoing, acked_at: float) -> None:
+        if self.replay_window <= 0:
+            return
+        self._acked.append((acked_at, out))
+        while self._acked and self._acked[0][0] < acked_at - self.replay_window:
+            self._acked.popleft()
 
     def _requeue_retained_locked(self) -> int:
         """Queue every retained message as it stands (same payload, same seq) unless it is queued."""

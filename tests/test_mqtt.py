@@ -297,6 +297,43 @@ def test_broker_killed_mid_hand_loses_nothing(broker: LocalBroker) -> None:
     publisher.stop()
 
 
+def test_alerts_acknowledged_after_the_brokers_last_save_survive_a_kill(broker: LocalBroker) -> None:
+    """mosquitto acknowledges a QoS 1 message (PUBACK) before it is on disk: it saves its
+    database every autosave_interval. Killed, it comes back from its last save, without what it
+    acknowledged since, and the display's queue with it. The table sends those again when it
+    reconnects, so a display whose session the broker had saved still gets every alert."""
+    assert broker.folder is not None and broker.process is not None
+    publisher = publisher_for(broker).start()
+    display = Listener(broker, "floor", None, client_id="floor-away", persistent=True).start()
+    assert publisher.wait_connected(10)
+    database = broker.folder / "mosquitto.db"
+    broker.process.send_signal(signal.SIGUSR1)  # the broker's last save: the display's session
+    deadline = time.monotonic() + 10
+    while not database.exists():
+        assert time.monotonic() < deadline, "mosquitto did not save its database"
+        time.sleep(0.01)
+    display.stop()  # away: the broker queues for its session, in memory only
+
+    state, rulings = deal(publisher, seated_table(CONFIG, 6), SimDealer(random.Random(7)), 60, every=5)
+    assert publisher.wait_delivered(10)  # every alert acknowledged by the broker
+    alerts = sum(r.severity in ALERT_SEVERITIES for r in rulings)
+    assert alerts >= 5
+    broker.kill()
+    broker.start()
+    assert publisher.wait_connected(20) and publisher.wait_delivered(20)
+    assert publisher.stats.replayed >= alerts
+
+    with Listener(broker, "floor", None, client_id="floor-away", persistent=True) as back:
+        floor_seq = json.loads(publisher.retained()[TOPICS.view("floor")])["seq"]
+        assert back.wait_for(lambda: any(p["seq"] == floor_seq for p in back.payloads("floor")))
+        follower = Follower()
+        shown = [
+            p["seq"] for p in back.payloads("alerts") if follower.accept(TOPICS.alerts, p) in ("new", "gap")
+        ]
+    assert len(shown) == len(set(shown)) == alerts
+    publisher.stop()
+
+
 def test_publishing_with_no_broker_at_all_never_blocks(tmp_path: Path) -> None:
     from tablectl.audit import free_port
 
