@@ -97,6 +97,8 @@ def cmd_scenario_run(args: argparse.Namespace) -> int:
 def cmd_replay(args: argparse.Namespace) -> int:
     from tablectl.replay import export_hand_phh, replay_hand, verify_journal
 
+    if not args.verify and (args.workers is not None or args.json):
+        raise ValueError("--workers and --json go with --verify")
     if args.verify:
         report = verify_journal(args.journal, args.workers)
         if args.json:

@@ -52,13 +52,18 @@ class Prompt:
 
     @property
     def text(self) -> str:
-        if self._text is None:
-            assert self._write is not None
-            self._text, self._write = self._write(), None
-        return self._text
+        text = self._text
+        if text is None:
+            write = self._write  # two threads may write it at once: both get the same text
+            text = write() if write is not None else self._text
+            assert text is not None
+            self._text = text
+        return text
 
     def __eq__(self, other: object) -> bool:
-        return isinstance(other, Prompt) and self.text == other.text
+        if not isinstance(other, Prompt):
+            return NotImplemented
+        return self.text == other.text
 
     def __hash__(self) -> int:
         return hash(self.text)

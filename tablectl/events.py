@@ -191,7 +191,8 @@ def from_json(data: dict[str, Any]) -> Event:
 
 
 # A journal is read back event by event on every restart and replay: the field names and the
-# readers of each field are looked up once, here.
+# readers of each field are looked up once, here. A field's reader may refuse only what every
+# earlier version refused too: a journal it wrote must stay readable (the step refuses the rest).
 _FIELD_NAMES = {cls: tuple(f.name for f in dataclasses.fields(cls)) for cls in EVENT_TYPES.values()}
 
 
@@ -216,7 +217,6 @@ _DECODERS: dict[str, Callable[[Any], Any]] = {
     "blinds": lambda value: tuple(int(v) for v in value),
     "seat": _whole_number,
     "amount": _whole_number,
-    "to_seat": _whole_number,
     "face_up": _true_or_false,
     "foreign": _true_or_false,
     "ok": _true_or_false,

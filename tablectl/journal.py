@@ -32,6 +32,7 @@ Rows of ``events`` cannot be changed or deleted (triggers refuse it).
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import json
 import logging
@@ -40,6 +41,8 @@ import os
 import sqlite3
 import threading
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Generic, NamedTuple, Protocol, TypeVar
@@ -54,6 +57,7 @@ FORMAT_VERSION = 1
 APPLICATION_ID = 0x54424C4A  # "TBLJ" in the SQLite header: this file is a tablectl journal
 _BATCH = 512  # rows read per query while iterating (no read transaction held across a fold)
 _MAX_SEQ = 2**63 - 1
+_LOCK_FDS: set[int] = set()  # writers' lock files open in this process (closed in forked workers)
 # A checkpoint every this many hands is kept for good (a snapshot of ~7 KB: ~110 KB a day).
 # On a Pi's four cores a day of 800 hands is then 16 stretches to fold in parallel.
 CHECKPOINT_EVERY = 50
@@ -114,6 +118,10 @@ class JournalCorrupt(JournalError):
         )
         self.path = path
         self.seq = seq
+        self.reason = reason
+
+    def __reduce__(self) -> tuple[type[JournalCorrupt], tuple[str, int, str]]:
+        return type(self), (self.path, self.seq, self.reason)  # raised in a worker, read in the parent
 
 
 class _HasToJson(Protocol):
@@ -157,6 +165,7 @@ class Journal:
         self.writable = config is not None
         self._lock_fd: int | None = None
         self._db: sqlite3.Connection | None = None
+        self._closed = False
         if not self.writable and not Path(self.path).is_file():
             raise FileNotFoundError(f"{self.path}: no such journal")
         try:
@@ -192,6 +201,7 @@ class Journal:
                 f"or give this one another journal file."
             ) from None
         self._lock_fd = fd
+        _LOCK_FDS.add(fd)
 
     def _connect(self) -> sqlite3.Connection:
         if self.writable:
@@ -263,7 +273,9 @@ class Journal:
 
     def _conn(self) -> sqlite3.Connection:
         if self._db is None:
-            raise JournalError(f"{self.path}: the journal is closed")
+            if self._closed:
+                raise JournalError(f"{self.path}: the journal is closed")
+            self._db = self._connect()
         return self._db
 
     # -- writing -------------------------------------------------------------------------------
@@ -423,12 +435,21 @@ class Journal:
 
     # -- closing -------------------------------------------------------------------------------
     def close(self) -> None:
+        self._closed = True
         if self._db is not None:
             self._db.close()
             self._db = None
         if self._lock_fd is not None:
+            _LOCK_FDS.discard(self._lock_fd)
             os.close(self._lock_fd)  # releases the writer's lock
             self._lock_fd = None
+
+    def disconnect(self) -> None:
+        """Close the SQLite connection and keep the writer's lock (SQLite must not be open
+        across a fork: see verified_fold); the next use reconnects."""
+        if self._db is not None:
+            self._db.close()
+            self._db = None
 
     def __enter__(self) -> Journal:
         return self
@@ -442,8 +463,12 @@ class DuplicateEvent(JournalError):
 
     def __init__(self, path: str, key: str, seq: int) -> None:
         super().__init__(f"{path}: an event with key {key!r} is already journaled as seq {seq}")
+        self.path = path
         self.key = key
         self.seq = seq
+
+    def __reduce__(self) -> tuple[type[DuplicateEvent], tuple[str, str, int]]:
+        return type(self), (self.path, self.key, self.seq)
 
 
 # -- the fold ----------------------------------------------------------------------------------
@@ -568,14 +593,16 @@ def _fold_stretch(job: _StretchJob[S], journal: Journal, index: int) -> tuple[in
 
 
 _WORKER_JOURNAL: Journal | None = None
+_WORKER_JOB: _StretchJob[Any] | None = None
 
 
 def _worker_fold(index: int) -> tuple[int, str | None, Tally]:
     global _WORKER_JOURNAL
-    assert _JOB is not None
+    job = _WORKER_JOB
+    assert job is not None, "a stretch folded outside a worker started by _start_pool"
     if _WORKER_JOURNAL is None:
-        _WORKER_JOURNAL = Journal(_JOB.path)  # read-only, beside the writer (WAL)
-    return _fold_stretch(_JOB, _WORKER_JOURNAL, index)
+        _WORKER_JOURNAL = Journal(job.path)  # read-only, beside the writer (WAL)
+    return _fold_stretch(job, _WORKER_JOURNAL, index)
 
 
 def _can_fork() -> bool:
@@ -599,43 +626,57 @@ def verified_fold(
     the stretch before it must reproduce, so the chain is the full fold: if every checkpoint
     equals the fold leading to it, the state is the one a single pass would give. A checkpoint
     the fold disagrees with, or one this version cannot read, is reported and the journal is
-    folded in one pass instead. ``workers``: processes (default: one per core).
+    folded in one pass instead; so is a worker process that died. An unreadable event stops
+    the fold (JournalCorrupt), in a worker as in one pass. ``workers``: processes (default:
+    one per core). No SQLite connection may be open in this process when it is called with
+    more than one worker (SQLite must not cross a fork: Controller disconnects first).
     """
     with Journal(path) as journal:
-        points = [seq for seq, _hand in journal.checkpoints()]
         end = journal.last_seq()
-        points = [seq for seq in points if seq <= end]
-        starts = [0, *points]
-        bounds = tuple(
-            (start + 1 if start else 0, stop, start) for start, stop in zip(starts, points, strict=False)
-        )
-        job = _StretchJob(str(path), step, initial_state, restore, snapshot_of, bounds)
-        count = min(workers or os.cpu_count() or 1, len(bounds))
-        try:
-            last_start = points[-1] if points else 0
-            final_state = restore(journal.checkpoint(last_start)) if last_start else initial_state
-            if count > 1 and _can_fork():
-                results, final_state, final_tally = _fold_in_workers(
-                    job, count, journal, last_start, final_state
-                )
-            else:
-                count = 1
-                results = [_fold_stretch(job, journal, index) for index in range(len(bounds))]
-                first = last_start + 1 if last_start else 0
-                final_state, final_tally = fold_range(journal, step, final_state, first)
-        except ValueError as exc:  # a checkpoint this version cannot read (another version made it)
-            return _plain_fold(journal, step, initial_state, f"checkpoint unreadable: {exc}")
-        tally = Tally()
-        for index, end_text, stretch_tally in sorted(results, key=lambda r: r[0]):
-            first, last, _start = bounds[index]
-            if not _same_state(restore, end_text, journal.checkpoint(last)):
-                mismatch = f"the checkpoint at seq {last} differs from the fold of events {first} to {last}"
-                return _plain_fold(journal, step, initial_state, mismatch)
-            tally.add(stretch_tally)
-        tally.add(final_tally)
-        tally.divergences.sort(key=lambda d: d.seq)
-        tally.missing.sort()
-        return VerifiedFold(final_state, tally, len(bounds), len(bounds) + 1, count)
+        points = [seq for seq, _hand in journal.checkpoints() if seq <= end]
+    starts = [0, *points]
+    bounds = tuple(
+        (start + 1 if start else 0, stop, start) for start, stop in zip(starts, points, strict=False)
+    )
+    job = _StretchJob(str(path), step, initial_state, restore, snapshot_of, bounds)
+    last_start = points[-1] if points else 0
+    cores = workers or os.cpu_count() or 1
+    count = min(cores, len(bounds)) if cores > 1 and _can_fork() else 0
+    pool = _start_pool(job, count) if count else None  # forked before this process opens the file
+    try:
+        with Journal(path) as journal:
+            try:
+                final_state = restore(journal.checkpoint(last_start)) if last_start else initial_state
+                if pool is not None:
+                    futures = [pool.submit(_worker_fold, index) for index in range(len(bounds))]
+                    # This process folds the stretch after the last checkpoint meanwhile.
+                    final_state, final_tally = fold_range(journal, step, final_state, last_start + 1)
+                    results = [future.result() for future in futures]
+                else:
+                    results = [_fold_stretch(job, journal, index) for index in range(len(bounds))]
+                    first = last_start + 1 if last_start else 0
+                    final_state, final_tally = fold_range(journal, step, final_state, first)
+            except JournalError:
+                raise  # an unreadable event: never skipped, never folded around
+            except BrokenProcessPool as exc:
+                return _plain_fold(journal, step, initial_state, f"a worker process died ({exc})")
+            except ValueError as exc:  # a checkpoint this version cannot read (another made it)
+                return _plain_fold(journal, step, initial_state, f"checkpoint unreadable: {exc}")
+            tally = Tally()
+            for index, end_text, stretch_tally in results:
+                first, last, _start = bounds[index]
+                if not _same_state(restore, end_text, journal.checkpoint(last)):
+                    mismatch = f"the checkpoint at seq {last} differs from the fold of events {first}-{last}"
+                    return _plain_fold(journal, step, initial_state, mismatch)
+                tally.add(stretch_tally)
+            tally.add(final_tally)
+    finally:
+        if pool is not None:
+            pool.shutdown(wait=True, cancel_futures=True)
+    tally.divergences.sort(key=lambda d: d.seq)
+    tally.missing.sort()
+    stretches = len(bounds) + (1 if final_tally.events or not bounds else 0)
+    return VerifiedFold(final_state, tally, len(bounds), stretches, max(count, 1))
 
 
 def _same_state(restore: Callable[[str], Any], folded: str | None, kept: str) -> bool:
@@ -647,21 +688,29 @@ def _same_state(restore: Callable[[str], Any], folded: str | None, kept: str) ->
         return False
 
 
-def _fold_in_workers(
-    job: _StretchJob[S], count: int, journal: Journal, last_start: int, final_state: S
-) -> tuple[list[tuple[int, str | None, Tally]], S, Tally]:
+def _start_pool(job: _StretchJob[S], count: int) -> ProcessPoolExecutor:
+    """Worker processes forked now, each holding ``job`` (inherited, never pickled)."""
     global _JOB
     _JOB = job
     try:
-        with multiprocessing.get_context("fork").Pool(count) as pool:
-            pending = pool.map_async(_worker_fold, range(len(job.bounds)), chunksize=1)
-            # This process folds the stretch after the last checkpoint meanwhile.
-            first = last_start + 1 if last_start else 0
-            final_state, final_tally = fold_range(journal, job.step, final_state, first)
-            results = pending.get()
-    finally:
+        pool = ProcessPoolExecutor(count, multiprocessing.get_context("fork"), initializer=_worker_start)
+        # With fork, every worker is started at the first submit: start them while _JOB is set.
+        pool.submit(int).result()
+    except BaseException:
         _JOB = None
-    return results, final_state, final_tally
+        raise
+    _JOB = None  # the workers have their copy; this process does not keep the job alive
+    return pool
+
+
+def _worker_start() -> None:
+    global _WORKER_JOB
+    _WORKER_JOB = _JOB
+    # The writer's lock file is inherited: a worker must not keep a killed writer's lock alive.
+    for fd in list(_LOCK_FDS):
+        with contextlib.suppress(OSError):
+            os.close(fd)
+    _LOCK_FDS.clear()
 
 
 def _plain_fold(journal: Journal, step: Step[S], initial_state: S, why: str) -> VerifiedFold[S]:
@@ -719,9 +768,11 @@ class Controller(Generic[S]):
         return controller
 
     def _rebuild(self, use_snapshot: bool = True) -> None:
-        points = self.journal.checkpoints()
-        self.checkpoint_hand = points[-1][1] if points else 0
+        end = self.journal.last_seq()
+        points = [hand for seq, hand in self.journal.checkpoints() if seq <= end]
+        self.checkpoint_hand = points[-1] if points else 0
         if not use_snapshot and self.restore is not None and self.snapshot_of is not None:
+            self.journal.disconnect()  # no SQLite connection may cross the workers' fork
             self.verified = verified_fold(
                 self.journal.path, self.step, self.state, self.restore, self.snapshot_of
             )

@@ -129,6 +129,7 @@ class _Reader:
         self.current: HandRecord | None = None
         self.found: HandRecord | None = None  # the hand asked for, or the last complete one
         self.events = 0
+        self.checkpoint: tuple[int, int] | None = None  # (hand, seq) the fold started from
 
     def run(self) -> HandRecord | None:
         start = self._checkpoint()
@@ -136,7 +137,7 @@ class _Reader:
             found = self._fold(*start)
             if found is not None:
                 return found
-            self.current = self.found = None  # not within the checkpoints' reach: fold from the start
+            self.current = self.found = self.checkpoint = None  # out of reach: from the start
             self.events = 0
         return self._fold(new_table(self.config), 0)
 
@@ -147,16 +148,18 @@ class _Reader:
         cannot put that hand before it."""
         last_hand = self.journal.last_hand()
         before = last_hand - CHECKPOINT_EVERY if self.wanted is None else self.wanted - 1
-        usable = [seq for seq, hand in self.journal.checkpoints() if hand <= before]
+        usable = [(seq, hand) for seq, hand in self.journal.checkpoints() if hand <= before]
         if not usable:
             return None
+        seq, hand = usable[-1]
         try:
-            state = table_restore(self.journal.checkpoint(usable[-1]))
+            state = table_restore(self.journal.checkpoint(seq))
         except ValueError:
-            return None  # made by another version of tablectl
+            return None  # made by other code: fold from the start
         if not isinstance(state, TableState) or state.config != self.config:
             return None
-        return state, usable[-1] + 1
+        self.checkpoint = (hand, seq)
+        return state, seq + 1
 
     def _fold(self, state: TableState, first_seq: int) -> HandRecord | None:
         for entry in self.journal.events(first_seq):
@@ -280,7 +283,7 @@ class _Reader:
         return [f"{head}: " + "; ".join(parts)]
 
 
-def _read(journal_path: str | os.PathLike[str], hand: int | None) -> tuple[HandRecord, int]:
+def _read(journal_path: str | os.PathLike[str], hand: int | None) -> tuple[HandRecord, _Reader]:
     with Journal(journal_path) as journal:
         reader = _Reader(journal, hand)
         record = reader.run()
@@ -291,7 +294,7 @@ def _read(journal_path: str | os.PathLike[str], hand: int | None) -> tuple[HandR
                 f"{journal_path}: no hand {hand} in this journal (hands are numbered from 1; "
                 f"the last one dealt is hand {reader.current.number if reader.current else 0})"
             )
-    return record, reader.events
+    return record, reader
 
 
 def replay_hand(journal_path: str | os.PathLike[str], hand: int | None = None) -> list[str]:
@@ -299,11 +302,17 @@ def replay_hand(journal_path: str | os.PathLike[str], hand: int | None = None) -
 
     Each line that comes from an event starts with its journal seq and the time it was seen.
     """
-    record, _ = _read(journal_path, hand)
+    record, reader = _read(journal_path, hand)
     lines = list(record.lines)
     if record.ended is None:
         lines.append(f"(hand {record.number} is still in progress: pot {chips(record.game.pot)})")
     lines.append(f"Journal events #{record.first_seq} to #{record.last_seq}.")
+    if reader.checkpoint is not None:
+        after, seq = reader.checkpoint
+        lines.append(
+            f"(Folded from the checkpoint after hand {after}, journal #{seq}; "
+            f"'tablectl replay --verify' checks every checkpoint against the whole journal.)"
+        )
     return lines
 
 

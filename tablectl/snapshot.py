@@ -10,8 +10,11 @@ from __future__ import annotations
 
 import dataclasses
 import enum
+import functools
+import hashlib
 import importlib
 import json
+from pathlib import Path
 from typing import Any
 
 from tablectl import __version__
@@ -96,22 +99,53 @@ def loads(text: str) -> Any:
         raise SnapshotError(f"unreadable snapshot: {exc}") from None
 
 
+# The modules whose code decides what a fold of the journal gives: a snapshot made by other code
+# (an upgrade, a fix shipped without a new version number) is not used, the journal is folded.
+_FOLD_CODE = (
+    "cards.py",
+    "effects.py",
+    "evaluator.py",
+    "events.py",
+    "procedure.py",
+    "snapshot.py",
+    "table.py",
+)
+
+
+@functools.cache
+def code_fingerprint() -> str:
+    """A digest of the code that folds the journal (the modules above and tablectl/game/)."""
+    root = Path(__file__).resolve().parent
+    files = [root / name for name in _FOLD_CODE] + sorted((root / "game").glob("*.py"))
+    digest = hashlib.sha256()
+    for file in files:
+        digest.update(file.relative_to(root).as_posix().encode() + b"\0")
+        try:
+            digest.update(file.read_bytes())
+        except OSError:
+            return "unknown"  # installed without its sources: the version number alone decides
+    return digest.hexdigest()[:16]
+
+
 def table_snapshot(state: Any) -> str | None:
     """The snapshot to keep after this state, or None: only between hands. It names the version
-    that made it: another version (other rules) folds the journal from the start instead."""
+    and the code that made it: other code (other rules) folds the journal from the start."""
     if getattr(state, "hand", None) is not None:
         return None
-    return json.dumps({"version": __version__, "state": _encode(state)}, separators=(",", ":"))
+    made_by = {"version": __version__, "code": code_fingerprint()}
+    return json.dumps({**made_by, "state": _encode(state)}, separators=(",", ":"))
 
 
 def table_restore(text: str) -> Any:
-    """Read a :func:`table_snapshot`; refuses one made by another version of tablectl."""
+    """Read a :func:`table_snapshot`; refuses one made by another version or other code."""
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
         raise SnapshotError(f"unreadable snapshot: {exc}") from None
     if not isinstance(data, dict) or data.get("version") != __version__:
         raise SnapshotError("the snapshot was made by another version of tablectl")
+    if data.get("code") != code_fingerprint():
+        raise SnapshotError("the snapshot was made by other code (the rules may differ): fold the journal")
     try:
         return _decode(data["state"])
     except (KeyError, TypeError, ValueError) as exc:

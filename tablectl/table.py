@@ -698,8 +698,10 @@ def _seating(state: TableState, event: FloorCommand) -> tuple[TableState, tuple[
         # TBL-5: management, having reconstructed the betting, re-settles a pot between hands.
         if state.hand is not None:
             raise Refused("TBL-5", "chips move between players between hands only")
-        target = state.seat(event.to_seat) if event.to_seat is not None else None
-        if target is None or event.to_seat == number:
+        to_seat = event.to_seat
+        whole = type(to_seat) is int  # a journal may hold what an older reader let through
+        target = state.seat(to_seat) if whole and to_seat is not None else None
+        if target is None or to_seat == number:
             raise Refused("INPUT", "transfer needs to_seat: another occupied seat that receives the chips")
         if not event.amount or event.amount <= 0 or event.amount > current.stack:
             raise Refused(

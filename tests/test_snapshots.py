@@ -9,9 +9,10 @@ from pathlib import Path
 
 import pytest
 
+import tablectl.snapshot as snapshot_module
 from tablectl.journal import Controller
 from tablectl.simdealer import SimDealer, seated_table
-from tablectl.snapshot import SnapshotError, dumps, loads, table_restore, table_snapshot
+from tablectl.snapshot import SnapshotError, code_fingerprint, dumps, loads, table_restore, table_snapshot
 from tablectl.table import TableConfig, step
 
 CONFIG = TableConfig(seats=9, game="NT", blinds=(50, 100))
@@ -87,3 +88,21 @@ def test_a_snapshot_from_another_version_is_not_used() -> None:
     assert text is not None and table_restore(text) == seated_table(CONFIG, players=3)
     with pytest.raises(SnapshotError, match="another version"):
         table_restore(text.replace('"version":"', '"version":"0.0.0-'))
+
+
+def test_a_snapshot_made_by_other_code_is_not_used(tmp_path: Path) -> None:
+    # Same version number, other rules (a fix shipped without a new version): the journal is folded.
+    text = table_snapshot(seated_table(CONFIG, players=3))
+    assert text is not None and f'"code":"{code_fingerprint()}"' in text
+    with pytest.raises(SnapshotError, match="other code"):
+        table_restore(text.replace(f'"code":"{code_fingerprint()}"', '"code":"0123456789abcdef"'))
+
+
+def test_the_fingerprint_covers_the_rules_and_not_the_adapters() -> None:
+    root = Path(snapshot_module.__file__).parent
+    covered = {"table.py", "procedure.py", "events.py", "game/engine.py", "game/pots.py", "game/profiles.py"}
+    assert covered <= {
+        *snapshot_module._FOLD_CODE,
+        *(f"game/{f.name}" for f in (root / "game").glob("*.py")),
+    }
+    assert "mqtt.py" not in snapshot_module._FOLD_CODE and len(code_fingerprint()) == 16

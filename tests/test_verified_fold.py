@@ -150,7 +150,8 @@ def test_replay_of_a_late_hand_starts_at_the_checkpoint_before_it(tmp_path: Path
         db.execute("DELETE FROM outcomes WHERE seq <= ?", (checkpoint - 5,))
         db.execute("DELETE FROM events WHERE seq <= ?", (checkpoint - 5,))
     assert replay_hand(path, 22) == lines
-    assert lines[0].startswith("Hand 22 ") and lines[-1].startswith(f"Journal events #{first} to ")
+    assert lines[0].startswith("Hand 22 ") and lines[-2].startswith(f"Journal events #{first} to ")
+    assert lines[-1].startswith(f"(Folded from the checkpoint after hand 20, journal #{checkpoint};")
 
 
 def test_the_verify_command_prints_one_json_object(tmp_path: Path) -> None:
@@ -168,3 +169,92 @@ def test_the_verify_command_prints_one_json_object(tmp_path: Path) -> None:
     assert report["ok"] and report["hands"] == live.hand_number and not report["in_progress"]
     expected = {str(n): s.stack for n, s in enumerate(live.seats, 1) if s is not None}
     assert report["stacks"] == expected
+
+
+def test_an_unreadable_event_in_a_workers_stretch_stops_the_fold_with_its_seq(tmp_path: Path) -> None:
+    path = tmp_path / "table.journal"
+    play(path, 17)
+    with sqlite3.connect(path) as db:
+        db.execute("DROP TRIGGER events_no_update")
+        db.execute('UPDATE events SET body = \'{"type": "card_drawn", "card": "Zz"}\' WHERE seq = 30')
+    # In a subprocess with a deadline: a worker's error must come back, not hang the pool.
+    result = subprocess.run(
+        [sys.executable, "-m", "tablectl.cli", "replay", str(path), "--verify", "--workers", "2"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert result.returncode != 0
+    assert "journaled event seq 30 cannot be read" in result.stderr
+    assert "checkpoint unreadable" not in result.stderr  # not taken for a bad checkpoint
+    with pytest.raises(journal_module.JournalCorrupt) as caught:
+        verified_fold(path, step, new_table(CONFIG), table_restore, table_snapshot, workers=1)
+    assert caught.value.seq == 30
+
+
+_DYING_WORKER = """
+import os, sys
+from tablectl.journal import Journal, verified_fold
+from tablectl.snapshot import table_restore, table_snapshot
+from tablectl.table import TableConfig, new_table, step
+
+path = sys.argv[1]
+parent = os.getpid()
+with Journal(path) as journal:
+    doomed = journal.checkpoints()[1][0] - 3  # an event inside the second stretch
+    target = next(iter(journal.events(doomed, doomed))).event
+
+def step_that_dies_in_a_worker(state, event):
+    if os.getpid() != parent and event == target:
+        os._exit(9)  # the OOM killer, say
+    return step(state, event)
+
+config = TableConfig.from_json(Journal(path).config)
+fold = verified_fold(path, step_that_dies_in_a_worker, new_table(config), table_restore, table_snapshot, 2)
+print(fold.mismatch)
+print(sorted((n, s.stack) for n, s in enumerate(fold.state.seats, 1) if s is not None))
+"""
+
+
+def test_a_worker_that_dies_means_one_pass_in_this_process(tmp_path: Path) -> None:
+    path = tmp_path / "table.journal"
+    live = play(path, 17)
+    result = subprocess.run(  # a process of its own: no other thread, so the workers are forked
+        [sys.executable, "-c", _DYING_WORKER, str(path)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr
+    mismatch, stacks = result.stdout.splitlines()
+    assert "a worker process died" in mismatch
+    assert stacks == str(sorted((n, s.stack) for n, s in enumerate(live.seats, 1) if s is not None))
+
+
+def test_a_transfer_an_older_reader_let_through_still_reads_and_is_refused(tmp_path: Path) -> None:
+    # Readers before 7ab88cc passed to_seat through unchecked: such rows must stay readable.
+    path = tmp_path / "table.journal"
+    play(path, 2)
+    row = '{"type": "floor", "kind": "transfer", "by": "Zoe", "seat": 2, "amount": 100, "to_seat": true}'
+    with sqlite3.connect(path) as db:
+        db.execute("INSERT INTO events (hand, body) VALUES (2, ?)", (row,))
+    with open_table(path) as reopened:
+        assert reopened.divergences == []
+        before = reopened.state
+    with Controller.open(
+        path,
+        CONFIG,
+        step,
+        new_table(CONFIG),
+        snapshot_of=table_snapshot,
+        restore=table_restore,
+        full_fold=True,
+    ) as folded:
+        assert folded.state == before
+    with Journal(path) as journal:
+        (outcome,) = (
+            journal._conn().execute("SELECT outcome FROM outcomes ORDER BY seq DESC LIMIT 1").fetchone()
+        )
+    assert outcome.startswith("refused: INPUT transfer needs to_seat")
