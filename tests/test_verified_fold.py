@@ -35,9 +35,15 @@ def small_stretches(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(journal_module, "SYNCHRONOUS", "OFF")
 
 
-def open_table(path: Path) -> Controller[TableState]:
+def open_table(path: Path, full_fold: bool = False) -> Controller[TableState]:
     return Controller.open(
-        path, CONFIG, step, new_table(CONFIG), snapshot_of=table_snapshot, restore=table_restore
+        path,
+        CONFIG,
+        step,
+        new_table(CONFIG),
+        snapshot_of=table_snapshot,
+        restore=table_restore,
+        full_fold=full_fold,
     )
 
 
@@ -80,15 +86,7 @@ def test_the_verified_fold_equals_the_live_table_on_every_core(tmp_path: Path) -
 def test_a_full_fold_on_opening_is_the_verified_fold(tmp_path: Path) -> None:
     path = tmp_path / "table.journal"
     live = play(path, 12)
-    with Controller.open(
-        path,
-        CONFIG,
-        step,
-        new_table(CONFIG),
-        snapshot_of=table_snapshot,
-        restore=table_restore,
-        full_fold=True,
-    ) as table:
+    with open_table(path, full_fold=True) as table:
         assert table.state == live and table.verified is not None
         assert table.verified.checkpoints == 2 and table.verified.mismatch is None
         with Journal(path) as journal:
@@ -243,15 +241,7 @@ def test_a_transfer_an_older_reader_let_through_still_reads_and_is_refused(tmp_p
     with open_table(path) as reopened:
         assert reopened.divergences == []
         before = reopened.state
-    with Controller.open(
-        path,
-        CONFIG,
-        step,
-        new_table(CONFIG),
-        snapshot_of=table_snapshot,
-        restore=table_restore,
-        full_fold=True,
-    ) as folded:
+    with open_table(path, full_fold=True) as folded:
         assert folded.state == before
     with Journal(path) as journal:
         (outcome,) = (
