@@ -122,6 +122,10 @@ def floor(
         {"blinds": list(state.next_level[0]), "ante": state.next_level[1]} if state.next_level else None
     )
     view["profile"] = state.config.profile
+    # TBL-1: who had the button and the blinds this round, and whether a misplaced button is
+    # being corrected (the floor's button_misplaced).
+    view["button_round"] = [{"button": p.button, "small": p.small, "big": p.big} for p in state.orbit]
+    view["button_correction"] = state.button_fix.value
     return view
 
 

@@ -342,3 +342,18 @@ def test_a_report_about_a_player_who_has_since_left() -> None:
     assert state.orbit == (Positions(4, 1, 0),)
     state, effects = floor(state, FloorKind.BUTTON_MISPLACED, seat=2)  # the leaver had the button
     assert not refusals(effects) and state.orbit == (Positions(0, 3, 4),)
+
+
+def test_the_floor_view_shows_the_round_and_the_correction() -> None:
+    from tablectl.views import floor as floor_view
+
+    state = play_hand(four_handed(button=4))
+    view = floor_view(state)
+    assert view["button_correction"] == "off"
+    assert view["button_round"] == [{"button": 4, "small": 1, "big": 2}]
+    state, _ = floor(state, FloorKind.BUTTON_MISPLACED, seat=2)
+    assert floor_view(state)["button_correction"] == "reported"
+    state = play_hand(state)
+    view = floor_view(state)
+    assert view["button_correction"] == "round" and len(view["button_round"]) == 2
+    assert view["button_round"][0] == {"button": 2, "small": 3, "big": 4}  # the record, corrected
