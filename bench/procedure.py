@@ -11,6 +11,7 @@ Prints one JSON object:
 - engine_only_hands_per_s: the reference, the same hands' actions through the game engine alone
   (no procedure, no journal): what a fold in pure Python cannot beat on one core;
 - restart_from_snapshot_ms: what the service does on a restart (only the current hand is folded);
+- replay_disputed_hand_ms: ``tablectl replay --hand N`` for a hand at the end of the journal;
 - day_replay_s: a day of one table (about 800 hands) at replay_hands_per_s.
 Goal: a day replays in under a second on a Pi, so >= 8,000 hands/s here.
 """
@@ -31,11 +32,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import tempfile  # noqa: E402
 
 import tablectl.journal as journal_module  # noqa: E402
+from tablectl.events import FloorCommand, FloorKind  # noqa: E402
 from tablectl.game.engine import Phase, apply  # noqa: E402
 from tablectl.journal import Controller, verified_fold  # noqa: E402
-from tablectl.simdealer import SimDealer, seated_table, simulate  # noqa: E402
+from tablectl.replay import replay_hand  # noqa: E402
+from tablectl.simdealer import SimDealer, simulate  # noqa: E402
 from tablectl.snapshot import table_restore, table_snapshot  # noqa: E402
-from tablectl.table import TableConfig, TableState, step  # noqa: E402
+from tablectl.table import TableConfig, TableState, new_table, step  # noqa: E402
 
 
 def engine_only(hands: list[tuple[Any, tuple[Any, ...]]]) -> float:
@@ -77,7 +80,14 @@ def journal_folds(config: TableConfig, start_state: TableState, events: list[Any
         every_core_s = time.perf_counter() - t0
         for fold in (one_core, every_core):
             assert fold.state == live_state and fold.mismatch is None and not fold.tally.divergences
+        # A dispute late in the day (TBL-5): the replay folds from the checkpoint before the hand.
+        late = live_state.hand_number - 5
+        t0 = time.perf_counter()
+        lines = replay_hand(path, late)
+        dispute_s = time.perf_counter() - t0
+        assert lines[0].startswith(f"Hand {late} ")
     return {
+        "replay_disputed_hand_ms": round(dispute_s * 1000, 1),
         "journal_mb": round(size_mb, 1),
         "checkpoints": every_core.checkpoints,
         "workers": every_core.workers,
@@ -90,14 +100,22 @@ def journal_folds(config: TableConfig, start_state: TableState, events: list[Any
 def main() -> None:
     hands = int(sys.argv[1]) if len(sys.argv) > 1 else 10_000
     config = TableConfig(seats=9, game="NT", blinds=(50, 100))
-    start_state = seated_table(config, players=6)
+    # As the service starts a journal: an empty table, the floor seats six players.
+    start_state = new_table(config)
+    events: list[Any] = [
+        FloorCommand(FloorKind.SEAT_PLAYER, by="bench", seat=seat, name=name, amount=10_000)
+        for seat, name in enumerate(["Ann", "Bob", "Cy", "Di", "Ed", "Flo"], 1)
+    ]
+    events.append(FloorCommand(FloorKind.MOVE_BUTTON, by="bench", seat=6))
+    seated = start_state
+    for event in events:
+        seated, _ = step(seated, event)
     dealer = SimDealer(random.Random(2026))
 
-    events = []
     played: list[tuple[Any, tuple[Any, ...]]] = []
     t0 = time.perf_counter()
-    previous = start_state
-    for event, state in simulate(start_state, dealer, hands):
+    previous = seated
+    for event, state in simulate(seated, dealer, hands):
         events.append(event)
         done = previous.hand is not None and state.hand is None and state.last_hand is not None
         if done and state.last_hand.start is not None and state.last_hand.game.phase is Phase.COMPLETE:
