@@ -109,6 +109,11 @@ def cmd_replay(args: argparse.Namespace) -> int:
                 f"{report['events']:,} events folded from the first ({report['hands']} hands, {state}) "
                 f"in {report['seconds']} s on {report['workers']} core(s); "
                 f"{report['checkpoints_verified']} checkpoints verified"
+                + (
+                    f", {report['checkpoints_skipped']} made by other code skipped"
+                    if report["checkpoints_skipped"]
+                    else ""
+                )
             )
             if report["checkpoint_mismatch"]:
                 print(f"CHECKPOINT MISMATCH: {report['checkpoint_mismatch']} (folded in one pass instead)")

@@ -570,6 +570,7 @@ class VerifiedFold(Generic[S]):
     stretches: int  # stretches folded (1: a plain fold from the start)
     workers: int  # processes that folded them
     mismatch: str | None = None  # a checkpoint the fold disagreed with (then: a plain fold)
+    skipped: int = 0  # checkpoints other code made: not used as boundaries
 
 
 @dataclass(frozen=True)
@@ -633,7 +634,7 @@ def verified_fold(
     """
     with Journal(path) as journal:
         end = journal.last_seq()
-        points = [seq for seq, _hand in journal.checkpoints() if seq <= end]
+        points, skipped = _usable_checkpoints(journal, restore, end)
     starts = [0, *points]
     bounds = tuple(
         (start + 1 if start else 0, stop, start) for start, stop in zip(starts, points, strict=False)
@@ -676,7 +677,26 @@ def verified_fold(
     tally.divergences.sort(key=lambda d: d.seq)
     tally.missing.sort()
     stretches = len(bounds) + (1 if final_tally.events or not bounds else 0)
-    return VerifiedFold(final_state, tally, len(bounds), stretches, max(count, 1))
+    return VerifiedFold(final_state, tally, len(bounds), stretches, max(count, 1), skipped=skipped)
+
+
+def _usable_checkpoints(journal: Journal, restore: Callable[[str], Any], end: int) -> tuple[list[int], int]:
+    """The checkpoints this code can start a stretch from, and how many it cannot read: those other
+    code made (before an upgrade) are no boundary, the stretch around them is folded whole."""
+    usable: list[int] = []
+    skipped = 0
+    for seq, _hand in journal.checkpoints():
+        if seq > end:
+            continue
+        try:
+            restore(journal.checkpoint(seq))
+        except JournalError:
+            raise
+        except ValueError:
+            skipped += 1
+            continue
+        usable.append(seq)
+    return usable, skipped
 
 
 def _same_state(restore: Callable[[str], Any], folded: str | None, kept: str) -> bool:

@@ -360,6 +360,7 @@ def verify_journal(journal_path: str | os.PathLike[str], workers: int | None = N
         "hands": state.hand_number,
         "in_progress": state.hand is not None,
         "checkpoints_verified": fold.checkpoints,
+        "checkpoints_skipped": fold.skipped,  # made by other code (before an upgrade)
         "checkpoint_mismatch": fold.mismatch,
         "divergences": [
             {"seq": d.seq, "recorded": d.recorded, "now": d.now} for d in fold.tally.divergences
