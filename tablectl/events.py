@@ -158,8 +158,12 @@ def to_json(event: Event) -> dict[str, Any]:
     return out
 
 
-def from_json(data: dict[str, Any]) -> Event:
-    """Read an event written by :func:`to_json`; refuses unknown types, fields and versions."""
+def from_json(data: dict[str, Any], journaled: bool = False) -> Event:
+    """Read an event written by :func:`to_json`; refuses unknown types, fields and versions.
+
+    ``journaled``: the event comes back from a journal, where an earlier version may have let
+    through what new input may not carry (see _JOURNAL_LENIENT): it is read as written, and the
+    step decides what it does, as it did then."""
     if not isinstance(data, dict):
         raise EventError(f"an event is a JSON object, got {type(data).__name__}")
     kind = data.get("type")
@@ -177,7 +181,7 @@ def from_json(data: dict[str, Any]) -> Event:
         if key not in names:
             raise EventError(f"{kind} events have no field {key!r}; fields: {', '.join(names)}")
         decode = _DECODERS.get(key)
-        if decode is None:
+        if decode is None or (journaled and key in _JOURNAL_LENIENT):
             kwargs[key] = value
             continue
         try:
@@ -191,8 +195,8 @@ def from_json(data: dict[str, Any]) -> Event:
 
 
 # A journal is read back event by event on every restart and replay: the field names and the
-# readers of each field are looked up once, here. A field's reader may refuse only what every
-# earlier version refused too: a journal it wrote must stay readable (the step refuses the rest).
+# readers of each field are looked up once, here. A journal any earlier version wrote must stay
+# readable: a check added later is made on new input only (_JOURNAL_LENIENT).
 _FIELD_NAMES = {cls: tuple(f.name for f in dataclasses.fields(cls)) for cls in EVENT_TYPES.values()}
 
 
@@ -208,6 +212,9 @@ def _true_or_false(value: Any) -> bool:
     return value
 
 
+# Fields that readers before 0.x+7ab88cc passed through unchecked: journals may hold anything there.
+_JOURNAL_LENIENT = frozenset({"to_seat"})
+
 _DECODERS: dict[str, Callable[[Any], Any]] = {
     "card": lambda value: None if value is None else parse_card(str(value)),
     "cards": lambda value: tuple(parse_card(str(v)) for v in value),
@@ -217,6 +224,7 @@ _DECODERS: dict[str, Callable[[Any], Any]] = {
     "blinds": lambda value: tuple(int(v) for v in value),
     "seat": _whole_number,
     "amount": _whole_number,
+    "to_seat": _whole_number,
     "face_up": _true_or_false,
     "foreign": _true_or_false,
     "ok": _true_or_false,

@@ -33,15 +33,17 @@ Rows of ``events`` cannot be changed or deleted (triggers refuse it).
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import fcntl
 import json
 import logging
 import multiprocessing
 import os
+import signal
 import sqlite3
 import threading
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -104,6 +106,11 @@ SYNCHRONOUS = "FULL"
 
 class JournalError(ValueError):
     """A journal that cannot be opened or written as asked; the message names the file and the fix."""
+
+
+class OtherCodeSnapshot(ValueError):
+    """Raised by a restore function for a snapshot that other code made (another version, other
+    rules): not damage, just not usable here. The journal is folded instead."""
 
 
 class JournalCorrupt(JournalError):
@@ -358,7 +365,7 @@ class Journal:
 
     def _event(self, seq: int, body: Any) -> Event:
         try:
-            return from_json(json.loads(body))
+            return from_json(json.loads(body), journaled=True)
         except json.JSONDecodeError as exc:
             raise JournalCorrupt(self.path, seq, f"not JSON: {exc}") from None
         except (EventError, TypeError) as exc:
@@ -378,8 +385,7 @@ class Journal:
             db.execute("INSERT OR REPLACE INTO snapshots (seq, body) VALUES (?, ?)", (seq, body))
             # Only the newest snapshots serve a restart: keep two, so the card's disk does not fill.
             db.execute(
-                "DELETE FROM snapshots WHERE seq NOT IN "
-                "(SELECT seq FROM snapshots ORDER BY seq DESC LIMIT 2)"
+                "DELETE FROM snapshots WHERE seq NOT IN (SELECT seq FROM snapshots ORDER BY seq DESC LIMIT 2)"
             )
             if checkpoint_hand is not None:
                 db.execute(_CHECKPOINTS)
@@ -394,9 +400,11 @@ class Journal:
             raise
 
     def _has_table(self, name: str) -> bool:
-        row = self._conn().execute(
-            "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", (name,)
-        ).fetchone()
+        row = (
+            self._conn()
+            .execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", (name,))
+            .fetchone()
+        )
         return row is not None
 
     def checkpoints(self) -> list[tuple[int, int]]:
@@ -568,7 +576,7 @@ class VerifiedFold(Generic[S]):
     tally: Tally
     checkpoints: int  # checkpoints found equal to the fold that leads to them
     stretches: int  # stretches folded (1: a plain fold from the start)
-    workers: int  # processes that folded them
+    workers: int  # worker processes that folded them (the caller folds the last stretch too)
     mismatch: str | None = None  # a checkpoint the fold disagreed with (then: a plain fold)
     skipped: int = 0  # checkpoints other code made: not used as boundaries
 
@@ -643,7 +651,13 @@ def verified_fold(
     last_start = points[-1] if points else 0
     cores = workers or os.cpu_count() or 1
     count = min(cores, len(bounds)) if cores > 1 and _can_fork() else 0
-    pool = _start_pool(job, count) if count else None  # forked before this process opens the file
+    pool = None
+    if count:
+        try:
+            pool = _start_pool(job, count)  # forked before this process opens the file
+        except (BrokenProcessPool, OSError) as exc:  # fork refused (memory), a worker died at once
+            log.warning("%s: no worker processes (%s); folding in this process", path, exc)
+            count = 0
     try:
         with Journal(path) as journal:
             try:
@@ -651,7 +665,11 @@ def verified_fold(
                 if pool is not None:
                     futures = [pool.submit(_worker_fold, index) for index in range(len(bounds))]
                     # This process folds the stretch after the last checkpoint meanwhile.
-                    final_state, final_tally = fold_range(journal, step, final_state, last_start + 1)
+                    try:
+                        final_state, final_tally = fold_range(journal, step, final_state, last_start + 1)
+                    except JournalError as last_error:
+                        _raise_first_unreadable(futures, last_error)
+                        raise
                     results = [future.result() for future in futures]
                 else:
                     results = [_fold_stretch(job, journal, index) for index in range(len(bounds))]
@@ -661,7 +679,7 @@ def verified_fold(
                 raise  # an unreadable event: never skipped, never folded around
             except BrokenProcessPool as exc:
                 return _plain_fold(journal, step, initial_state, f"a worker process died ({exc})")
-            except ValueError as exc:  # a checkpoint this version cannot read (another made it)
+            except ValueError as exc:  # a damaged checkpoint
                 return _plain_fold(journal, step, initial_state, f"checkpoint unreadable: {exc}")
             tally = Tally()
             for index, end_text, stretch_tally in results:
@@ -681,8 +699,9 @@ def verified_fold(
 
 
 def _usable_checkpoints(journal: Journal, restore: Callable[[str], Any], end: int) -> tuple[list[int], int]:
-    """The checkpoints this code can start a stretch from, and how many it cannot read: those other
-    code made (before an upgrade) are no boundary, the stretch around them is folded whole."""
+    """The checkpoints this code can start a stretch from, and how many other code made (before an
+    upgrade): those are no boundary, the stretch around them is folded whole. A damaged one is
+    kept, so that the fold reports it."""
     usable: list[int] = []
     skipped = 0
     for seq, _hand in journal.checkpoints():
@@ -690,13 +709,31 @@ def _usable_checkpoints(journal: Journal, restore: Callable[[str], Any], end: in
             continue
         try:
             restore(journal.checkpoint(seq))
+        except OtherCodeSnapshot:
+            skipped += 1
+            continue
         except JournalError:
             raise
         except ValueError:
-            skipped += 1
-            continue
+            pass  # damaged: folding up to it shows the mismatch
         usable.append(seq)
     return usable, skipped
+
+
+def _raise_first_unreadable(futures: list[Future[Any]], error: JournalError) -> None:
+    """An unreadable event is reported at the first seq that cannot be read: a worker's earlier
+    stretch may hold one before the one this process met."""
+    first: JournalError = error
+    for future in futures:
+        try:
+            future.result()
+        except JournalCorrupt as exc:
+            if not isinstance(first, JournalCorrupt) or exc.seq < first.seq:
+                first = exc
+        except Exception:  # noqa: BLE001 - any other failure of a stretch is not the first error
+            continue
+    if first is not error:
+        raise first from None
 
 
 def _same_state(restore: Callable[[str], Any], folded: str | None, kept: str) -> bool:
@@ -711,26 +748,42 @@ def _same_state(restore: Callable[[str], Any], folded: str | None, kept: str) ->
 def _start_pool(job: _StretchJob[S], count: int) -> ProcessPoolExecutor:
     """Worker processes forked now, each holding ``job`` (inherited, never pickled)."""
     global _JOB
-    _JOB = job
+    _JOB, _PARENT[0] = job, os.getpid()
+    pool: ProcessPoolExecutor | None = None
     try:
         pool = ProcessPoolExecutor(count, multiprocessing.get_context("fork"), initializer=_worker_start)
         # With fork, every worker is started at the first submit: start them while _JOB is set.
         pool.submit(int).result()
     except BaseException:
-        _JOB = None
+        if pool is not None:
+            pool.shutdown(wait=False, cancel_futures=True)
         raise
-    _JOB = None  # the workers have their copy; this process does not keep the job alive
+    finally:
+        _JOB = None  # the workers have their copy; this process does not keep the job alive
     return pool
+
+
+_PARENT = [0]  # the process that started the workers
 
 
 def _worker_start() -> None:
     global _WORKER_JOB
     _WORKER_JOB = _JOB
+    _die_with_parent()
     # The writer's lock file is inherited: a worker must not keep a killed writer's lock alive.
     for fd in list(_LOCK_FDS):
         with contextlib.suppress(OSError):
             os.close(fd)
     _LOCK_FDS.clear()
+
+
+def _die_with_parent() -> None:
+    """A worker whose parent is killed (kill -9) stops too, rather than fold on for nobody."""
+    with contextlib.suppress(OSError, AttributeError):
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG (Linux)
+    if os.getppid() != _PARENT[0]:  # the parent died before the request took effect
+        os._exit(1)
 
 
 def _plain_fold(journal: Journal, step: Step[S], initial_state: S, why: str) -> VerifiedFold[S]:

@@ -699,7 +699,9 @@ def _seating(state: TableState, event: FloorCommand) -> tuple[TableState, tuple[
         if state.hand is not None:
             raise Refused("TBL-5", "chips move between players between hands only")
         to_seat = event.to_seat
-        whole = type(to_seat) is int  # a journal may hold what an older reader let through
+        if type(to_seat) is bool:  # journaled by a version that took it for seat 1: fold it as then
+            to_seat = int(to_seat)
+        whole = type(to_seat) is int  # anything else only an older journal holds: refused
         target = state.seat(to_seat) if whole and to_seat is not None else None
         if target is None or to_seat == number:
             raise Refused("INPUT", "transfer needs to_seat: another occupied seat that receives the chips")
@@ -707,11 +709,11 @@ def _seating(state: TableState, event: FloorCommand) -> tuple[TableState, tuple[
             raise Refused(
                 "INPUT", f"transfer needs an amount from 1 to seat {number}'s {current.stack:,} chips"
             )
-        assert event.to_seat is not None
+        assert to_seat is not None
         seats[number - 1] = dataclasses.replace(current, stack=current.stack - event.amount)
-        seats[event.to_seat - 1] = dataclasses.replace(target, stack=target.stack + event.amount)
-        text = f"The floor ({event.by}) moves {event.amount:,} from seat {number} to seat {event.to_seat}."
-        record = (event.by, "TBL-5", f"transfer {event.amount} seat {number} to seat {event.to_seat}")
+        seats[to_seat - 1] = dataclasses.replace(target, stack=target.stack + event.amount)
+        text = f"The floor ({event.by}) moves {event.amount:,} from seat {number} to seat {to_seat}."
+        record = (event.by, "TBL-5", f"transfer {event.amount} seat {number} to seat {to_seat}")
         state = _evolve(state, seats=tuple(seats), overrides=state.overrides + (record,))
         return state, (Ruling("TBL-5", text, Severity.INFO),)
     if kind is FloorKind.ADD_CHIPS:

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 import tablectl.journal as journal_module
-from tablectl.events import FloorCommand, FloorKind
+from tablectl.events import EventError, FloorCommand, FloorKind, from_json
 from tablectl.journal import Controller, Journal, verified_fold
 from tablectl.replay import replay_hand, verify_journal
 from tablectl.simdealer import SimDealer, simulate
@@ -177,8 +177,14 @@ def test_an_unreadable_event_in_a_workers_stretch_stops_the_fold_with_its_seq(tm
     play(path, 17)
     with sqlite3.connect(path) as db:
         db.execute("DROP TRIGGER events_no_update")
-        db.execute('UPDATE events SET body = \'{"type": "card_drawn", "card": "Zz"}\' WHERE seq = 30')
-    # In a subprocess with a deadline: a worker's error must come back, not hang the pool.
+        # One in the first stretch (a worker's), one after the last checkpoint (this process's).
+        (last,) = db.execute("SELECT max(seq) FROM events").fetchone()
+        for seq in (30, last - 2):
+            db.execute(
+                'UPDATE events SET body = \'{"type": "card_drawn", "card": "Zz"}\' WHERE seq = ?', (seq,)
+            )
+    # In a subprocess with a deadline: a worker's error must come back, not hang the pool, and
+    # the first unreadable event is the one reported.
     result = subprocess.run(
         [sys.executable, "-m", "tablectl.cli", "replay", str(path), "--verify", "--workers", "2"],
         capture_output=True,
@@ -234,20 +240,42 @@ def test_a_worker_that_dies_means_one_pass_in_this_process(tmp_path: Path) -> No
     assert stacks == str(sorted((n, s.stack) for n, s in enumerate(live.seats, 1) if s is not None))
 
 
-def test_a_transfer_an_older_reader_let_through_still_reads_and_is_refused(tmp_path: Path) -> None:
-    # Readers before 7ab88cc passed to_seat through unchecked: such rows must stay readable.
+def test_a_transfer_an_older_reader_let_through_folds_as_it_did_then(tmp_path: Path) -> None:
+    # Readers before 7ab88cc passed to_seat through unchecked, and the step took true for seat 1:
+    # such rows stay readable and fold as they were applied; new input is refused.
     path = tmp_path / "table.journal"
     play(path, 2)
-    row = '{"type": "floor", "kind": "transfer", "by": "Zoe", "seat": 2, "amount": 100, "to_seat": true}'
+    with open_table(path) as table:
+        before = {n: s.stack for n, s in enumerate(table.state.seats, 1) if s is not None}
+    rows = [
+        '{"type": "floor", "kind": "transfer", "by": "Zoe", "seat": 2, "amount": 100, "to_seat": true}',
+        '{"type": "floor", "kind": "transfer", "by": "Zoe", "seat": 2, "amount": 100, "to_seat": 3.5}',
+    ]
     with sqlite3.connect(path) as db:
-        db.execute("INSERT INTO events (hand, body) VALUES (2, ?)", (row,))
+        for row in rows:
+            db.execute("INSERT INTO events (hand, body) VALUES (2, ?)", (row,))
     with open_table(path) as reopened:
-        assert reopened.divergences == []
-        before = reopened.state
+        after = {n: s.stack for n, s in enumerate(reopened.state.seats, 1) if s is not None}
+    assert after == {**before, 1: before[1] + 100, 2: before[2] - 100}
     with open_table(path, full_fold=True) as folded:
-        assert folded.state == before
+        assert folded.state == reopened.state
     with Journal(path) as journal:
-        (outcome,) = (
-            journal._conn().execute("SELECT outcome FROM outcomes ORDER BY seq DESC LIMIT 1").fetchone()
-        )
-    assert outcome.startswith("refused: INPUT transfer needs to_seat")
+        outcomes = [
+            o for (o,) in journal._conn().execute("SELECT outcome FROM outcomes ORDER BY seq DESC LIMIT 2")
+        ]
+    assert outcomes[0].startswith("refused: INPUT transfer needs to_seat")
+    assert outcomes[1].startswith("applied; TBL-5 info: The floor (Zoe) moves 100 from seat 2 to seat 1.")
+    with pytest.raises(EventError, match="to_seat"):
+        from_json(json.loads(rows[0]))  # new input (MQTT, the CLI) is checked
+
+
+def test_a_damaged_checkpoint_is_a_mismatch_not_other_code(tmp_path: Path) -> None:
+    path = tmp_path / "table.journal"
+    live = play(path, 22)
+    with sqlite3.connect(path) as db:
+        db.execute("UPDATE checkpoints SET body = substr(body, 1, 500) WHERE hand = 10")
+    report = verify_journal(path, workers=2)
+    assert not report["ok"] and report["checkpoints_skipped"] == 0
+    assert "checkpoint" in report["checkpoint_mismatch"]
+    fold = verified_fold(path, step, new_table(CONFIG), table_restore, table_snapshot, workers=2)
+    assert fold.state == live
