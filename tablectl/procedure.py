@@ -629,7 +629,15 @@ def _card_seen(
         return _seen_in_burn(hand, event, rules)
     if event.zone is Zone.BOARD:
         return _seen_on_board(hand, event)
-    owner = _holder(hand, event.card)
+    card = event.card
+    if card is not None and card in hand.burns and hand.game.phase is not Phase.COMPLETE:
+        # DEAL-3: burn cards stay apart from the discards until the last card is dealt.
+        text = (
+            f"A burn card went into the muck{' face up' if event.face_up else ''}: take it back face down "
+            "and keep the burn cards apart from the discards until the last card is dealt."
+        )
+        return hand, (_ruling("DEAL-3", text, Severity.CORRECT),)
+    owner = _holder(hand, card)
     if (
         owner is not None
         and not hand.game.folded[owner]
