@@ -421,11 +421,18 @@ class Journal:
             raise JournalError(f"{self.path}: no checkpoint at seq {seq}")
         return str(row[0])
 
-    def latest_snapshot(self) -> tuple[int, str] | None:
-        if not self._has_table("snapshots"):
-            return None
-        row = self._conn().execute("SELECT seq, body FROM snapshots ORDER BY seq DESC LIMIT 1").fetchone()
-        return None if row is None else (int(row[0]), str(row[1]))
+    def restart_points(self, last_seq: int) -> Iterator[tuple[int, str]]:
+        """Where a restart may start, best first: the snapshots (the newest two), then the
+        checkpoints, newest first; none after ``last_seq``. As (seq, snapshot text)."""
+        for table in ("snapshots", "checkpoints"):
+            if not self._has_table(table):
+                continue
+            seqs = self._conn().execute(
+                f"SELECT seq FROM {table} WHERE seq <= ? ORDER BY seq DESC", (last_seq,)
+            ).fetchall()
+            for (seq,) in seqs:
+                row = self._conn().execute(f"SELECT body FROM {table} WHERE seq = ?", (seq,)).fetchone()
+                yield int(seq), str(row[0])
 
     def last_hand(self) -> int:
         """The table's hand number after the last journaled event, 0 when there is none."""
@@ -853,20 +860,16 @@ class Controller(Generic[S]):
             return
         state = self.state
         start = 0
-        latest = self.journal.latest_snapshot() if use_snapshot and self.restore is not None else None
-        if latest is not None and self.restore is not None:
-            try:
-                state = self.restore(latest[1])
-                start = latest[0] + 1
-                self.snapshot_seq = self.last_seq = latest[0]
-            except ValueError as exc:  # an unreadable snapshot is only a lost shortcut
-                log.warning(
-                    "%s: snapshot at seq %d unreadable (%s); folding from the start",
-                    self.journal.path,
-                    latest[0],
-                    exc,
-                )
-                state, start = self.state, 0
+        if use_snapshot and self.restore is not None:
+            for seq, body in self.journal.restart_points(end):
+                try:
+                    state = self.restore(body)
+                except ValueError as exc:  # an unreadable snapshot is only a lost shortcut
+                    log.warning("%s: snapshot at seq %d unreadable (%s)", self.journal.path, seq, exc)
+                    continue
+                start = seq + 1
+                self.snapshot_seq = self.last_seq = seq
+                break
         state, tally = fold_range(self.journal, self.step, state, start)
         self._adopt(state, tally)
 

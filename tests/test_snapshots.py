@@ -63,8 +63,14 @@ def test_a_corrupt_snapshot_falls_back_to_the_full_fold(tmp_path: Path) -> None:
         deal(live, hands=5, seed=3)
         live_state = live.state
     with sqlite3.connect(path) as db:
-        db.execute("UPDATE snapshots SET body = 'not json' WHERE seq = (SELECT max(seq) FROM snapshots)")
-    with open_controller(path) as reopened:
+        older, newest = (seq for (seq,) in db.execute("SELECT seq FROM snapshots ORDER BY seq"))
+        db.execute("UPDATE snapshots SET body = 'not json' WHERE seq = ?", (newest,))
+    with open_controller(path) as reopened:  # the older of the two kept serves
+        assert reopened.state == live_state
+        assert reopened.snapshot_seq == older
+    with sqlite3.connect(path) as db:
+        db.execute("UPDATE snapshots SET body = 'not json'")
+    with open_controller(path) as reopened:  # none left (and no checkpoint yet): the full fold
         assert reopened.state == live_state
         assert reopened.snapshot_seq == 0
 

@@ -279,3 +279,16 @@ def test_a_damaged_checkpoint_is_a_mismatch_not_other_code(tmp_path: Path) -> No
     assert "checkpoint" in report["checkpoint_mismatch"]
     fold = verified_fold(path, step, new_table(CONFIG), table_restore, table_snapshot, workers=2)
     assert fold.state == live
+
+
+def test_a_restart_with_both_snapshots_damaged_starts_from_the_newest_checkpoint(tmp_path: Path) -> None:
+    path = tmp_path / "table.journal"
+    live = play(path, 23)
+    with sqlite3.connect(path) as db:
+        db.execute("UPDATE snapshots SET body = 'not json'")
+        (newest,) = db.execute("SELECT max(seq) FROM checkpoints").fetchone()
+    with open_table(path) as reopened:
+        assert reopened.state == live
+        assert reopened.snapshot_seq == newest
+        with Journal(path) as journal:
+            assert reopened.replayed == journal.last_seq() - newest
