@@ -427,12 +427,12 @@ class Journal:
         for table in ("snapshots", "checkpoints"):
             if not self._has_table(table):
                 continue
-            seqs = self._conn().execute(
-                f"SELECT seq FROM {table} WHERE seq <= ? ORDER BY seq DESC", (last_seq,)
-            ).fetchall()
-            for (seq,) in seqs:
-                row = self._conn().execute(f"SELECT body FROM {table} WHERE seq = ?", (seq,)).fetchone()
-                yield int(seq), str(row[0])
+            # A cursor reads the rows as they are asked for: a restart mostly wants the first.
+            rows = self._conn().execute(
+                f"SELECT seq, body FROM {table} WHERE seq <= ? ORDER BY seq DESC", (last_seq,)
+            )
+            for seq, body in rows:
+                yield int(seq), str(body)
 
     def last_hand(self) -> int:
         """The table's hand number after the last journaled event, 0 when there is none."""
@@ -754,8 +754,8 @@ def _same_state(restore: Callable[[str], Any], folded: str | None, kept: str) ->
 
 def _start_pool(job: _StretchJob[S], count: int) -> ProcessPoolExecutor:
     """Worker processes forked now, each holding ``job`` (inherited, never pickled)."""
-    global _JOB
-    _JOB, _PARENT[0] = job, os.getpid()
+    global _JOB, _PARENT
+    _JOB, _PARENT = job, os.getpid()
     pool: ProcessPoolExecutor | None = None
     try:
         pool = ProcessPoolExecutor(count, multiprocessing.get_context("fork"), initializer=_worker_start)
@@ -770,7 +770,7 @@ def _start_pool(job: _StretchJob[S], count: int) -> ProcessPoolExecutor:
     return pool
 
 
-_PARENT = [0]  # the process that started the workers
+_PARENT = 0  # the process that started the workers
 
 
 def _worker_start() -> None:
@@ -789,7 +789,7 @@ def _die_with_parent() -> None:
     with contextlib.suppress(OSError, AttributeError):
         libc = ctypes.CDLL(None, use_errno=True)
         libc.prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG (Linux)
-    if os.getppid() != _PARENT[0]:  # the parent died before the request took effect
+    if os.getppid() != _PARENT:  # the parent died before the request took effect
         os._exit(1)
 
 

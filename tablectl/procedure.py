@@ -45,7 +45,7 @@ from tablectl.game.actions import (
     Kill,
     Show,
 )
-from tablectl.game.engine import HandState, Phase, apply, legal
+from tablectl.game.engine import HandState, Phase, apply, call_cost, legal
 from tablectl.game.errors import RuleViolation
 from tablectl.game.profiles import HouseRules
 from tablectl.game.variants import Ranking
@@ -1162,8 +1162,7 @@ def _betting_input(hand: HandProgress, event: DealerInput) -> tuple[HandProgress
         if game.stacks[position] == 0:
             raise Refused("INPUT", f"seat {event.seat} is all-in: no action from that seat")
         raise Refused("BET-14", f"action is on seat {hand.seat(actor)}, not seat {event.seat}: out of turn")
-    # What a call costs (engine.legal's call_amount, without working out the raises).
-    call_amount = min(game.high_bet - game.bets[position], game.stacks[position])
+    call_amount = call_cost(game, position)  # legal() would also work out the raises
     effects: list[Effect] = []
     action: Action
     key = event.key

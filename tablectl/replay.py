@@ -128,7 +128,6 @@ class _Reader:
         self.config = TableConfig.from_json(journal.config)
         self.current: HandRecord | None = None
         self.found: HandRecord | None = None  # the hand asked for, or the last complete one
-        self.events = 0
         self.checkpoint: tuple[int, int] | None = None  # (hand, seq) the fold started from
 
     def run(self) -> HandRecord | None:
@@ -138,7 +137,6 @@ class _Reader:
             if found is not None:
                 return found
             self.current = self.found = self.checkpoint = None  # out of reach: from the start
-            self.events = 0
         return self._fold(new_table(self.config), 0)
 
     def _checkpoint(self) -> tuple[TableState, int] | None:
@@ -165,7 +163,6 @@ class _Reader:
         for entry in self.journal.events(first_seq):
             before = state
             state, effects, outcome = apply_event(step, before, entry.event)
-            self.events += 1
             if self.wanted is not None and state.hand_number > self.wanted:
                 break  # the hand asked for is over, and so is the time to dispute it (TBL-5)
             started = state.hand is not None and (

@@ -244,9 +244,6 @@ def step(state: TableState, event: Event) -> tuple[TableState, tuple[Effect, ...
     return after, effects
 
 
-_HAND = _TABLE_INDEX["hand"]
-
-
 def _step(state: TableState, event: Event) -> tuple[TableState, tuple[Effect, ...]]:
     if isinstance(event, DeviceStatus):
         return _device(state, event)
@@ -263,9 +260,7 @@ def _step(state: TableState, event: Event) -> tuple[TableState, tuple[Effect, ..
     if confirm and pending is not None and pending.kind in ("misdeal", "void"):
         return _end_without_play(state, pending.kind, pending.rule)
     hand, effects = step_hand(hand, event, state.config.rules())
-    values = list(state)
-    values[_HAND] = hand
-    state = tuple.__new__(TableState, values)
+    state = _evolve(state, hand=hand)
     if hand.game.phase is Phase.COMPLETE:
         return _hand_complete(state, effects)
     return state, effects

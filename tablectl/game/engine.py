@@ -290,14 +290,18 @@ def start_hand(config: HandConfig) -> HandState:
 # -- the legal actions -------------------------------------------------------------------------
 
 
+def call_cost(state: HandState, i: int) -> int:
+    """The chips player ``i`` puts in to call now (all their chips if they have fewer)."""
+    return min(state.high_bet - state.bets[i], state.stacks[i])
+
+
 def legal(state: HandState) -> Legal | None:
     """What the player to act may do, or None when nobody is to act."""
     i = state.actor
     if i is None:
         return None
-    bet = state.bets[i]
-    all_in_to = bet + state.stacks[i]
-    call_amount = min(state.high_bet - bet, state.stacks[i])
+    all_in_to = state.bets[i] + state.stacks[i]
+    call_amount = call_cost(state, i)
     why = _why_no_raise(state, i, all_in_to)
     if why:
         return Legal(i, True, call_amount == 0, call_amount, False, 0, 0, why)
