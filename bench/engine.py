@@ -29,8 +29,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from pokerkit import Automation, Card, Mode, NoLimitTexasHoldem  # noqa: E402
 
-from tablectl.cards import card_str  # noqa: E402
-from tablectl.game import (  # noqa: E402
+from tablectl.core.cards import card_str  # noqa: E402
+from tablectl.core.game import (  # noqa: E402
     HOLDEM,
     Action,
     BetRaise,
@@ -48,7 +48,7 @@ from tablectl.game import (  # noqa: E402
     showdown_order,
     start_hand,
 )
-from tablectl.game.randomplay import Style, next_action  # noqa: E402
+from tablectl.sim.players import Style, next_action  # noqa: E402
 
 PLAYERS = 6
 BLINDS = (50, 100)

@@ -27,7 +27,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 IMPORT_PROBE = (
-    "import time; t = time.perf_counter(); import tablectl.evaluator; print(time.perf_counter() - t)"
+    "import time; t = time.perf_counter(); import tablectl.core.evaluator; print(time.perf_counter() - t)"
 )
 
 
@@ -74,7 +74,7 @@ def main() -> None:
     ev._build_flush_table()
     table_build = time.perf_counter() - started
 
-    from tablectl.cards import RANKS, SUITS
+    from tablectl.core.cards import RANKS, SUITS
 
     rng = random.Random(args.seed)
     hands = [tuple(rng.sample(range(52), 7)) for _ in range(args.hands)]

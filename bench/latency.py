@@ -8,7 +8,7 @@ Prints one JSON object:
   and the broker, to the public snapshot reaching that subscriber; over >= 2,000 card events;
 - e2e_p50_ratio / e2e_p99_ratio: e2e over the bare round trip;
 - journal_p50_ms: the journal's share (one fsync per event, synchronous=FULL);
-- e2e_step_*: the same from tablectl.table.step, without the journal;
+- e2e_step_*: the same from tablectl.core.table.step, without the journal;
 - rss_mb / peak_rss_mb: resident memory of this process (controller, publisher, paho).
 Goals: e2e p50 within 3x the bare round trip, p99 under 10 ms, memory under 80 MB.
 
@@ -36,13 +36,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import paho.mqtt.client as mqtt  # noqa: E402
 
-from tablectl.audit import LocalBroker  # noqa: E402
-from tablectl.events import CardDrawn  # noqa: E402
+from tablectl.adapters.mqtt import TablePublisher, Topics  # noqa: E402
+from tablectl.cli.audit import LocalBroker  # noqa: E402
+from tablectl.core.events import CardDrawn  # noqa: E402
+from tablectl.core.table import TableConfig, step  # noqa: E402
 from tablectl.journal import Controller  # noqa: E402
-from tablectl.mqtt import TablePublisher, Topics  # noqa: E402
-from tablectl.simdealer import SimDealer, seated_table  # noqa: E402
-from tablectl.snapshot import table_restore, table_snapshot  # noqa: E402
-from tablectl.table import TableConfig, step  # noqa: E402
+from tablectl.journal.snapshot import table_restore, table_snapshot  # noqa: E402
+from tablectl.sim.dealer import SimDealer, seated_table  # noqa: E402
 
 CARD_EVENTS = 2000
 RTT_SAMPLES = 2000

@@ -1,7 +1,7 @@
 """Benchmark: events per second through the controller's pure step, and replay speed.
 
 Prints one JSON object:
-- events_per_s: events through ``tablectl.table.step`` on one core (a simulated dealer and shoe
+- events_per_s: events through ``tablectl.core.table.step`` on one core (a simulated dealer and shoe
   produced every card, action and showdown of 10,000 6-max no-limit hands);
 - replay_hands_per_s: rebuilding the table's state from the journal file of those hands, every
   event folded through ``step`` from the first (``verified_fold``: the stretches between the
@@ -32,13 +32,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import tempfile  # noqa: E402
 
 import tablectl.journal as journal_module  # noqa: E402
-from tablectl.events import FloorCommand, FloorKind  # noqa: E402
-from tablectl.game.engine import Phase, apply  # noqa: E402
+from tablectl.core.events import FloorCommand, FloorKind  # noqa: E402
+from tablectl.core.game.engine import Phase, apply  # noqa: E402
+from tablectl.core.table import TableConfig, TableState, new_table, step  # noqa: E402
 from tablectl.journal import Controller, verified_fold  # noqa: E402
-from tablectl.replay import replay_hand  # noqa: E402
-from tablectl.simdealer import SimDealer, simulate  # noqa: E402
-from tablectl.snapshot import table_restore, table_snapshot  # noqa: E402
-from tablectl.table import TableConfig, TableState, new_table, step  # noqa: E402
+from tablectl.journal.replay import replay_hand  # noqa: E402
+from tablectl.journal.snapshot import table_restore, table_snapshot  # noqa: E402
+from tablectl.sim.dealer import SimDealer, simulate  # noqa: E402
 
 
 def engine_only(hands: list[tuple[Any, tuple[Any, ...]]]) -> float:

@@ -4,7 +4,7 @@ categories, which must equal the published ones. Prints one JSON object.
     nice -n 19 python3 bench/seven_card_census.py [--workers 2] [--direct]
 
 The hands are enumerated in nested loops a < b < ... < g that carry the partial key sum
-(tablectl.evaluator's card keys) from one level to the next, so a hand costs one addition.
+(tablectl.core.evaluator's card keys) from one level to the next, so a hand costs one addition.
 Each hand then goes the way evaluate_high sends it: the flush test on the key's suit
 counts, and the rank-multiset lookup for the non-flush hands. When six cards hold fewer
 than four of any suit no seventh card can make a flush, and the whole last loop becomes

@@ -74,7 +74,7 @@ def add_sim_parser(subparsers: Any) -> argparse.ArgumentParser:
 
 def parse_card_list(text: str) -> list[tuple[int, Face, bool]]:
     """``"As Kd:up 5c:foreign"`` -> (card, face, foreign) triples."""
-    from tablectl.cards import parse_card
+    from tablectl.core.cards import parse_card
 
     out: list[tuple[int, Face, bool]] = []
     for item in text.replace(",", " ").split():
@@ -88,8 +88,8 @@ def parse_card_list(text: str) -> list[tuple[int, Face, bool]]:
 
 def scenario_cards(path: str) -> list[tuple[int, Face, bool]]:
     """The cards a scenario file's events draw from the shoe, with their face and deck."""
-    from tablectl.events import CardDrawn
-    from tablectl.scenario import parse
+    from tablectl.core.events import CardDrawn
+    from tablectl.sim.scenario import parse
 
     with open(path, encoding="utf-8") as handle:
         scenario = parse(handle.read(), path)
@@ -148,7 +148,7 @@ def run_sim_shoe(args: argparse.Namespace) -> int:
                         break
                     say(shoe.command(line))
             elif args.interval > 0:
-                from tablectl.cards import card_str
+                from tablectl.core.cards import card_str
 
                 stop = threading.Event()
                 while not stop.wait(args.interval):

@@ -573,7 +573,7 @@ class SimShoe:
 
     def command(self, line: str) -> str:
         """One keyboard command (see :attr:`HELP`); returns what to print."""
-        from tablectl.cards import CardError, card_str, parse_card
+        from tablectl.core.cards import CardError, card_str, parse_card
 
         words = line.strip().split()
         if not words or words[0] == "next":

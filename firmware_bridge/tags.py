@@ -18,7 +18,7 @@ CARDS = 52
 
 
 def tag_id(deck_id: str, card: int) -> bytes:
-    """The tag of ``card`` (0..51, tablectl.cards numbering) in simulated deck ``deck_id``."""
+    """The tag of ``card`` (0..51, tablectl.core.cards numbering) in simulated deck ``deck_id``."""
     if not 0 <= card < CARDS:
         raise ValueError(f"{card!r} is not a card (0..51)")
     return deck_tags(deck_id)[card]

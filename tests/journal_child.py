@@ -26,8 +26,8 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from tablectl.effects import Prompt, Ruling, Severity  # noqa: E402
-from tablectl.events import (  # noqa: E402
+from tablectl.core.effects import Prompt, Ruling, Severity  # noqa: E402
+from tablectl.core.events import (  # noqa: E402
     CardDrawn,
     DealerInput,
     DealerKey,
@@ -96,8 +96,8 @@ def table_events(count: int, seed: int = 7) -> list[Event]:
     that every event makes sense where it stands."""
     import random
 
-    from tablectl.game.engine import Phase, legal, showdown_order
-    from tablectl.table import TableConfig, new_table, step
+    from tablectl.core.game.engine import Phase, legal, showdown_order
+    from tablectl.core.table import TableConfig, new_table, step
 
     rng = random.Random(seed)
     state = new_table(TableConfig())
@@ -217,7 +217,7 @@ def setup(mode: str) -> Setup:
     if mode == "toy":
         return Setup(TOY_CONFIG, toy_step, ToyState(), toy_events)
     if mode == "table":
-        from tablectl.table import TableConfig, new_table, step
+        from tablectl.core.table import TableConfig, new_table, step
 
         return Setup(TableConfig(), step, new_table(TableConfig()), table_events)
     raise SystemExit(f"journal_child: unknown mode {mode!r}: toy or table")

@@ -14,11 +14,11 @@ import paho.mqtt.client as mqtt
 import pytest
 from brokers import Listener, require_mosquitto, running_broker
 
-from tablectl.audit import DEPLOY, ROLES, Credentials, LocalBroker, may_write, run_audit
-from tablectl.events import FloorCommand, FloorKind
-from tablectl.mqtt import TablePublisher, Topics
-from tablectl.simdealer import SimDealer, seated_table
-from tablectl.table import TableConfig, step
+from tablectl.adapters.mqtt import TablePublisher, Topics
+from tablectl.cli.audit import DEPLOY, ROLES, Credentials, LocalBroker, may_write, run_audit
+from tablectl.core.events import FloorCommand, FloorKind
+from tablectl.core.table import TableConfig, step
+from tablectl.sim.dealer import SimDealer, seated_table
 
 TABLES = ("1", "2")
 # What each role reads, as topic names below cardroom/main/table/<table>/ (docs/mqtt.md).
@@ -102,7 +102,7 @@ def test_each_role_reads_what_it_may_and_nothing_else(broker: LocalBroker) -> No
                 publisher.publish_state(state, effects)
                 publisher.tick()
             # An alert and a floor command, so that every topic carries something.
-            from tablectl.events import DeviceStatus
+            from tablectl.core.events import DeviceStatus
 
             state, effects = step(state, DeviceStatus("shoe", ok=False))
             publisher.publish_state(state, effects)
@@ -239,16 +239,16 @@ def test_audit_over_a_thousand_hands(tmp_path: Path) -> None:
 
 def test_audit_catches_a_leak(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The audit is not blind: with ruling texts left as they are, it finds the hole cards."""
-    import tablectl.mqtt
+    import tablectl.adapters.mqtt
 
-    monkeypatch.setattr(tablectl.mqtt, "redact", lambda text, visible: text)
+    monkeypatch.setattr(tablectl.adapters.mqtt, "redact", lambda text, visible: text)
     result = _audit(tmp_path, 40)
     assert result["violations"]["dealer"] > 0 and result["violations"]["public"] == 0
     assert any(e["what"] == "a hidden card" for e in result["examples"])
 
 
 def test_floor_command_parsing_is_the_events_module(broker: LocalBroker) -> None:
-    from tablectl.events import from_json, to_json
+    from tablectl.core.events import from_json, to_json
 
     command = FloorCommand(FloorKind.SET_BLINDS, by="Ann", blinds=(100, 200), ante=25)
     assert from_json(to_json(command)) == command

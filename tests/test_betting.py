@@ -12,8 +12,8 @@ from collections.abc import Sequence
 
 import pytest
 
-from tablectl.cards import parse_card, parse_cards
-from tablectl.game import (
+from tablectl.core.cards import parse_card, parse_cards
+from tablectl.core.game import (
     HOLDEM,
     BetRaise,
     CheckCall,
@@ -205,7 +205,7 @@ def test_bet1_spread_limit_seed_example() -> None:
 
 
 def test_bet1_spread_limit_raise_range_is_never_empty() -> None:
-    from tablectl.game import ConfigError
+    from tablectl.core.game import ConfigError
 
     try:
         cfg = config([1000] * 4, blinds=(2, 4, 8), structure=SL, min_bet=4, spread_max=6)

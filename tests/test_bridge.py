@@ -19,11 +19,11 @@ from typing import Any
 import pytest
 from brokers import Listener, require_mosquitto
 
-from tablectl.audit import DEPLOY, LocalBroker
-from tablectl.events import DeviceStatus
-from tablectl.mqtt import ALERT_SEVERITIES, Follower, TablePublisher, Topics
-from tablectl.simdealer import SimDealer, seated_table
-from tablectl.table import TableConfig, TableState, step
+from tablectl.adapters.mqtt import ALERT_SEVERITIES, Follower, TablePublisher, Topics
+from tablectl.cli.audit import DEPLOY, LocalBroker
+from tablectl.core.events import DeviceStatus
+from tablectl.core.table import TableConfig, TableState, step
+from tablectl.sim.dealer import SimDealer, seated_table
 
 CONFIG = TableConfig(room="main", table="1", seats=9, game="NT", blinds=(50, 100))
 TOPICS = Topics("main", "1")

@@ -25,8 +25,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tablectl.effects import Effect, Ruling, Severity
-from tablectl.events import (
+from tablectl.core.effects import Effect, Ruling, Severity
+from tablectl.core.events import (
     CardDrawn,
     DealerInput,
     DealerKey,
@@ -35,9 +35,9 @@ from tablectl.events import (
     from_json,
     to_json,
 )
-from tablectl.game.engine import Phase
-from tablectl.snapshot import dumps, loads, table_restore, table_snapshot
-from tablectl.table import ButtonFix, Positions, TableConfig, TableState, new_table, step
+from tablectl.core.game.engine import Phase
+from tablectl.core.table import ButtonFix, Positions, TableConfig, TableState, new_table, step
+from tablectl.journal.snapshot import dumps, loads, table_restore, table_snapshot
 
 ROOT = Path(__file__).resolve().parent.parent
 SETTINGS = settings(
@@ -345,7 +345,7 @@ def test_a_report_about_a_player_who_has_since_left() -> None:
 
 
 def test_the_floor_view_shows_the_round_and_the_correction() -> None:
-    from tablectl.views import floor as floor_view
+    from tablectl.views.audiences import floor as floor_view
 
     state = play_hand(four_handed(button=4))
     view = floor_view(state)

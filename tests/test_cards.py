@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tablectl.cards import (
+from tablectl.core.cards import (
     DECK,
     RANKS,
     SUITS,

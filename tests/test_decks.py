@@ -10,8 +10,7 @@ from typing import Any
 
 import pytest
 
-from tablectl.cards import DECK, card_str, parse_card
-from tablectl.decks import (
+from tablectl.adapters.decks import (
     NEW_DECK_ORDERS,
     US_NEW_DECK_ORDER,
     Deck,
@@ -27,7 +26,8 @@ from tablectl.decks import (
     save_registry,
     tag_hex,
 )
-from tablectl.events import CardDrawn
+from tablectl.core.cards import DECK, card_str, parse_card
+from tablectl.core.events import CardDrawn
 
 
 def tags_for(prefix: int, n: int = 52) -> list[bytes]:

@@ -15,8 +15,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tablectl.cards import RANKS, SUITS, parse_cards
-from tablectl.evaluator import (
+from tablectl.core.cards import RANKS, SUITS, parse_cards
+from tablectl.core.evaluator import (
     CATEGORY_NAMES,
     FLUSH,
     FOUR_OF_A_KIND,

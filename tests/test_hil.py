@@ -18,17 +18,17 @@ from firmware_bridge.faults import Faults
 from firmware_bridge.link import ShoeLink
 from firmware_bridge.simshoe import SimShoe
 from firmware_bridge.tags import tag_id
-from tablectl.audit import LocalBroker
-from tablectl.decks import Deck, DeckRegistry
-from tablectl.events import CardDrawn, DealerInput, DealerKey, Event
-from tablectl.mqtt import TablePublisher
-from tablectl.panel import DealerPanel
-from tablectl.phh import iter_sources, parse_phh
-from tablectl.phhtable import table_hand
-from tablectl.service import open_service
-from tablectl.shoe import ShoeAdapter
-from tablectl.table import new_table
-from tablectl.tableconfig import PanelConfig
+from tablectl.adapters.decks import Deck, DeckRegistry
+from tablectl.adapters.mqtt import TablePublisher
+from tablectl.adapters.panel import DealerPanel
+from tablectl.adapters.shoe import ShoeAdapter
+from tablectl.cli.audit import LocalBroker
+from tablectl.core.events import CardDrawn, DealerInput, DealerKey, Event
+from tablectl.core.table import new_table
+from tablectl.formats.phh import iter_sources, parse_phh
+from tablectl.service.table_service import open_service
+from tablectl.service.tablefile import PanelConfig
+from tablectl.sim.phh_table import table_hand
 from tests.brokers import Listener
 
 DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "phh"

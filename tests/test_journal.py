@@ -14,9 +14,9 @@ from pathlib import Path
 import pytest
 from journal_child import TOY_CONFIG, ToyState, state_digest, toy_events, toy_step
 
-from tablectl.cards import parse_card
-from tablectl.effects import Severity
-from tablectl.events import (
+from tablectl.core.cards import parse_card
+from tablectl.core.effects import Severity
+from tablectl.core.events import (
     CardDrawn,
     CardSeen,
     DealerInput,
@@ -403,7 +403,7 @@ def test_kill_9_at_any_point_loses_no_acknowledged_event_toy(path: Path) -> None
 def test_kill_9_at_any_point_loses_no_acknowledged_event_real_table(path: Path) -> None:
     from journal_child import table_events
 
-    from tablectl.table import TableConfig, new_table, step
+    from tablectl.core.table import TableConfig, new_table, step
 
     stream = table_events(700)
     kills = [None, 0, 3, 1, 31, None, 9, 120, 2, 0, 57]

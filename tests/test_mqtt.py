@@ -22,12 +22,12 @@ from brokers import Listener, running_broker, schema_for, schemas
 from paho.mqtt.packettypes import PacketTypes
 from paho.mqtt.properties import Properties
 
-from tablectl.audit import LocalBroker, cards_named, secret_cards
-from tablectl.effects import Ruling
-from tablectl.events import CardDrawn, DeviceStatus, FloorCommand, FloorKind, to_json
-from tablectl.mqtt import ALERT_SEVERITIES, Follower, TablePublisher, Topics, redact
-from tablectl.simdealer import SimDealer, seated_table
-from tablectl.table import TableConfig, TableState, step
+from tablectl.adapters.mqtt import ALERT_SEVERITIES, Follower, TablePublisher, Topics, redact
+from tablectl.cli.audit import LocalBroker, cards_named, secret_cards
+from tablectl.core.effects import Ruling
+from tablectl.core.events import CardDrawn, DeviceStatus, FloorCommand, FloorKind, to_json
+from tablectl.core.table import TableConfig, TableState, step
+from tablectl.sim.dealer import SimDealer, seated_table
 
 ROOT = Path(__file__).resolve().parents[1]
 CONFIG = TableConfig(room="main", table="1", seats=9, game="NT", blinds=(50, 100))
@@ -70,7 +70,7 @@ def deal(
 
 CHILD = """
 import sys, time
-from tablectl.mqtt import TablePublisher
+from tablectl.adapters.mqtt import TablePublisher
 p = TablePublisher("main", "1", host=sys.argv[1], port=int(sys.argv[2]), username=sys.argv[3],
                    password=sys.argv[4], client_id="child-table").start()
 assert p.wait_connected(10)
@@ -335,7 +335,7 @@ def test_alerts_acknowledged_after_the_brokers_last_save_survive_a_kill(broker: 
 
 
 def test_publishing_with_no_broker_at_all_never_blocks(tmp_path: Path) -> None:
-    from tablectl.audit import free_port
+    from tablectl.cli.audit import free_port
 
     publisher = TablePublisher("main", "1", host="127.0.0.1", port=free_port()).start()
     state, sim = seated_table(CONFIG, 6), SimDealer(random.Random(1))

@@ -12,9 +12,7 @@ from typing import Any
 import pytest
 from gpiozero.pins.mock import MockFactory
 
-from tablectl.effects import Prompt, Ruling, Severity
-from tablectl.events import DealerInput, DealerKey
-from tablectl.panel import (
+from tablectl.adapters.panel import (
     ALERT_PATTERNS,
     AlertBuzzer,
     AmountEntry,
@@ -22,9 +20,11 @@ from tablectl.panel import (
     DebouncedButton,
     alert_for,
 )
-from tablectl.simdealer import SimDealer, seated_table
-from tablectl.table import TableConfig, step
-from tablectl.tableconfig import PanelConfig
+from tablectl.core.effects import Prompt, Ruling, Severity
+from tablectl.core.events import DealerInput, DealerKey
+from tablectl.core.table import TableConfig, step
+from tablectl.service.tablefile import PanelConfig
+from tablectl.sim.dealer import SimDealer, seated_table
 
 PINS = {
     "fold": 2,

@@ -16,8 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from tablectl.cards import CardError
-from tablectl.game import (
+from tablectl.core.cards import CardError
+from tablectl.core.game import (
     HOLDEM,
     OMAHA,
     OMAHA_HI_LO,
@@ -33,8 +33,7 @@ from tablectl.game import (
     Variant,
     house_rules,
 )
-from tablectl.game.randomplay import play_random_hand
-from tablectl.phh import (
+from tablectl.formats.phh import (
     PhhError,
     action_text,
     check,
@@ -43,6 +42,7 @@ from tablectl.phh import (
     parse_phh,
     replay,
 )
+from tablectl.sim.players import play_random_hand
 
 DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
 PHH = DATA / "phh"

@@ -7,9 +7,9 @@ import itertools
 import random
 from pathlib import Path
 
-from tablectl.effects import HandEnded, Ruling, Severity
-from tablectl.phh import PhhError, iter_sources, parse_phh
-from tablectl.phhtable import play, table_hand
+from tablectl.core.effects import HandEnded, Ruling, Severity
+from tablectl.formats.phh import PhhError, iter_sources, parse_phh
+from tablectl.sim.phh_table import play, table_hand
 
 DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "phh"
 

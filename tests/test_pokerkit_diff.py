@@ -33,8 +33,8 @@ pokerkit = pytest.importorskip("pokerkit")
 from pokerkit import Automation, Card, Mode, NoLimitTexasHoldem, State  # noqa: E402
 from pokerkit.games import PotLimitPokerMixin, TexasHoldemMixin, UnfixedLimitHoldem  # noqa: E402
 
-from tablectl.cards import card_str, parse_cards  # noqa: E402
-from tablectl.game import (  # noqa: E402
+from tablectl.core.cards import card_str, parse_cards  # noqa: E402
+from tablectl.core.game import (  # noqa: E402
     HOLDEM,
     Action,
     BetRaise,
@@ -56,8 +56,8 @@ from tablectl.game import (  # noqa: E402
     side_pots,
     start_hand,
 )
-from tablectl.game.randomplay import Style, next_action  # noqa: E402
-from tablectl.phh import export_phh  # noqa: E402
+from tablectl.formats.phh import export_phh  # noqa: E402
+from tablectl.sim.players import Style, next_action  # noqa: E402
 
 PINNED = "0.7.7"
 if importlib.metadata.version("pokerkit") != PINNED:

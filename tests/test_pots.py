@@ -14,9 +14,9 @@ from collections.abc import Sequence
 
 import pytest
 
-from tablectl import evaluator
-from tablectl.cards import Card, parse_cards
-from tablectl.game import (
+from tablectl.core import evaluator
+from tablectl.core.cards import Card, parse_cards
+from tablectl.core.game import (
     HOLDEM,
     OMAHA,
     OMAHA_HI_LO,
@@ -43,7 +43,7 @@ from tablectl.game import (
     split,
     start_hand,
 )
-from tablectl.game.variants import Game
+from tablectl.core.game.variants import Game
 
 NL = Structure.NO_LIMIT
 
@@ -753,7 +753,7 @@ def test_awards_conserve_chips_and_name_each_pot() -> None:
 
 def test_dead_hands_chips_stay_in_the_pot_when_no_live_hand_put_any_in() -> None:
     # Two blinds ruled dead before the flop (000 misdeals 2): the last live hand takes their chips.
-    from tablectl.game import Kill
+    from tablectl.core.game import Kill
 
     t = Table(config([1000, 1000, 1000]), ["AsAh", "KsKh", "QsQh"], "2c7d9hJs3s")
     t(Kill(0), Kill(1))

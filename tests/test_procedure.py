@@ -1,6 +1,6 @@
 """Properties of the controller's one step function under random event streams.
 
-A simulated dealer deals real hands through ``tablectl.table.step`` (cards drawn from a
+A simulated dealer deals real hands through ``tablectl.core.table.step`` (cards drawn from a
 shuffled shoe, betting actions from the panel, showdowns, confirmations) and, at random
 moments, makes the mistakes and the noise a live table makes: boxed, foreign, duplicate and
 unread cards, extra and premature cards, camera sightings in every zone (right and wrong),
@@ -23,8 +23,8 @@ from dataclasses import dataclass, field
 
 import pytest
 
-from tablectl.effects import Effect, HandEnded, Ruling, Severity
-from tablectl.events import (
+from tablectl.core.effects import Effect, HandEnded, Ruling, Severity
+from tablectl.core.events import (
     CardDrawn,
     CardSeen,
     DealerInput,
@@ -35,10 +35,10 @@ from tablectl.events import (
     FloorKind,
     Zone,
 )
-from tablectl.game.actions import UNKNOWN_CARD
-from tablectl.game.engine import Phase, legal
-from tablectl.procedure import deal_complete
-from tablectl.table import TableConfig, TableState, new_table, step
+from tablectl.core.game.actions import UNKNOWN_CARD
+from tablectl.core.game.engine import Phase, legal
+from tablectl.core.procedure import deal_complete
+from tablectl.core.table import TableConfig, TableState, new_table, step
 
 SEATS = 6
 PROFILES = ("tda", "btr", "classic")

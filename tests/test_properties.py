@@ -24,9 +24,9 @@ from fractions import Fraction
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tablectl import evaluator
-from tablectl.cards import Card
-from tablectl.game import (
+from tablectl.core import evaluator
+from tablectl.core.cards import Card
+from tablectl.core.game import (
     HOLDEM,
     OMAHA,
     OMAHA_HI_LO,
@@ -49,7 +49,7 @@ from tablectl.game import (
     showdown_order,
     start_hand,
 )
-from tablectl.game.variants import Ranking
+from tablectl.core.game.variants import Ranking
 
 PROPERTY_SETTINGS = settings(
     max_examples=500,

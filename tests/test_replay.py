@@ -8,13 +8,13 @@ from pathlib import Path
 import pytest
 from journal_child import table_events
 
-from tablectl import phh
-from tablectl.cards import parse_card
-from tablectl.effects import HandEnded
-from tablectl.events import CardDrawn, DealerInput, DealerKey, Event, FloorCommand, FloorKind
+from tablectl.core.cards import parse_card
+from tablectl.core.effects import HandEnded
+from tablectl.core.events import CardDrawn, DealerInput, DealerKey, Event, FloorCommand, FloorKind
+from tablectl.core.table import TableConfig, TableState, new_table, step
+from tablectl.formats import phh
 from tablectl.journal import Controller, Journal, JournalCorrupt
-from tablectl.replay import ReplayError, export_hand_phh, replay_hand
-from tablectl.table import TableConfig, TableState, new_table, step
+from tablectl.journal.replay import ReplayError, export_hand_phh, replay_hand
 
 CONFIG = TableConfig()
 T0 = 1_700_000_000.0

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tablectl.scenario import ScenarioError, parse, run, run_paths
+from tablectl.sim.scenario import ScenarioError, parse, run, run_paths
 
 SCENARIOS = Path(__file__).parent / "scenarios"
 FILES = sorted(SCENARIOS.rglob("*.scn"))

@@ -13,11 +13,11 @@ from gpiozero.pins.mock import MockFactory
 
 from firmware_bridge.simshoe import SimShoe
 from firmware_bridge.tags import tag_id
-from tablectl.audit import LocalBroker
-from tablectl.decks import Deck, DeckRegistry, save_registry
-from tablectl.events import FloorCommand, FloorKind, to_json
-from tablectl.serve import BrokerSettings, start_table
-from tablectl.tableconfig import load_table_config
+from tablectl.adapters.decks import Deck, DeckRegistry, save_registry
+from tablectl.cli.audit import LocalBroker
+from tablectl.core.events import FloorCommand, FloorKind, to_json
+from tablectl.service.serve import BrokerSettings, start_table
+from tablectl.service.tablefile import load_table_config
 from tests.brokers import Listener
 
 ROOT = Path(__file__).resolve().parents[1]

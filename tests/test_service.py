@@ -7,10 +7,10 @@ import random
 import threading
 from pathlib import Path
 
-from tablectl.events import DealerInput, DealerKey
-from tablectl.service import open_service
-from tablectl.simdealer import SimDealer, seated_table
-from tablectl.table import TableConfig
+from tablectl.core.events import DealerInput, DealerKey
+from tablectl.core.table import TableConfig
+from tablectl.service.table_service import open_service
+from tablectl.sim.dealer import SimDealer, seated_table
 
 CONFIG = TableConfig(seats=6, game="NT", blinds=(50, 100))
 
@@ -56,10 +56,10 @@ def test_a_restarted_service_has_the_same_table(tmp_path: Path) -> None:
 
 
 def test_a_step_that_fails_on_one_event_does_not_stop_the_table(tmp_path: Path) -> None:
-    from tablectl.events import DeviceStatus
+    from tablectl.core.events import DeviceStatus
+    from tablectl.core.table import step
     from tablectl.journal import Controller
-    from tablectl.service import TableService
-    from tablectl.table import step
+    from tablectl.service.table_service import TableService
 
     def fragile_step(state, event):  # noqa: ANN001, ANN202
         if isinstance(event, DeviceStatus):

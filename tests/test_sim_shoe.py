@@ -29,7 +29,7 @@ from firmware_bridge.protocol import (
 from firmware_bridge.simshoe import SimShoe
 from firmware_bridge.tags import card_of, deck_tags, tag_id
 from firmware_bridge.testing import LinkRecorder
-from tablectl.cards import parse_card
+from tablectl.core.cards import parse_card
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from tablectl.cards import parse_card
-from tablectl.decks import US_NEW_DECK_ORDER
-from tablectl.events import DealerKey
-from tablectl.tableconfig import (
+from tablectl.adapters.decks import US_NEW_DECK_ORDER
+from tablectl.core.cards import parse_card
+from tablectl.core.events import DealerKey
+from tablectl.service.tablefile import (
     BUTTON_KEYS,
     ConfigFileError,
     load_table_config,
@@ -80,7 +80,14 @@ def test_the_example_file_loads() -> None:
 
 
 def test_the_example_documents_every_key() -> None:
-    from tablectl.tableconfig import AMOUNT_PINS, DECKS_KEYS, OTHER_PINS, PANEL_KEYS, SHOE_KEYS, TABLE_KEYS
+    from tablectl.service.tablefile import (
+        AMOUNT_PINS,
+        DECKS_KEYS,
+        OTHER_PINS,
+        PANEL_KEYS,
+        SHOE_KEYS,
+        TABLE_KEYS,
+    )
 
     for key in (*TABLE_KEYS, *SHOE_KEYS, *DECKS_KEYS, *PANEL_KEYS, *BUTTON_KEYS, *AMOUNT_PINS, *OTHER_PINS):
         assert re.search(rf"^#?\s*{key}\b|\b{key}\b", TEXT, re.MULTILINE), key

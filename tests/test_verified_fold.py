@@ -17,12 +17,12 @@ from pathlib import Path
 import pytest
 
 import tablectl.journal as journal_module
-from tablectl.events import EventError, FloorCommand, FloorKind, from_json
+from tablectl.core.events import EventError, FloorCommand, FloorKind, from_json
+from tablectl.core.table import TableConfig, TableState, new_table, step
 from tablectl.journal import Controller, Journal, verified_fold
-from tablectl.replay import replay_hand, verify_journal
-from tablectl.simdealer import SimDealer, simulate
-from tablectl.snapshot import table_restore, table_snapshot
-from tablectl.table import TableConfig, TableState, new_table, step
+from tablectl.journal.replay import replay_hand, verify_journal
+from tablectl.journal.snapshot import table_restore, table_snapshot
+from tablectl.sim.dealer import SimDealer, simulate
 
 CONFIG = TableConfig(seats=9, game="NT", blinds=(50, 100))
 EVERY = 5  # a checkpoint every five hands: many stretches from a short journal
@@ -203,8 +203,8 @@ def test_an_unreadable_event_in_a_workers_stretch_stops_the_fold_with_its_seq(tm
 _DYING_WORKER = """
 import os, sys
 from tablectl.journal import Journal, verified_fold
-from tablectl.snapshot import table_restore, table_snapshot
-from tablectl.table import TableConfig, new_table, step
+from tablectl.journal.snapshot import table_restore, table_snapshot
+from tablectl.core.table import TableConfig, new_table, step
 
 path = sys.argv[1]
 parent = os.getpid()

@@ -6,11 +6,11 @@ from __future__ import annotations
 import json
 import random
 
-from tablectl.cards import card_str
-from tablectl.game.actions import UNKNOWN_CARD
-from tablectl.simdealer import SimDealer, seated_table
-from tablectl.table import TableConfig, step
-from tablectl.views import dealer, floor, private, public
+from tablectl.core.cards import card_str
+from tablectl.core.game.actions import UNKNOWN_CARD
+from tablectl.core.table import TableConfig, step
+from tablectl.sim.dealer import SimDealer, seated_table
+from tablectl.views.audiences import dealer, floor, private, public
 
 
 def secret_cards(state) -> set[str]:  # noqa: ANN001

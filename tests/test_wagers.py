@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from tablectl.cards import parse_cards
-from tablectl.game import (
+from tablectl.core.cards import parse_cards
+from tablectl.core.game import (
     HOLDEM,
     BetRaise,
     CheckCall,
@@ -15,7 +15,7 @@ from tablectl.game import (
     apply,
     start_hand,
 )
-from tablectl.game.wagers import read_wager
+from tablectl.core.game.wagers import read_wager
 
 
 def dealt(structure: Structure = Structure.NO_LIMIT, stacks: tuple[int, ...] = (10_000,) * 4):

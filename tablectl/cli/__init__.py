@@ -1,0 +1,278 @@
+"""The ``tablectl`` command."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from collections.abc import Sequence
+
+from tablectl.core.game.profiles import PROFILES, HouseRules, house_rules
+
+
+def _rules(args: argparse.Namespace) -> HouseRules:
+    return house_rules(args.profile)
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    import contextlib
+    import shutil
+
+    from tablectl.sim.demo import default_hands, run_table
+
+    hands = default_hands(args.profile, seed=args.seed)
+    with contextlib.ExitStack() as stack:
+        publisher = None
+        if args.broker == "auto" and (shutil.which("mosquitto") or os.path.exists("/usr/sbin/mosquitto")):
+            from tablectl.adapters.mqtt import TablePublisher
+            from tablectl.cli.audit import LocalBroker
+
+            # A throwaway mosquitto with the shipped configuration and ACL, as at a table.
+            broker = stack.enter_context(LocalBroker(room="main", tables=("1",)))
+            assert broker.credentials is not None
+            username, password = broker.credentials.user("table", "1")
+            publisher = TablePublisher(
+                "main", "1", host=broker.host, port=broker.port, username=username, password=password
+            ).start()
+            stack.callback(publisher.stop)
+            print(
+                f"Publishing the table to mqtt://{broker.host}:{broker.port} "
+                f"(websockets :{broker.ws_port}) under cardroom/main/table/1/"
+            )
+        elif args.broker == "auto":
+            print("mosquitto is not installed: dealing without publishing (apt-get install mosquitto)")
+        totals = run_table(
+            hands,
+            args.hands,
+            print,
+            pace=args.pace,
+            seed=args.seed,
+            publish=publisher.publish_state if publisher is not None else None,
+        )
+        if publisher is not None:
+            publisher.wait_delivered(10.0)
+            stats = publisher.stats
+            print(
+                f"Published {stats.published} MQTT messages; {stats.acknowledged} acknowledged by the broker."
+            )
+    print(
+        f"\nDealt {totals['hands']} hands from {totals['events']} table events: "
+        f"{totals['rulings']} rulings, {totals['refused']} wrong inputs refused with the rule broken."
+    )
+    return 0
+
+
+def cmd_phh_check(args: argparse.Namespace) -> int:
+    from tablectl.formats.phh import check
+
+    report = check(args.paths, _rules(args))
+    result = report.as_json()
+    if args.json:
+        print(json.dumps(result, indent=2))
+    else:
+        print(
+            f"{result['files']} files: {result['matched']} matched, "
+            f"{len(result['mismatched'])} mismatched, unsupported {result['unsupported']}, "
+            f"{len(result['odd_chip'])} half-chip records settled by the odd-chip rule"
+        )
+        for miss in result["mismatched"]:
+            print(f"  MISMATCH {miss['file']}: {miss['difference']}")
+    return 1 if result["mismatched"] else 0
+
+
+def cmd_scenario_run(args: argparse.Namespace) -> int:
+    from tablectl.sim.scenario import run_paths
+
+    result = run_paths(args.paths)
+    if args.json:
+        print(json.dumps(result, indent=2))
+    else:
+        print(f"{result['passed']} of {result['scenarios']} scenarios passed")
+        for failure in result["failed"]:
+            print(f"  FAILED {failure['why']}")
+    return 1 if result["failed"] else 0
+
+
+def cmd_replay(args: argparse.Namespace) -> int:
+    from tablectl.journal.replay import export_hand_phh, replay_hand, verify_journal
+
+    if not args.verify and (args.workers is not None or args.json):
+        raise ValueError("--workers and --json go with --verify")
+    if args.verify:
+        report = verify_journal(args.journal, args.workers)
+        if args.json:
+            print(json.dumps(report))
+        else:
+            state = "in progress" if report["in_progress"] else "between hands"
+            print(
+                f"{report['events']:,} events folded from the first ({report['hands']} hands, {state}) "
+                f"in {report['seconds']} s on {report['workers']} core(s); "
+                f"{report['checkpoints_verified']} checkpoints verified"
+                + (
+                    f", {report['checkpoints_skipped']} made by other code skipped"
+                    if report["checkpoints_skipped"]
+                    else ""
+                )
+            )
+            if report["checkpoint_mismatch"]:
+                print(f"CHECKPOINT MISMATCH: {report['checkpoint_mismatch']} (folded in one pass instead)")
+            divergences = report["divergences"]
+            for d in divergences[:10]:
+                print(f"DIVERGENCE at seq {d['seq']}: recorded {d['recorded']!r}, now {d['now']!r}")
+            if len(divergences) > 10:
+                print(f"... and {len(divergences) - 10} more divergences (--json lists them all)")
+            print("stacks: " + ", ".join(f"seat {s} {n:,}" for s, n in report["stacks"].items()))
+        return 0 if report["ok"] else 1
+    if args.phh:
+        sys.stdout.write(export_hand_phh(args.journal, args.hand))
+    else:
+        for line in replay_hand(args.journal, args.hand):
+            print(line)
+    return 0
+
+
+def cmd_audit(args: argparse.Namespace) -> int:
+    from tablectl.cli.audit import BrokerAccess, Credentials, LocalBroker, run_audit
+
+    if len(args.user) != len(args.password):
+        raise ValueError("give each --user its --password, in the same order")
+    if args.host is None:
+        with LocalBroker(tables=("audit-a", "audit-b")) as broker:
+            result = run_audit(args.hands, broker.access(), seed=args.seed)
+    else:
+        if args.credentials is None:
+            raise ValueError(
+                "--credentials FILE: the audit logs in as every role (the file mkusers writes, "
+                "with users for two tables named audit-*)"
+            )
+        credentials = Credentials.read(args.credentials)
+        for username, password in zip(args.user, args.password, strict=True):
+            credentials = credentials.with_login(username, password)
+        result = run_audit(args.hands, BrokerAccess(args.host, args.port, credentials), seed=args.seed)
+    if args.json:
+        print(json.dumps(result, indent=2))
+    else:
+        total = sum(result["violations"].values())
+        print(f"{result['hands']} hands at tables {', '.join(result['tables'])}: {total} violations")
+        for role, count in result["violations"].items():
+            print(f"  {role:9} {count}")
+        for example in result["examples"]:
+            print(f"  {example['role']}: {example['what']} on {example['topic']} ({example['detail']})")
+    return 1 if any(result["violations"].values()) else 0
+
+
+def cmd_serve(args: argparse.Namespace) -> int:
+    import logging
+
+    from tablectl.service.serve import BrokerSettings, serve
+    from tablectl.service.tablefile import load_table_config
+
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
+    password = None
+    if args.mqtt_password_file:
+        with open(args.mqtt_password_file, encoding="utf-8") as handle:
+            password = handle.read().strip()
+    if args.mock_gpio:
+        from gpiozero import Device  # type: ignore[import-untyped]
+        from gpiozero.pins.mock import MockFactory  # type: ignore[import-untyped]
+
+        Device.pin_factory = MockFactory()  # a bench without the Pi's GPIO
+    broker = BrokerSettings(args.mqtt_host, args.mqtt_port, args.mqtt_user, password)
+    return serve(load_table_config(args.config), args.journal, broker)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="tablectl", description="The controller of a live poker table.")
+    parser.add_argument(
+        "--profile", choices=sorted(PROFILES), default="tda", help="house-rule profile (default tda)"
+    )
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    run = sub.add_parser("run", help="run a simulated table dealing real hands, printing every action")
+    run.add_argument("--hands", type=int, default=20, help="hands to deal (default 20)")
+    run.add_argument("--pace", type=float, default=0.0, help="seconds between actions, to watch")
+    run.add_argument("--seed", type=int, default=0)
+    run.add_argument(
+        "--broker",
+        choices=("auto", "none"),
+        default="auto",
+        help="auto: start a local mosquitto with the shipped ACL and publish the table to it",
+    )
+    run.set_defaults(func=cmd_run)
+
+    phh = sub.add_parser("phh", help="Poker Hand History files")
+    phh_sub = phh.add_subparsers(dest="phh_command", required=True)
+    chk = phh_sub.add_parser("check", help="replay hands and compare the finishing stacks")
+    chk.add_argument("paths", nargs="+", help=".phh files, folders or .tar.gz archives")
+    chk.add_argument("--json", action="store_true", help="print one JSON object")
+    chk.set_defaults(func=cmd_phh_check)
+
+    scenario = sub.add_parser(
+        "scenario", help="scenario files: a situation, its events, the expected rulings"
+    )
+    scenario_sub = scenario.add_subparsers(dest="scenario_command", required=True)
+    srun = scenario_sub.add_parser("run", help="run scenario files or folders")
+    srun.add_argument("paths", nargs="+", help=".scn files or folders of them")
+    srun.add_argument("--json", action="store_true", help="print one JSON object")
+    srun.set_defaults(func=cmd_scenario_run)
+
+    srv = sub.add_parser("serve", help="run the table's service: shoe, panel, journal, MQTT")
+    srv.add_argument("--config", default="/etc/tablectl/table.toml", help="the table's config file")
+    srv.add_argument("--journal", default="/var/lib/tablectl/table.journal", help="the event journal")
+    srv.add_argument("--mqtt-host", default="localhost")
+    srv.add_argument("--mqtt-port", type=int, default=1883)
+    srv.add_argument("--mqtt-user", default=None, help="the table's broker user (deploy/mosquitto/mkusers)")
+    srv.add_argument("--mqtt-password-file", default=None, help="a file holding that user's password")
+    srv.add_argument("--mock-gpio", action="store_true", help="mock GPIO pins (a bench without a Pi)")
+    srv.set_defaults(func=cmd_serve)
+
+    aud = sub.add_parser(
+        "audit",
+        help="deal simulated hands at two tables over MQTT and check what every role sees and may send",
+        description="Without --host: a throwaway mosquitto with deploy/mosquitto's configuration.",
+    )
+    aud.add_argument("--hands", type=int, default=1000, help="hands to deal, shared by two tables")
+    aud.add_argument("--json", action="store_true", help="print one JSON object")
+    aud.add_argument("--host", help="a live broker (default: start a throwaway one)")
+    aud.add_argument("--port", type=int, default=1883)
+    aud.add_argument("--credentials", help="the credentials file mkusers wrote (two tables named audit-*)")
+    aud.add_argument("--user", action="append", default=[], help="log in as USER instead of its line")
+    aud.add_argument("--password", action="append", default=[], help="the password of the --user before it")
+    aud.add_argument("--seed", type=int, default=2026)
+    aud.set_defaults(func=cmd_audit)
+
+    from firmware_bridge.cli import add_sim_parser
+
+    sim = sub.add_parser("sim", help="simulated hardware for test rigs (the card shoe on a pseudo-terminal)")
+    add_sim_parser(sim.add_subparsers(dest="sim_command", required=True))
+
+    rep = sub.add_parser(
+        "replay",
+        help="reconstruct a hand from a table's journal, action by action, for the floor (TBL-5)",
+        description="The journal holds the table's config and house rules: --profile does not apply.",
+    )
+    rep.add_argument("journal", help="the table's journal file (it may be in use by the table)")
+    rep.add_argument("--hand", type=int, help="hand number (default: the last hand played to the end)")
+    rep.add_argument("--phh", action="store_true", help="print the hand as a PHH record instead")
+    rep.add_argument(
+        "--verify",
+        action="store_true",
+        help="fold the whole journal from its first event on every core, check every checkpoint "
+        "and recorded outcome against it, and print the stacks (exit 1 on any difference)",
+    )
+    rep.add_argument("--workers", type=int, help="with --verify: processes to use (default: one per core)")
+    rep.add_argument("--json", action="store_true", help="with --verify: print one JSON object")
+    rep.set_defaults(func=cmd_replay)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return int(args.func(args))
+    except (FileNotFoundError, ValueError) as exc:
+        print(f"tablectl: {exc}", file=sys.stderr)
+        return 2
+    except BrokenPipeError:
+        return 0

@@ -1,0 +1,65 @@
+"""What can happen in a hand, as the rules core sees it (layer 2).
+
+Players are numbered by position: 0 is the first seat left of the button, the
+button is last (the PHH convention). The table layer maps seats to positions.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from tablectl.core.cards import Card
+
+UNKNOWN_CARD: Card = -1  # a hole card dealt but not identified (PHH '??')
+
+
+@dataclass(frozen=True, slots=True)
+class DealHole:
+    player: int
+    cards: tuple[Card, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class DealBoard:
+    cards: tuple[Card, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Fold:
+    player: int
+
+
+@dataclass(frozen=True, slots=True)
+class CheckCall:
+    player: int
+
+
+@dataclass(frozen=True, slots=True)
+class BetRaise:
+    """Bet or raise *to* a total for this round (PHH ``cbr``)."""
+
+    player: int
+    to: int
+
+
+@dataclass(frozen=True, slots=True)
+class Kill:
+    """The hand is dead by a ruling (IRR-8, IRR-9, BOARD-6, the floor), whoever's turn it is."""
+
+    player: int
+    rule: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Show:
+    """Show the hand at the showdown; no cards means the hand is mucked (PHH ``sm``)."""
+
+    player: int
+    cards: tuple[Card, ...] | None = None
+
+    @property
+    def mucks(self) -> bool:
+        return not self.cards
+
+
+Action = DealHole | DealBoard | Fold | CheckCall | BetRaise | Show | Kill

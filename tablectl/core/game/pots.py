@@ -1,0 +1,145 @@
+"""Pots: side pots, splitting, odd chips and hi/lo halves (POT-1, POT-2, POT-6, POT-9)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, NamedTuple
+
+from tablectl.core import evaluator
+from tablectl.core.game.variants import Ranking
+
+if TYPE_CHECKING:
+    from tablectl.core.game.engine import HandState
+
+
+class Pot(NamedTuple):
+    amount: int
+    eligible: tuple[int, ...]  # positions that may win it (POT-1)
+
+
+class Award(NamedTuple):
+    """One pot (or one half of a hi/lo pot) and who received how much of it."""
+
+    pot_index: int  # 0 is the main pot, then the side pots in order; -1 chips returned
+    half: str  # "all", "high", "low", or "returned" (chips no live hand could win, POT-1)
+    amount: int
+    shares: tuple[tuple[int, int], ...]  # (position, chips)
+    uncontested: bool = False
+
+
+def side_pots(contributed: Sequence[int], folded: Sequence[bool], dead: int = 0) -> list[Pot]:
+    """Split what each player bet into the main pot and side pots (POT-1).
+
+    Each level is the total of an all-in live player (or of the deepest live
+    player); folded players' chips count toward the pots they reached. Antes are
+    dead money and go to the main pot, which every live hand may win.
+    """
+    live = tuple(i for i, f in enumerate(folded) if not f)
+    live_levels = sorted({contributed[i] for i in live})
+    pots: list[Pot] = []
+    if dead and live_levels[0] == 0:
+        # A player all-in for the ante alone still plays for the antes.
+        pots.append(Pot(dead, live))
+        dead = 0
+    previous = 0
+    for level in live_levels:
+        if level == 0:
+            continue
+        amount = sum(min(c, level) - min(c, previous) for c in contributed) + dead
+        dead = 0
+        eligible = tuple(i for i in live if contributed[i] >= level)
+        pots.append(Pot(amount, eligible))
+        previous = level
+    above = sum(c - previous for c in contributed if c > previous)
+    if above:
+        # A dead hand's chips above every live hand's total stay in the pot (000 misdeals 2).
+        if pots:
+            pots[-1] = Pot(pots[-1].amount + above, pots[-1].eligible)
+        else:
+            pots.append(Pot(above, live))
+    return pots
+
+
+def unclaimable(contributed: Sequence[int], folded: Sequence[bool], stacks: Sequence[int]) -> list[int]:
+    """Chips each player put in above the deepest live player's total when every live player is
+    all-in: no live hand can win them (POT-1: an all-in player wins from each opponent only what
+    they put in), so they go back to who put them in (a folded blind facing a short straddle).
+    With a live player who still has chips, dead chips stay in the pot (a fouled hand's chips)."""
+    live = [i for i, f in enumerate(folded) if not f]
+    if any(stacks[i] > 0 for i in live):
+        return [0] * len(contributed)
+    top = max((contributed[i] for i in live), default=0)
+    return [max(0, c - top) for c in contributed]
+
+
+def split(amount: int, winners: Sequence[int], unit: int) -> list[tuple[int, int]]:
+    """Split a pot among tied winners given in order clockwise from the button (POT-6).
+
+    Each gets an equal share in whole chips; the odd chips go one each to the first
+    winners clockwise from the button, so nobody receives more than one.
+    """
+    n = len(winners)
+    each = amount // n // unit * unit
+    remainder = amount - each * n  # less than one unit per winner
+    shares = []
+    for player in winners:
+        # One odd chip each, in order; an amount below the unit (odd antes) to the next in line.
+        extra = min(unit, remainder)
+        remainder -= extra
+        shares.append((player, each + extra))
+    return shares
+
+
+def _hand_values(state: HandState, player: int) -> tuple[int, int | None]:
+    game = state.config.variant.game
+    hole = state.hole[player]
+    board = state.board
+    if game.ranking is Ranking.OMAHA:
+        high = evaluator.evaluate_omaha_high(hole, board)
+        low = evaluator.evaluate_omaha_low8(hole, board) if game.hi_lo else None
+    else:
+        cards = tuple(hole) + tuple(board)
+        high = evaluator.evaluate_high(cards)
+        low = evaluator.evaluate_low8(cards) if game.hi_lo else None
+    return high, low
+
+
+def award_pots(state: HandState) -> tuple[Award, ...]:
+    """Award every pot: to the last live hand, or to the best shown hands (POT-4, POT-6, POT-9)."""
+    unit = state.config.chip_unit
+    returned = unclaimable(state.contributed, state.folded, state.stacks)
+    refunds: tuple[Award, ...] = ()
+    contributed: Sequence[int] = state.contributed
+    if any(returned):
+        contributed = [c - r for c, r in zip(state.contributed, returned, strict=True)]
+        refunds = tuple(Award(-1, "returned", r, ((p, r),), True) for p, r in enumerate(returned) if r)
+    pots = side_pots(contributed, state.folded, state.dead)
+    live = state.live
+    if len(live) == 1:
+        total = sum(p.amount for p in pots)
+        return (Award(0, "all", total, ((live[0], total),), uncontested=True), *refunds)
+    shown = [i for i in live if state.shown[i] is not None]
+    values = {i: _hand_values(state, i) for i in shown}
+    hi_lo = state.config.variant.game.hi_lo
+    awards: list[Award] = []
+    for index, pot in enumerate(pots):
+        contenders = [i for i in pot.eligible if i in values]
+        if not contenders:
+            # Nobody eligible showed: the pot goes to the eligible hands not mucked (cards speak for
+            # a hand that was never thrown away), or if all were mucked, is split among them.
+            standing = [i for i in pot.eligible if not state.mucked[i]] or list(pot.eligible)
+            awards.append(Award(index, "all", pot.amount, tuple(split(pot.amount, standing, unit)), True))
+            continue
+        best_high = max(values[i][0] for i in contenders)
+        high_winners = [i for i in contenders if values[i][0] == best_high]
+        lows = [values[i][1] for i in contenders if values[i][1] is not None]
+        if hi_lo and lows:
+            best_low = max(v for v in lows if v is not None)
+            low_winners = [i for i in contenders if values[i][1] == best_low]
+            low_amount = pot.amount // 2 // unit * unit  # the odd chip goes to the high half
+            high_amount = pot.amount - low_amount
+            awards.append(Award(index, "high", high_amount, tuple(split(high_amount, high_winners, unit))))
+            awards.append(Award(index, "low", low_amount, tuple(split(low_amount, low_winners, unit))))
+        else:
+            awards.append(Award(index, "all", pot.amount, tuple(split(pot.amount, high_winners, unit))))
+    return (*awards, *refunds)

@@ -1,0 +1,1 @@
+"""File formats for hands: PHH (Poker Hand History) import and export."""

@@ -1,0 +1,440 @@
+"""A table's configuration file (TOML): the game, the shoe, the decks, the dealer's panel.
+
+``deploy/table.example.toml`` documents every key. :func:`load_table_config` reads a file
+and returns a :class:`TableFile`; anything wrong raises :class:`ConfigFileError`, whose
+message is for the operator at the Pi: the file, the line where it can be found, the key,
+what is wrong and how to fix it::
+
+    table.toml:31: panel.pins.fold: pin 17 is used twice (also panel.pins.check_call);
+    give each button, LED and the buzzer its own GPIO pin
+
+Pins are BCM GPIO numbers (the ``GPIO17`` on a Pi pinout, not the header's pin 11).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import difflib
+import math
+import os
+import re
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from tablectl.adapters.decks import DeckError, deck_order
+from tablectl.core.cards import Card
+from tablectl.core.events import DealerKey
+from tablectl.core.table import TableConfig, TableConfigError
+
+# The buttons a panel may have, and the key each one sends.
+BUTTON_KEYS: dict[str, DealerKey] = {
+    "fold": DealerKey.FOLD,
+    "check_call": DealerKey.CALL,  # one button for both: a call with nothing to call is a check
+    "check": DealerKey.CHECK,  # or two separate buttons
+    "call": DealerKey.CALL,
+    "bet": DealerKey.BET,  # bet or raise to the amount entered
+    "all_in": DealerKey.ALL_IN,
+    "confirm": DealerKey.CONFIRM,
+    "new_hand": DealerKey.NEW_HAND,
+    "misdeal": DealerKey.MISDEAL,
+    "exposed": DealerKey.CARD_FLASHED,
+}
+REQUIRED_BUTTONS = ("fold", "bet", "all_in", "confirm", "new_hand", "misdeal", "exposed")
+AMOUNT_PINS = ("encoder_a", "encoder_b", "plus", "minus")
+OTHER_PINS = ("buzzer", "seat_leds")
+GPIO_PINS = range(2, 28)  # BCM 2..27; 0 and 1 are the HAT ID EEPROM's
+UART_PORTS = ("/dev/serial0", "/dev/ttyAMA0", "/dev/ttyS0")
+UART_PINS = {14: "TX", 15: "RX"}
+BAUDRATES = (9600, 19200, 38400, 57600, 115200, 230400, 460800, 921600, 1000000)
+
+SECTIONS = ("table", "shoe", "decks", "panel")
+SHOE_KEYS = ("port", "baudrate")
+DECKS_KEYS = ("registry", "enrol_order")
+PANEL_KEYS = ("pins", "debounce", "hold_time", "hold_buttons", "amount_step", "pull_up")
+TABLE_KEYS = tuple(f.name for f in dataclasses.fields(TableConfig))
+REQUIRED_TABLE_KEYS = ("room", "table")
+
+DEFAULT_SHOE_PORT = "/dev/shoe"  # the udev rule's stable name for the shoe
+DEFAULT_REGISTRY = "/var/lib/tablectl/decks.json"
+
+
+class ConfigFileError(ValueError):
+    """A table config file that cannot be used; the message names file, line, key and fix."""
+
+    def __init__(self, file: str, key: str | None, message: str, line: int | None = None) -> None:
+        self.file = file
+        self.key = key
+        self.line = line
+        where = file if line is None else f"{file}:{line}"
+        super().__init__(f"{where}: {key}: {message}" if key else f"{where}: {message}")
+
+
+@dataclass(frozen=True, slots=True)
+class ShoeConfig:
+    port: str = DEFAULT_SHOE_PORT
+    baudrate: int = 115200
+
+    @property
+    def uses_uart(self) -> bool:
+        """The shoe is on the Pi's own UART (GPIO 14 and 15), not on USB."""
+        return self.port in UART_PORTS
+
+
+@dataclass(frozen=True, slots=True)
+class DecksConfig:
+    registry: Path = Path(DEFAULT_REGISTRY)
+    enrol_order: tuple[Card, ...] = deck_order("us")
+
+
+@dataclass(frozen=True, slots=True)
+class PanelConfig:
+    """The dealer's panel: which GPIO pin each part is on, and how the buttons behave."""
+
+    buttons: Mapping[str, int]  # button name (BUTTON_KEYS) -> BCM pin
+    seat_leds: tuple[int, ...] = ()  # index 0 is seat 1
+    encoder: tuple[int, int] | None = None  # (a, b) of a rotary encoder for the amount
+    plus_minus: tuple[int, int] | None = None  # or (plus, minus) buttons
+    buzzer: int | None = None
+    pull_up: bool = True  # buttons connect the pin to ground when pressed
+    debounce: float = 0.02  # seconds: edges this soon after an accepted one are contact bounce
+    hold_time: float = 1.5  # seconds a guarded button must be held
+    hold_buttons: frozenset[str] = frozenset({"misdeal", "new_hand"})
+    amount_step: int = 25  # chips per encoder detent or +/- press
+
+
+@dataclass(frozen=True, slots=True)
+class TableFile:
+    """Everything a table's config file says."""
+
+    path: str
+    table: TableConfig
+    shoe: ShoeConfig
+    decks: DecksConfig
+    panel: PanelConfig | None  # None: a table without a button panel (a bench, a touch screen)
+
+
+def load_table_config(path: str | os.PathLike[str]) -> TableFile:
+    """Read a table's config file; relative paths in it are relative to its directory."""
+    name = os.fspath(path)
+    try:
+        with open(path, "rb") as handle:
+            raw = handle.read()
+    except FileNotFoundError:
+        raise ConfigFileError(
+            name, None, "no such file: copy deploy/table.example.toml there and edit it"
+        ) from None
+    except OSError as exc:
+        raise ConfigFileError(name, None, f"cannot read it: {exc.strerror}") from None
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ConfigFileError(name, None, f"not UTF-8 text (byte {exc.start}): save it as UTF-8") from None
+    return parse_table_config(text, name, Path(path).parent)
+
+
+def parse_table_config(text: str, name: str = "table.toml", base: Path | None = None) -> TableFile:
+    """Read a config file's text; ``name`` is used in messages, ``base`` for relative paths."""
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        message = str(exc)
+        match = re.search(r"\(at line (\d+), column (\d+)\)", message)
+        line = int(match.group(1)) if match else None
+        detail = message[: match.start()].strip() if match else message
+        column = f", column {match.group(2)}" if match else ""
+        raise ConfigFileError(
+            name,
+            None,
+            f"not valid TOML{column}: {detail}; write keys as key = value, text in quotes",
+            line,
+        ) from None
+    return _Reader(text, name, base or Path(".")).read(data)
+
+
+class _Reader:
+    def __init__(self, text: str, name: str, base: Path) -> None:
+        self.lines = _key_lines(text)
+        self.name = name
+        self.base = base
+
+    def error(self, key: str, message: str) -> ConfigFileError:
+        return ConfigFileError(self.name, key, message, self.line_of(key))
+
+    def line_of(self, key: str) -> int | None:
+        key = key.split("[", 1)[0]
+        while key:
+            line = self.lines.get(key)
+            if line is not None:
+                return line
+            key = key.rpartition(".")[0]
+        return None
+
+    def unknown(self, section: str, data: Mapping[str, Any], valid: tuple[str, ...], what: str) -> None:
+        for key in data:
+            if key not in valid:
+                close = difflib.get_close_matches(key, valid, n=1)
+                hint = f"did you mean {close[0]}? " if close else ""
+                full = f"{section}.{key}" if section else key
+                raise self.error(full, f"unknown {what}; {hint}valid: {', '.join(valid)}")
+
+    def section(self, data: Mapping[str, Any], key: str, full: str | None = None) -> dict[str, Any]:
+        full = full or key
+        value = data.get(key, {})
+        if not isinstance(value, dict):
+            raise self.error(full, f"expected a section: write [{full}] on a line of its own, then its keys")
+        return value
+
+    def read(self, data: dict[str, Any]) -> TableFile:
+        self.unknown("", data, SECTIONS, "section")
+        if "table" not in data:
+            raise ConfigFileError(
+                self.name,
+                "table",
+                "the [table] section is missing: add it with room, table, seats and game "
+                "(see deploy/table.example.toml)",
+            )
+        table = self.table(self.section(data, "table"))
+        shoe = self.shoe(self.section(data, "shoe"))
+        decks = self.decks(self.section(data, "decks"))
+        panel = self.panel(self.section(data, "panel"), table, shoe) if "panel" in data else None
+        return TableFile(self.name, table, shoe, decks, panel)
+
+    # -- [table] --------------------------------------------------------------------------
+
+    def table(self, data: dict[str, Any]) -> TableConfig:
+        self.unknown("table", data, TABLE_KEYS, "key")
+        for key in REQUIRED_TABLE_KEYS:
+            if key not in data:
+                example = {"room": 'room = "main"', "table": 'table = "12"'}[key]
+                raise self.error(
+                    f"table.{key}",
+                    f"missing: name the {key} as the floor and the displays know it, e.g. {example}",
+                )
+        for key in ("room", "table", "game", "profile"):
+            if key in data and not isinstance(data[key], str):
+                raise self.error(
+                    f"table.{key}", f'expected text in quotes, got {data[key]!r}: write {key} = "{data[key]}"'
+                )
+        if "blinds" in data:
+            blinds = data["blinds"]
+            if not isinstance(blinds, list) or any(
+                isinstance(b, bool) or not isinstance(b, int) for b in blinds
+            ):
+                raise self.error(
+                    "table.blinds", f"expected a list of whole chips, e.g. blinds = [50, 100], got {blinds!r}"
+                )
+        try:
+            return TableConfig.from_json(data)
+        except TableConfigError as exc:
+            message = str(exc)
+            match = re.match(r"([a-z_]+)(?:[/,][^:]*)?: (.*)", message, re.DOTALL)
+            if match:
+                key, rest = match.groups()
+                raise self.error(f"table.{key}", rest) from None
+            raise self.error("table", message) from None
+
+    # -- [shoe] ---------------------------------------------------------------------------
+
+    def shoe(self, data: dict[str, Any]) -> ShoeConfig:
+        self.unknown("shoe", data, SHOE_KEYS, "key")
+        port = data.get("port", DEFAULT_SHOE_PORT)
+        if not isinstance(port, str) or not port:
+            raise self.error(
+                "shoe.port", f'expected the serial device in quotes, e.g. port = "{DEFAULT_SHOE_PORT}"'
+            )
+        baudrate = data.get("baudrate", 115200)
+        if isinstance(baudrate, bool) or not isinstance(baudrate, int) or baudrate not in BAUDRATES:
+            raise self.error(
+                "shoe.baudrate",
+                f"{baudrate!r} is not a baud rate the shoe speaks; use the firmware's, one of "
+                f"{', '.join(map(str, BAUDRATES))} (usually 115200)",
+            )
+        return ShoeConfig(port, baudrate)
+
+    # -- [decks] --------------------------------------------------------------------------
+
+    def decks(self, data: dict[str, Any]) -> DecksConfig:
+        self.unknown("decks", data, DECKS_KEYS, "key")
+        registry = data.get("registry", DEFAULT_REGISTRY)
+        if not isinstance(registry, str) or not registry.strip():
+            raise self.error(
+                "decks.registry", f'expected a file path in quotes, e.g. registry = "{DEFAULT_REGISTRY}"'
+            )
+        path = Path(registry).expanduser()
+        if not path.is_absolute():
+            path = self.base / path
+        order_text = data.get("enrol_order", "us")
+        if not isinstance(order_text, str):
+            raise self.error("decks.enrol_order", 'expected text in quotes, e.g. enrol_order = "us"')
+        try:
+            order = deck_order(order_text)
+        except DeckError as exc:
+            raise self.error("decks.enrol_order", str(exc)) from None
+        return DecksConfig(path, order)
+
+    # -- [panel] --------------------------------------------------------------------------
+
+    def panel(self, data: dict[str, Any], table: TableConfig, shoe: ShoeConfig) -> PanelConfig:
+        self.unknown("panel", data, PANEL_KEYS, "key")
+        if "pins" not in data:
+            raise self.error("panel.pins", "missing: add a [panel.pins] section with each button's GPIO pin")
+        pins = _Pins(self, self.section(data, "pins", "panel.pins"), table, shoe)
+        debounce = self.seconds(data, "debounce", 0.02, 0.001, 0.2, "contacts settle within 5 to 50 ms")
+        hold_time = self.seconds(data, "hold_time", 1.5, 0.3, 10.0, "long enough not to happen by accident")
+        hold = data.get("hold_buttons", ["misdeal", "new_hand"])
+        if not isinstance(hold, list) or not all(isinstance(h, str) for h in hold):
+            raise self.error(
+                "panel.hold_buttons", 'expected a list of button names, e.g. ["misdeal", "new_hand"]'
+            )
+        for button in hold:
+            if button not in pins.buttons:
+                raise self.error(
+                    "panel.hold_buttons",
+                    f"{button!r} is not a button of this panel; buttons: {', '.join(pins.buttons)}",
+                )
+        step = data.get("amount_step", table.blinds[0])
+        if isinstance(step, bool) or not isinstance(step, int) or step <= 0:
+            raise self.error(
+                "panel.amount_step",
+                f"expected whole chips > 0 per step, e.g. amount_step = {table.blinds[0]}",
+            )
+        pull_up = data.get("pull_up", True)
+        if not isinstance(pull_up, bool):
+            raise self.error("panel.pull_up", "expected true (buttons switch to ground) or false (to 3.3 V)")
+        return PanelConfig(
+            buttons=pins.buttons,
+            seat_leds=pins.seat_leds,
+            encoder=pins.encoder,
+            plus_minus=pins.plus_minus,
+            buzzer=pins.buzzer,
+            pull_up=pull_up,
+            debounce=debounce,
+            hold_time=hold_time,
+            hold_buttons=frozenset(hold),
+            amount_step=step,
+        )
+
+    def seconds(
+        self, data: dict[str, Any], key: str, default: float, low: float, high: float, why: str
+    ) -> float:
+        value = data.get(key, default)
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+            raise self.error(f"panel.{key}", f"expected seconds, e.g. {key} = {default}")
+        if not low <= value <= high:
+            raise self.error(f"panel.{key}", f"{value} s is out of range: give {low} to {high} s ({why})")
+        return float(value)
+
+
+class _Pins:
+    """The [panel.pins] section, checked: every pin a usable GPIO, each used once."""
+
+    def __init__(self, reader: _Reader, data: dict[str, Any], table: TableConfig, shoe: ShoeConfig) -> None:
+        self.reader = reader
+        self.shoe = shoe
+        self.used: dict[int, list[str]] = {}
+        reader.unknown("panel.pins", data, (*BUTTON_KEYS, *AMOUNT_PINS, *OTHER_PINS), "pin name")
+        self.buttons = {
+            name: self.pin(f"panel.pins.{name}", v) for name, v in data.items() if name in BUTTON_KEYS
+        }
+        self.seat_leds = self.leds(data.get("seat_leds"), table.seats)
+        self.encoder = self.pair(data, "encoder_a", "encoder_b", "encoder")
+        self.plus_minus = self.pair(data, "plus", "minus", "plus/minus buttons")
+        self.buzzer = self.pin("panel.pins.buzzer", data["buzzer"]) if "buzzer" in data else None
+        self.check_buttons()
+        if self.encoder and self.plus_minus:
+            raise reader.error(
+                "panel.pins.plus",
+                "the amount has one entry: an encoder (encoder_a, encoder_b) or plus and minus",
+            )
+        if not self.encoder and not self.plus_minus:
+            raise reader.error(
+                "panel.pins", "the bet amount needs an entry: give encoder_a and encoder_b, or plus and minus"
+            )
+        for number, keys in self.used.items():
+            if len(keys) > 1:
+                keys.sort(key=lambda k: reader.line_of(k) or math.inf)  # as they read in the file
+                raise reader.error(
+                    keys[0],
+                    f"pin {number} is used twice (also {', '.join(keys[1:])}); "
+                    "give each button, LED and the buzzer its own GPIO pin",
+                )
+
+    def pin(self, key: str, value: Any) -> int:
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise self.reader.error(key, f"expected a BCM GPIO number such as 17, got {value!r}")
+        if value not in GPIO_PINS:
+            raise self.reader.error(
+                key, f"GPIO {value} is not a pin for a panel: use BCM numbers 2 to 27 (0 and 1 are reserved)"
+            )
+        if self.shoe.uses_uart and value in UART_PINS:
+            raise self.reader.error(
+                key,
+                f"GPIO {value} is the UART's {UART_PINS[value]}, used by the shoe on {self.shoe.port}; "
+                "choose another pin, or connect the shoe by USB",
+            )
+        self.used.setdefault(value, []).append(key)
+        return value
+
+    def leds(self, value: Any, seats: int) -> tuple[int, ...]:
+        key = "panel.pins.seat_leds"
+        if value is None:
+            raise self.reader.error(key, f"missing: give one LED pin per seat, seat 1 first ({seats} in all)")
+        if not isinstance(value, list):
+            raise self.reader.error(
+                key, "expected a list of pins, seat 1 first, e.g. seat_leds = [4, 12, 13]"
+            )
+        if len(value) != seats:
+            raise self.reader.error(
+                key, f"{len(value)} LEDs for a table of {seats} seats (table.seats): give one pin per seat"
+            )
+        return tuple(self.pin(f"{key}[{i}]", v) for i, v in enumerate(value, start=1))
+
+    def pair(self, data: dict[str, Any], a: str, b: str, what: str) -> tuple[int, int] | None:
+        if a not in data and b not in data:
+            return None
+        if a not in data or b not in data:
+            given, other = (a, b) if a in data else (b, a)
+            raise self.reader.error(f"panel.pins.{given}", f"{other} is missing: the {what} needs both pins")
+        return self.pin(f"panel.pins.{a}", data[a]), self.pin(f"panel.pins.{b}", data[b])
+
+    def check_buttons(self) -> None:
+        buttons = self.buttons
+        for name in REQUIRED_BUTTONS:
+            if name not in buttons:
+                raise self.reader.error(
+                    f"panel.pins.{name}", f"missing: give the {name.replace('_', ' ')} button's GPIO pin"
+                )
+        if "check_call" in buttons and ("check" in buttons or "call" in buttons):
+            raise self.reader.error(
+                "panel.pins.check_call",
+                "give either one check_call button or separate check and call buttons",
+            )
+        if "check_call" not in buttons and not ("check" in buttons and "call" in buttons):
+            raise self.reader.error(
+                "panel.pins.check_call", "missing: give the check/call button's pin (or both check and call)"
+            )
+
+
+_HEADER = re.compile(r"^\s*\[\s*([A-Za-z0-9_.\- ]+?)\s*\]\s*(#.*)?$")
+_KEY = re.compile(r"^\s*([A-Za-z0-9_\-]+(?:\s*\.\s*[A-Za-z0-9_\-]+)*)\s*=")
+
+
+def _key_lines(text: str) -> dict[str, int]:
+    """Where each dotted key is written (first occurrence), for messages; bare keys only."""
+    lines: dict[str, int] = {}
+    section = ""
+    for number, line in enumerate(text.splitlines(), start=1):
+        header = _HEADER.match(line)
+        if header:
+            section = ".".join(part.strip() for part in header.group(1).split("."))
+            lines.setdefault(section, number)
+            continue
+        key = _KEY.match(line)
+        if key:
+            name = ".".join(part.strip() for part in key.group(1).split("."))
+            full = f"{section}.{name}" if section else name
+            lines.setdefault(full, number)
+    return lines

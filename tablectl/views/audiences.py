@@ -1,0 +1,145 @@
+"""What each audience sees: pure projections of the table's state (DESIGN.md, Contracts).
+
+``public`` (the table display), ``dealer`` (the dealer's screen), ``floor`` (the
+supervisors' dashboard) and ``private`` (hole cards, for the roles allowed them).
+Only ``private`` ever holds a hole card that has not been shown at the showdown; burn
+cards, mucked and folded hands appear in no view but ``private``. Views are plain
+JSON-ready dicts, so the security property is checkable on exactly what is published.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tablectl.core.cards import card_str
+from tablectl.core.game.actions import UNKNOWN_CARD
+from tablectl.core.game.engine import legal
+from tablectl.core.game.pots import side_pots
+from tablectl.core.procedure import prompt_for
+from tablectl.core.table import TableState
+
+VIEW_SCHEMA = 1
+
+
+def _cards(cards: Any) -> list[str]:
+    return [card_str(c) if c != UNKNOWN_CARD else "??" for c in cards]
+
+
+def public(state: TableState) -> dict[str, Any]:
+    """The table display: stacks, bets, board, pots, whose turn; hands only once shown."""
+    cfg = state.config
+    hand = state.hand
+    seats: list[dict[str, Any]] = []
+    in_hand: dict[int, int] = {} if hand is None else {seat: p for p, seat in enumerate(hand.seats_in)}
+    game = hand.game if hand is not None else None
+    for number in range(1, len(state.seats) + 1):
+        seat = state.seat(number)
+        if seat is None:
+            seats.append({"seat": number, "empty": True})
+            continue
+        entry: dict[str, Any] = {
+            "seat": number,
+            "name": seat.name,
+            "stack": seat.stack,
+            "sitting_out": seat.sitting_out,
+        }
+        position = in_hand.get(number)
+        if game is not None and position is not None:
+            shown = game.shown[position]
+            entry.update(
+                stack=game.stacks[position],
+                bet=game.bets[position],
+                in_hand=not game.folded[position],
+                all_in=game.stacks[position] == 0 and not game.folded[position],
+                cards_held=len(hand.hole[position]) if hand is not None and not game.folded[position] else 0,
+                shown=_cards(shown) if shown is not None else None,
+                mucked=game.mucked[position],
+            )
+        seats.append(entry)
+    view: dict[str, Any] = {
+        "view": "public",
+        "room": cfg.room,
+        "table": cfg.table,
+        "game": cfg.game,
+        "blinds": list(state.blinds),
+        "ante": state.ante or state.big_blind_ante,
+        "button": state.button,
+        "hand": state.hand_number if hand is not None else None,
+        "seats": seats,
+    }
+    if game is not None and hand is not None:
+        pots = side_pots(game.contributed, game.folded, game.dead)
+        view.update(
+            street=game.config.variant.game.streets[game.street].name,
+            phase=game.phase.value,
+            board=_cards(game.board),
+            pot=game.pot,
+            pots=[{"amount": p.amount, "seats": [hand.seat(i) for i in p.eligible]} for p in pots],
+            to_act=hand.seat(game.actor) if game.actor is not None else None,
+            to_call=game.high_bet,
+        )
+    return view
+
+
+def dealer(
+    state: TableState, rulings: list[dict[str, Any]] | None = None, base: dict[str, Any] | None = None
+) -> dict[str, Any]:
+    """The dealer's screen: the public view (``base``, when already made), the next step, the
+    legal amounts, recent rulings."""
+    view = dict(base) if base is not None else public(state)
+    view["view"] = "dealer"
+    hand = state.hand
+    if hand is not None:
+        view["prompt"] = prompt_for(hand).text
+        view["pending"] = (
+            {"rule": hand.pending.rule, "text": hand.pending.text} if hand.pending is not None else None
+        )
+        options = legal(hand.game) if hand.pending is None else None
+        if options is not None:
+            view["options"] = {
+                "seat": hand.seat(options.player),
+                "call": options.call_amount,
+                "can_check": options.can_check,
+                "can_raise": options.can_raise,
+                "min_raise_to": options.min_raise_to,
+                "max_raise_to": options.max_raise_to,
+                "why_no_raise": options.why_no_raise,
+            }
+    view["rulings"] = list(rulings or [])
+    return view
+
+
+def floor(
+    state: TableState, rulings: list[dict[str, Any]] | None = None, base: dict[str, Any] | None = None
+) -> dict[str, Any]:
+    """The supervisors' dashboard: the dealer's view (``base``, when already made), devices,
+    overrides, the table's levels."""
+    view = dict(base) if base is not None else dealer(state, rulings)
+    view["view"] = "floor"
+    view["devices"] = dict(state.devices)
+    view["overrides"] = [{"by": by, "ruling": rule, "decision": d} for by, rule, d in state.overrides]
+    view["next_level"] = (
+        {"blinds": list(state.next_level[0]), "ante": state.next_level[1]} if state.next_level else None
+    )
+    view["profile"] = state.config.profile
+    # TBL-1: who had the button and the blinds this round, and whether a misplaced button is
+    # being corrected (the floor's button_misplaced).
+    view["button_round"] = [{"button": p.button, "small": p.small, "big": p.big} for p in state.orbit]
+    view["button_correction"] = state.button_fix.value
+    return view
+
+
+def private(state: TableState) -> dict[str, Any]:
+    """Hole cards of every live hand: for the roles allowed them (and a delayed broadcast)."""
+    hand = state.hand
+    view: dict[str, Any] = {"view": "private", "table": state.config.table, "hand": None, "hole": {}}
+    if hand is None:
+        return view
+    view["hand"] = state.hand_number
+    view["hole"] = {str(seat): _cards(hand.hole[p]) for p, seat in enumerate(hand.seats_in)}
+    view["folded"] = [hand.seat(p) for p, f in enumerate(hand.game.folded) if f]
+    view["burns"] = _cards(hand.burns)
+    return view
+
+
+VIEWS = {"public": public, "dealer": dealer, "floor": floor}
