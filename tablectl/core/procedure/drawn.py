@@ -1,0 +1,187 @@
+"""What the shoe drew: each card leaving the shoe, assigned along the proper sequence.
+
+A hole card goes to the seat due (DEAL-1), a burn before each board round, then the board. Rules on
+the burn card put back (DEAL-2), a card drawn when the hand is over or the betting is (DEAL-6), the
+deck checks (IRR-1, IRR-2), a boxed card (IRR-3, MD-c), an extra card (IRR-5, MD-d) and a card turned
+before the betting is over (BOARD-4).
+"""
+
+from __future__ import annotations
+
+from tablectl.core.cards import Card, card_str
+from tablectl.core.effects import Effect, Prompt, Severity
+from tablectl.core.events import CardDrawn
+from tablectl.core.game.actions import UNKNOWN_CARD
+from tablectl.core.game.engine import Phase
+from tablectl.core.game.profiles import HouseRules
+from tablectl.core.procedure.flow import _commit_board, _give_hole_cards
+from tablectl.core.procedure.progress import (
+    HandProgress,
+    Refused,
+    _evolve,
+    _owed_due,
+    _show,
+    _street_name,
+    deal_complete,
+    misdeal_allowed,
+    next_hole_position,
+)
+from tablectl.core.procedure.prompts import prompt_for
+from tablectl.core.procedure.rulings import _check_identity, _misdeal, _ruling, _void
+
+
+def _is_reburn(hand: HandProgress, card: Card) -> bool:
+    """A burn card put back on top of the deck and drawn again as the burn (002 burn cards)."""
+    if hand.burn_ready and hand.burn_card == card:
+        return True
+    return (
+        hand.burned_round
+        and not hand.board_pending
+        and not hand.premature
+        and bool(hand.burns)
+        and hand.burns[-1] == card
+        and hand.game.phase is Phase.DEALING_BOARD
+    )
+
+
+def _card_drawn(
+    hand: HandProgress, event: CardDrawn, rules: HouseRules
+) -> tuple[HandProgress, tuple[Effect, ...]]:
+    card = event.card
+    if card is not None and not event.face_up and not event.foreign and _is_reburn(hand, card):
+        text = f"{card_str(card)} is the burn card put back on the deck: it stays the burn."
+        return hand, (_ruling("DEAL-2", text, Severity.INFO), prompt_for(hand))
+    problem = _check_identity(hand, card, event.foreign)
+    if problem is not None:
+        return _void(hand, *problem)
+    if hand.game.phase is Phase.COMPLETE:
+        raise Refused("DEAL-6", "the hand is over: that card is not shown; put it in the muck face down")
+    dealt = hand.dealt if card is None else hand.dealt.union((card,))
+    if event.face_up:
+        return _boxed(_evolve(hand, dealt=dealt, boxed_next=None), card, rules)
+    value = UNKNOWN_CARD if card is None else card
+    if not deal_complete(hand):
+        return _deal_hole_card(hand, value, dealt, card)
+    hand = _evolve(hand, dealt=dealt, last_draw=card, boxed_next=None, boxed_for=None)
+    if hand.to_replace:
+        position = hand.to_replace[0]
+        hole = list(hand.hole)
+        hole[position] = hole[position] + (value,)
+        hand = _evolve(hand, hole=tuple(hole), to_replace=hand.to_replace[1:])
+        effects: tuple[Effect, ...] = (Prompt(f"Seat {hand.seat(position)} has a replacement card."),)
+        if not hand.to_replace:
+            return _give_hole_cards(hand, effects)
+        return hand, effects
+    game = hand.game
+    if game.phase is Phase.BETTING:
+        if game.street == 0 and hand.actions == 0:
+            return _extra_card(hand, value, rules)
+        return _premature(hand, value)
+    if game.phase is Phase.DEALING_BOARD:
+        return _board_card(hand, value)
+    text = "The betting is over: no card is dealt at the showdown. Put it with the burn cards, unseen."
+    return _evolve(hand, burns=hand.burns + (value,)), (_ruling("DEAL-6", text, Severity.CORRECT),)
+
+
+def _boxed(
+    hand: HandProgress, card: Card | None, rules: HouseRules
+) -> tuple[HandProgress, tuple[Effect, ...]]:
+    """IRR-3: a boxed card is a scrap of paper; the next card takes its place (MD-c: two of them)."""
+    boxed = hand.boxed + 1
+    boxed_for = next_hole_position(hand) if not deal_complete(hand) else None
+    hand = _evolve(hand, boxed=boxed, boxed_for=boxed_for)
+    effects: list[Effect] = []
+    if boxed >= 2:
+        if misdeal_allowed(hand, rules):
+            return _misdeal(hand, "MD-c", "two boxed cards found", rules)
+        hand, said = _misdeal(hand, "MD-c", "a second boxed card was found", rules)
+        effects.extend(said)
+    text = (
+        f"Boxed card ({_show(card)}): set it aside as a scrap of paper; "
+        f"the next card replaces it. {prompt_for(hand).text}"
+    )
+    effects.append(_ruling("IRR-3", text, Severity.CORRECT))
+    return hand, tuple(effects)
+
+
+def _deal_hole_card(
+    hand: HandProgress, card: Card, dealt: frozenset[Card], drawn: Card | None
+) -> tuple[HandProgress, tuple[Effect, ...]]:
+    """``card`` (``drawn`` as the reader saw it) goes to the seat due; ``dealt``: every card out."""
+    owed = _owed_due(hand)
+    position = next_hole_position(hand)
+    hole = list(hand.hole)
+    hole[position] = hole[position] + (card,)
+    boxed_next = (position, card) if hand.boxed_for == position else None
+    hand = _evolve(
+        hand,
+        dealt=dealt,
+        last_draw=drawn,
+        hole=tuple(hole),
+        owed=hand.owed[1:] if owed else hand.owed,
+        hole_dealt=hand.hole_dealt if owed else hand.hole_dealt + 1,
+        boxed_for=None,
+        boxed_next=boxed_next,
+    )
+    if not deal_complete(hand):
+        return hand, ()
+    if hand.to_replace:
+        return hand, (prompt_for(hand),)
+    return _give_hole_cards(hand, ())
+
+
+def _extra_card(hand: HandProgress, card: Card, rules: HouseRules) -> tuple[HandProgress, tuple[Effect, ...]]:
+    """IRR-5: one extra card before the first betting round is the burn card; two are a misdeal."""
+    extra = hand.extra + 1
+    hand = _evolve(hand, extra=extra)
+    if extra >= 2:
+        return _misdeal(hand, "MD-d", "two extra cards dealt", rules)
+    if hand.burn_ready:
+        # A burn card is already set aside (IRR-6): this one goes back on top of the deck.
+        text = "Extra card: put it back on top of the deck; the burn card is already set aside."
+        dealt = hand.dealt - {card}
+        return _evolve(hand, dealt=dealt), (_ruling("IRR-5", text, Severity.CORRECT),)
+    text = "Extra card: return it to the deck as the burn card; do not burn again before the flop."
+    hand = _evolve(hand, burn_ready=True, burn_card=card, burns=hand.burns + (card,))
+    return hand, (_ruling("IRR-5", text, Severity.CORRECT),)
+
+
+def _premature(hand: HandProgress, card: Card) -> tuple[HandProgress, tuple[Effect, ...]]:
+    """BOARD-4: a card turned before the betting round is complete is not used."""
+    game = hand.game
+    nxt = game.street + 1
+    if nxt >= len(game.config.variant.game.streets):
+        text = (
+            f"No card comes after the {_street_name(hand, game.street)}: {_show(card)} is not used. "
+            "Put it with the burn cards, unseen, and finish the betting."
+        )
+        return _evolve(hand, burns=hand.burns + (card,)), (_ruling("BOARD-4", text, Severity.CORRECT),)
+    if not hand.premature and hand.premature_street != nxt and not hand.burned_round:
+        # The first card out early is the burn: it stays the burn card.
+        hand = _evolve(hand, burns=hand.burns + (card,), burned_round=True, premature_street=nxt)
+        text = "A card was burned before the betting is over: it stays the burn card. Finish the betting."
+        return hand, (_ruling("BOARD-4", text, Severity.CORRECT),)
+    hand = _evolve(hand, premature=hand.premature + (card,), premature_street=nxt)
+    text = (
+        f"Premature {_street_name(hand, nxt)}: {_show(card)} is not used, even if players fold; "
+        "nobody may accept or reject it. Finish the betting first."
+    )
+    return hand, (_ruling("BOARD-4", text, Severity.CORRECT),)
+
+
+def _board_card(hand: HandProgress, card: Card) -> tuple[HandProgress, tuple[Effect, ...]]:
+    if UNKNOWN_CARD in hand.board_pending and len(hand.board_pending) >= hand.game.board_needed:
+        street = _street_name(hand, hand.game.street)
+        raise Refused(
+            "INPUT",
+            f"the reader missed a {street} card: show that card to the camera first, "
+            "and put this one back on top of the deck",
+        )
+    if not (hand.burned_round or hand.burn_ready or hand.no_burn_next):
+        hand = _evolve(hand, burns=hand.burns + (card,), burned_round=True)
+        return hand, (prompt_for(hand),)
+    pending = hand.board_pending + (card,)
+    hand = _evolve(hand, board_pending=pending)
+    if len(pending) < hand.game.board_needed or UNKNOWN_CARD in pending:
+        return hand, (prompt_for(hand),)
+    return _commit_board(hand)

@@ -1,0 +1,103 @@
+"""After the game changes: what follows a complete deal, a complete board round or a dead hand.
+
+The engine gets every hole card once the deal is complete; a board round goes in when all its cards
+are out; between rounds, premature cards are settled (BOARD-2, BOARD-5) and the dealer is prompted.
+A dead hand (IRR-8, IRR-9, BOARD-6, for the callers that rule it) is killed in the engine.
+"""
+
+from __future__ import annotations
+
+from tablectl.core.effects import Applied, Effect, Severity
+from tablectl.core.game.actions import UNKNOWN_CARD, DealBoard, DealHole, Kill
+from tablectl.core.game.engine import Phase
+from tablectl.core.procedure.ledger import _apply
+from tablectl.core.procedure.progress import HandProgress, Pending, _cards, _evolve, _street_name
+from tablectl.core.procedure.prompts import prompt_for
+from tablectl.core.procedure.rulings import _ruling
+
+
+def _give_hole_cards(
+    hand: HandProgress, effects: tuple[Effect, ...]
+) -> tuple[HandProgress, tuple[Effect, ...]]:
+    """The deal is complete: the engine gets every hand and the betting opens."""
+    out = list(effects)
+    for position, cards in enumerate(hand.hole):
+        action = DealHole(position, cards)
+        hand = _apply(hand, action)
+        out.append(Applied(action))
+    out.append(prompt_for(hand))
+    return hand, tuple(out)
+
+
+def _commit_board(hand: HandProgress) -> tuple[HandProgress, tuple[Effect, ...]]:
+    action = DealBoard(hand.board_pending)
+    burned = hand.burned_round and not hand.burn_ready and not hand.no_burn_next and bool(hand.burns)
+    hand = _apply(hand, action)
+    hand = _evolve(
+        hand,
+        round_burn=hand.burns[-1] if burned else None,
+        board_pending=(),
+        burned_round=False,
+        burn_ready=False,
+        burn_card=None,
+        no_burn_next=False,
+    )
+    return _after_game_change(hand, [Applied(action)])
+
+
+def _after_game_change(hand: HandProgress, effects: list[Effect]) -> tuple[HandProgress, tuple[Effect, ...]]:
+    """Between rounds: settle premature cards (BOARD-2, BOARD-5) and prompt the next step."""
+    game = hand.game
+    if game.phase is Phase.DEALING_BOARD and hand.reshuffle_after_round:
+        text = (
+            "Reshuffle the stub with the card taken out of play (not the burn cards or discards), "
+            f"cut, and deal the {_street_name(hand, game.street)} without burning."
+        )
+        hand = _evolve(hand, reshuffle_after_round=False, no_burn_next=True)
+        hand = _evolve(hand, pending=Pending("reshuffle", "BOARD-5", text))
+        effects.append(_ruling("BOARD-5", text, Severity.CORRECT, True))
+        return hand, tuple(effects)
+    if game.phase is Phase.DEALING_BOARD and hand.premature and hand.premature_street <= game.street:
+        returned = hand.premature
+        street_index = hand.premature_street
+        hand = _evolve(hand, premature=(), premature_street=-1, dealt=hand.dealt - set(returned))
+        shown = _cards(c for c in returned if c != UNKNOWN_CARD) or "the premature cards"
+        if street_index == 1:
+            # BOARD-2: a premature flop is redealt from a reshuffled stub, the burn staying.
+            text = (
+                f"Mix the premature flop ({shown}) with the stub (the burn card stays on the table), "
+                "shuffle, cut, and deal a new flop without burning."
+            )
+            hand = _evolve(hand, no_burn_next=True, burned_round=False, burn_ready=False, burn_card=None)
+            hand = _evolve(hand, pending=Pending("reshuffle", "BOARD-2", text))
+            effects.append(_ruling("BOARD-2", text, Severity.CORRECT, True))
+            return hand, tuple(effects)
+        last = street_index == len(game.config.variant.game.streets) - 1
+        if last:
+            text = (
+                f"Premature river ({shown}): reshuffle the stub with it (not the burn cards or discards), "
+                "cut, and deal the river without burning."
+            )
+            hand = _evolve(hand, no_burn_next=True, burned_round=False)
+            hand = _evolve(hand, pending=Pending("reshuffle", "BOARD-5", text))
+            effects.append(_ruling("BOARD-5", text, Severity.CORRECT, True))
+            return hand, tuple(effects)
+        # BOARD-5: burn and deal what would have been the next card in its place; reshuffle after.
+        text = (
+            f"Premature {_street_name(hand, street_index)} ({shown}) set aside: burn and deal the next "
+            f"card as the {_street_name(hand, street_index)}; after this round the stub is reshuffled "
+            "with the card set aside for the last card."
+        )
+        hand = _evolve(hand, burned_round=False, reshuffle_after_round=True)
+        effects.append(_ruling("BOARD-5", text, Severity.CORRECT))
+    if game.phase is not Phase.COMPLETE:
+        effects.append(prompt_for(hand))
+    return hand, tuple(effects)
+
+
+def _kill(hand: HandProgress, position: int, rule: str, text: str) -> tuple[HandProgress, tuple[Effect, ...]]:
+    if hand.game.phase in (Phase.DEALING_HOLE, Phase.COMPLETE) or hand.game.folded[position]:
+        return hand, (_ruling(rule, text, Severity.INFO),)
+    action = Kill(position, rule)
+    hand = _apply(hand, action)
+    return _after_game_change(hand, [_ruling(rule, text, Severity.CORRECT), Applied(action)])

@@ -1,0 +1,186 @@
+"""What the dealer keyed on the panel: confirm, a misdeal, a flashed card, betting, the showdown.
+
+A misdeal called with or without its cause (MD-1, MD-a..MD-j; after the cut-off, IRR-8 kills a hand
+without the proper number of cards), a flashed card (IRR-6, IRR-7), the betting in turn (BET-14, and
+the wager's reading), and the showdown: cards shown (POT-4), a hand mucked that played the board
+(BOARD-7).
+"""
+
+from __future__ import annotations
+
+from tablectl.core import evaluator
+from tablectl.core.effects import Applied, Effect, Severity
+from tablectl.core.events import DealerInput, DealerKey
+from tablectl.core.game.actions import UNKNOWN_CARD, Action, BetRaise, CheckCall, Fold, Show
+from tablectl.core.game.engine import HandState, Phase, call_cost, legal
+from tablectl.core.game.errors import RuleViolation
+from tablectl.core.game.profiles import HouseRules
+from tablectl.core.game.variants import Ranking
+from tablectl.core.game.wagers import read_wager
+from tablectl.core.procedure.flow import _after_game_change, _kill
+from tablectl.core.procedure.ledger import _apply, _run
+from tablectl.core.procedure.progress import HandProgress, Refused, _evolve, _hole_phase, misdeal_allowed
+from tablectl.core.procedure.prompts import prompt_for
+from tablectl.core.procedure.rulings import _MISDEAL_REASONS, _exposed, _misdeal, _ruling
+
+
+def _dealer_input(
+    hand: HandProgress, event: DealerInput, rules: HouseRules
+) -> tuple[HandProgress, tuple[Effect, ...]]:
+    key = event.key
+    if key is DealerKey.CONFIRM:
+        if hand.pending is None:
+            raise Refused("INPUT", "nothing to confirm")
+        if hand.pending.kind == "reshuffle":
+            hand = _evolve(hand, pending=None)
+            return hand, (prompt_for(hand),)
+        return hand, ()  # misdeal and void confirms end the hand: the table handles them
+    if key is DealerKey.MISDEAL:
+        return _dealer_misdeal(hand, event, rules)
+    if key is DealerKey.CARD_FLASHED:
+        by = event.cause or "dealer"
+        if by not in ("dealer", "player", "off_table"):
+            raise Refused("INPUT", "say who flashed the card: dealer, player or off_table")
+        card = event.cards[0] if event.cards else None
+        return _exposed(hand, event.seat, card, "dealer" if by == "off_table" else by, rules)
+    if key in (DealerKey.SHOW, DealerKey.MUCK):
+        return _showdown_input(hand, event)
+    if key is DealerKey.NEW_HAND:
+        raise Refused("INPUT", "a hand is in progress: finish it (or the floor voids it) first")
+    return _betting_input(hand, event)
+
+
+def _dealer_misdeal(
+    hand: HandProgress, event: DealerInput, rules: HouseRules
+) -> tuple[HandProgress, tuple[Effect, ...]]:
+    """The dealer calls attention to a misdeal cause (MD-a..MD-j) the devices could not see."""
+    cause = (event.cause or "").lower().removeprefix("md-")
+    if not cause:
+        # The panel's misdeal key (a long press) names no cause: the dealer's call, under the
+        # cut-off of MD-1; the floor can override it.
+        return _misdeal(hand, "MD-1", "the dealer called a misdeal", rules)
+    if cause not in _MISDEAL_REASONS:
+        raise Refused(
+            "MD-1", f"name the misdeal's cause, one of a to j (RULES MD-a..MD-j), not {event.cause!r}"
+        )
+    rule = f"MD-{cause}"
+    why = _MISDEAL_REASONS[cause]
+    if event.seat is not None:
+        if cause == "i":
+            if event.seat in hand.seats_in:
+                raise Refused("INPUT", f"seat {event.seat} is entitled to this hand")
+        else:
+            hand.position(event.seat)
+    if misdeal_allowed(hand, rules):
+        return _misdeal(hand, rule, why, rules)
+    seat = event.seat
+    if cause in ("d", "e", "j") and seat is not None:
+        # IRR-8: too late for a misdeal; a hand without the proper number of cards is dead.
+        position = hand.position(seat)
+        _, said = _misdeal(hand, rule, why, rules)
+        if hand.game.folded[position]:
+            return hand, said
+        hand, effects = _kill(
+            hand, position, "IRR-8", f"Seat {seat} has not the proper number of cards: the hand is dead."
+        )
+        return hand, said + effects
+    after = {
+        "g": " The floor corrects the button for the next hand (TBL-1).",
+        "i": f" The cards at seat {seat} are dead: take them in." if seat is not None else "",
+        "h": " The cards play as dealt.",
+        "f": " The cards play as dealt.",
+    }.get(cause, "")
+    return _misdeal(hand, rule, why, rules, after)
+
+
+def _betting_input(hand: HandProgress, event: DealerInput) -> tuple[HandProgress, tuple[Effect, ...]]:
+    game = hand.game
+    if game.phase is not Phase.BETTING:
+        where = "the deal is not complete" if _hole_phase(hand) else f"the hand is at {game.phase.value}"
+        raise Refused("BET-14", f"no betting now: {where}")
+    position = hand.position(event.seat)
+    if game.folded[position]:
+        raise Refused("INPUT", f"seat {event.seat} has folded: no action from that seat")
+    actor = game.actor
+    assert actor is not None  # betting with nobody to act is the next phase: refused above
+    if position != actor:
+        if game.stacks[position] == 0:
+            raise Refused("INPUT", f"seat {event.seat} is all-in: no action from that seat")
+        raise Refused("BET-14", f"action is on seat {hand.seat(actor)}, not seat {event.seat}: out of turn")
+    call_amount = call_cost(game, position)  # legal() would also work out the raises
+    effects: list[Effect] = []
+    action: Action
+    key = event.key
+    if key is DealerKey.FOLD:
+        action = Fold(position)
+    elif key is DealerKey.CHECK:
+        if call_amount:
+            raise Refused("INPUT", f"seat {event.seat} faces {call_amount:,} to call: call, raise or fold")
+        action = CheckCall(position)
+    elif key is DealerKey.CALL:
+        action = CheckCall(position)
+    elif key is DealerKey.ALL_IN:
+        options = legal(game)
+        assert options is not None
+        action = BetRaise(position, options.max_raise_to) if options.can_raise else CheckCall(position)
+    elif key is DealerKey.BET:
+        if event.amount is None:
+            raise Refused("INPUT", "a bet needs an amount")
+        try:
+            reading = read_wager(game, position, event.amount)
+        except RuleViolation as exc:
+            raise Refused(exc.rule, exc.message) from None
+        action = reading.action
+        if reading.rule is not None:
+            effects.append(_ruling(reading.rule, reading.note, Severity.CORRECT))
+    else:
+        raise Refused("INPUT", f"{key.value} is not a betting action")
+    after = _run(game, action)
+    chips_in = after.stacks[position] < game.stacks[position] or (
+        isinstance(action, CheckCall) and call_amount > 0
+    )
+    street_actions = list(hand.street_actions)
+    street_actions[game.street] += 1
+    hand = _evolve(
+        hand,
+        game=after,
+        log=hand.log + (action,),
+        actions=hand.actions + 1,
+        chip_actions=hand.chip_actions + (1 if chips_in else 0),
+        acted=hand.acted if position in hand.acted else hand.acted + (position,),
+        street_actions=tuple(street_actions),
+    )
+    effects.append(Applied(action))
+    return _after_game_change(hand, effects)
+
+
+def _showdown_input(hand: HandProgress, event: DealerInput) -> tuple[HandProgress, tuple[Effect, ...]]:
+    game = hand.game
+    position = hand.position(event.seat)
+    effects: list[Effect] = []
+    if event.key is DealerKey.MUCK:
+        if game.config.variant.game.ranking is Ranking.HOLDEM and _plays_the_board(game, position):
+            text = (
+                f"Seat {event.seat} threw the hand away without declaring the board: "
+                "they relinquish all claim to the pot."
+            )
+            effects.append(_ruling("BOARD-7", text, Severity.INFO))
+        action: Action = Show(position, None)
+    else:
+        cards = event.cards or game.hole[position]
+        if UNKNOWN_CARD in cards:
+            raise Refused(
+                "POT-4", f"the reader did not identify seat {event.seat}'s cards: enter the cards shown"
+            )
+        action = Show(position, tuple(cards))
+    hand = _apply(hand, action)
+    effects.append(Applied(action))
+    return hand, tuple(effects)
+
+
+def _plays_the_board(game: HandState, position: int) -> bool:
+    board = game.board
+    hole = game.hole[position]
+    if len(board) != 5 or UNKNOWN_CARD in hole:
+        return False
+    return evaluator.evaluate_high(tuple(hole) + tuple(board)) == evaluator.evaluate_high(board)

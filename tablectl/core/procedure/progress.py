@@ -1,0 +1,226 @@
+"""Where the deal stands: the hand's record and the questions every part of the procedure asks.
+
+``HandProgress`` and what it carries (``Pending``, ``Refund``), ``Refused``, ``new_hand``, the copier
+every event goes through (``_evolve``), and the queries: whose card is next and whether the deal is
+complete (DEAL-1, with the card a boxed card's seat is owed, IRR-3), whether a misdeal may still be
+called (MD-1), which card of the deal a hole card was, and which street a board card belongs to.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any, NamedTuple
+
+from tablectl.core.cards import Card, card_str, cards_str
+from tablectl.core.effects import Ruling, Severity
+from tablectl.core.game.actions import UNKNOWN_CARD, Action, DealHole
+from tablectl.core.game.engine import HandState, Phase
+from tablectl.core.game.profiles import HouseRules
+
+
+class Refused(Exception):
+    """An event that makes no sense now; carries the ruling that says why."""
+
+    def __init__(self, rule: str, text: str) -> None:
+        super().__init__(f"{rule}: {text}")
+        self.ruling = Ruling(rule, text, Severity.REFUSED)
+
+
+@dataclass(frozen=True, slots=True)
+class Pending:
+    """A ruling that waits for the dealer's confirmation before it takes effect."""
+
+    kind: str  # "misdeal", "void", "reshuffle"
+    rule: str
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class Refund:
+    """Chips the ledger gives back outside the betting: a call that was never put in (BOARD-6)."""
+
+    player: int
+    amount: int
+    rule: str = "BOARD-6"
+
+
+LogEntry = Action | Refund
+
+
+class HandProgress(NamedTuple):
+    """Where the deal stands. A NamedTuple, like the engine's state: copied for every event,
+    and ``_replace`` is several times cheaper than ``dataclasses.replace`` (bench/procedure.py)."""
+
+    number: int
+    seats_in: tuple[int, ...]  # felt seat numbers in position order (button last)
+    game: HandState
+    hole: tuple[tuple[Card, ...], ...]  # cards each position holds while the deal goes on
+    dealt: frozenset[Card] = frozenset()  # identified cards out of the deck this hand
+    hole_dealt: int = 0  # slots of the proper sequence dealt so far (DEAL-1)
+    exposed: tuple[tuple[int, Card], ...] = ()  # hole cards exposed by the dealer (IRR-6, MD-b)
+    to_replace: tuple[int, ...] = ()  # positions owed a replacement after the deal (IRR-6)
+    owed: tuple[tuple[int, int], ...] = ()  # (position, slot): a card owed after that round (IRR-3)
+    boxed_for: int | None = None  # the position a boxed card was headed for (IRR-3)
+    boxed_next: tuple[int, Card] | None = None  # the card dealt after a boxed card, and to whom
+    boxed: int = 0  # boxed cards found this hand (MD-c)
+    extra: int = 0  # extra cards after the deal (IRR-5, MD-d)
+    burn_ready: bool = False  # a card already lies as the next burn (IRR-5, IRR-6, BOARD-3)
+    burn_card: Card | None = None  # which card that is, when known
+    burned_round: bool = False  # the next board round's burn is out
+    board_pending: tuple[Card, ...] = ()  # board cards out for this round, not yet all
+    burns: tuple[Card, ...] = ()
+    round_burn: Card | None = None  # the card burned before the board round dealt last (BOARD-3)
+    premature: tuple[Card, ...] = ()  # board cards turned before the betting was over (BOARD-4)
+    premature_street: int = -1  # the street those cards (or an early burn) were meant for
+    no_burn_next: bool = False  # after a reshuffle, the next board card comes without a burn
+    reshuffle_after_round: bool = False  # BOARD-5: reshuffle for the river after this round
+    acted: tuple[int, ...] = ()  # positions that acted voluntarily (MD-1)
+    actions: int = 0  # voluntary actions in turn (MD-1, tda substantial action)
+    chip_actions: int = 0  # of which put chips in
+    street_actions: tuple[int, ...] = ()  # voluntary actions on each street (BOARD-3, BOARD-6)
+    pending: Pending | None = None
+    last_draw: Card | None = None  # the card last drawn, for a camera's confirmation
+    start: HandState | None = None  # the game as the blinds were posted: the log replays from it
+    log: tuple[LogEntry, ...] = ()  # every action given to the engine, in order (TBL-5)
+
+    @property
+    def n(self) -> int:
+        return len(self.seats_in)
+
+    def position(self, seat: int | None) -> int:
+        if seat is None or seat not in self.seats_in:
+            raise Refused("INPUT", f"seat {seat} has no hand in this deal")
+        return self.seats_in.index(seat)
+
+    def seat(self, position: int) -> int:
+        return self.seats_in[position]
+
+
+def new_hand(number: int, seats_in: tuple[int, ...], game: HandState) -> HandProgress:
+    """The procedure for a hand whose blinds are posted and whose cards are about to be dealt."""
+    n = len(seats_in)
+    streets = len(game.config.variant.game.streets)
+    return HandProgress(
+        number=number,
+        seats_in=seats_in,
+        game=game,
+        hole=((),) * n,
+        street_actions=(0,) * streets,
+        start=game,
+    )
+
+
+_HAND_INDEX = {name: index for index, name in enumerate(HandProgress._fields)}
+
+
+_new_tuple = tuple.__new__
+
+
+def _evolve(hand: HandProgress, **changes: Any) -> HandProgress:
+    """A copy with ``changes``: every event makes one or two, so it is kept lean."""
+    values = list(hand)
+    for name, value in changes.items():
+        values[_HAND_INDEX[name]] = value
+    new: HandProgress = _new_tuple(HandProgress, values)
+    return new
+
+
+def _cards(cards: Iterable[Card]) -> str:
+    return cards_str(cards, " ")
+
+
+def _show(card: Card | None) -> str:
+    return card_str(card) if card is not None and card != UNKNOWN_CARD else "a card"
+
+
+# -- where the deal stands ------------------------------------------------------------------------
+
+
+def hole_cards_wanted(hand: HandProgress) -> int:
+    return hand.game.config.variant.game.hole_cards
+
+
+def _slots(hand: HandProgress) -> int:
+    return hand.n * hole_cards_wanted(hand)
+
+
+def deal_complete(hand: HandProgress) -> bool:
+    """Every slot of the proper sequence is dealt, and no boxed card's replacement is owed."""
+    return hand.hole_dealt >= _slots(hand) and not hand.owed
+
+
+def _owed_due(hand: HandProgress) -> bool:
+    return bool(hand.owed) and hand.hole_dealt >= hand.owed[0][1]
+
+
+def next_hole_position(hand: HandProgress) -> int:
+    """Who gets the next hole card: a card owed after its round (IRR-3), else the sequence."""
+    if _owed_due(hand):
+        return hand.owed[0][0]
+    return hand.hole_dealt % hand.n
+
+
+def _hole_phase(hand: HandProgress) -> bool:
+    """The hole cards are still being dealt (replacements of exposed cards included)."""
+    return not deal_complete(hand) or hand.game.phase is Phase.DEALING_HOLE
+
+
+def _deal_just_done(hand: HandProgress) -> bool:
+    """The deal is complete and nothing has happened since: a camera report about the last
+    cards dealt still belongs to the deal (it may arrive after the shoe's last draw)."""
+    game = hand.game
+    return (
+        not _hole_phase(hand)
+        and game.phase is Phase.BETTING
+        and game.street == 0
+        and hand.actions == 0
+        and hand.extra == 0
+        and all(isinstance(entry, DealHole) for entry in hand.log)
+    )
+
+
+def misdeal_allowed(hand: HandProgress, rules: HouseRules) -> bool:
+    """MD-1: a misdeal only before two players have acted (tda: before substantial action)."""
+    if rules.misdeal_cutoff == "substantial":
+        return not (hand.actions >= 3 or (hand.actions >= 2 and hand.chip_actions >= 1))
+    return len(set(hand.acted)) < 2
+
+
+def _street_name(hand: HandProgress, street: int) -> str:
+    streets = hand.game.config.variant.game.streets
+    return streets[street].name if 0 <= street < len(streets) else "next card"
+
+
+def _street_bounds(hand: HandProgress, street: int) -> tuple[int, int]:
+    """Indexes of the board cards dealt on ``street``."""
+    streets = hand.game.config.variant.game.streets
+    end = sum(s.board_cards for s in streets[: street + 1])
+    return end - streets[street].board_cards, end
+
+
+def _street_of_board_card(hand: HandProgress, index: int) -> int:
+    streets = hand.game.config.variant.game.streets
+    total = 0
+    for number, street in enumerate(streets):
+        total += street.board_cards
+        if index < total:
+            return number
+    return len(streets) - 1
+
+
+def _last_board_street(hand: HandProgress) -> int:
+    """The street whose board cards were dealt last (0 before the flop)."""
+    board = len(hand.game.board)
+    return _street_of_board_card(hand, board - 1) if board else 0
+
+
+def _actions_on(hand: HandProgress, street: int) -> int:
+    return hand.street_actions[street] if 0 <= street < len(hand.street_actions) else 0
+
+
+def _deal_index(hand: HandProgress, position: int, card: Card | None) -> int | None:
+    """Which card of the deal (0 = the first dealt) this is."""
+    if card is None or card not in hand.hole[position]:
+        return None
+    return hand.hole[position].index(card) * hand.n + position

@@ -1,0 +1,53 @@
+"""What the dealer does next: the prompt, written from where the deal stands.
+
+The text is written only when read (a fold never reads it). It names the step the rules want next:
+the seat due a card (DEAL-1), a card owed (IRR-3) or a replacement (IRR-6), the action in turn, the
+burn before a board round, the showdown.
+"""
+
+from __future__ import annotations
+
+from functools import partial
+
+from tablectl.core.effects import Prompt
+from tablectl.core.game.actions import UNKNOWN_CARD
+from tablectl.core.game.engine import Phase, legal
+from tablectl.core.procedure.progress import (
+    HandProgress,
+    _owed_due,
+    _street_name,
+    deal_complete,
+    next_hole_position,
+)
+
+
+def prompt_for(hand: HandProgress) -> Prompt:
+    """What the dealer does next (written when first read: a fold never reads it)."""
+    return Prompt.later(partial(_prompt_text, hand))
+
+
+def _prompt_text(hand: HandProgress) -> str:
+    if hand.pending is not None:
+        return f"{hand.pending.text} Press confirm when done."
+    game = hand.game
+    if not deal_complete(hand):
+        if _owed_due(hand):
+            return f"Deal seat {hand.seat(next_hole_position(hand))} the card it is owed."
+        return f"Deal a card to seat {hand.seat(next_hole_position(hand))}."
+    if hand.to_replace:
+        return f"Deal seat {hand.seat(hand.to_replace[0])} a card to replace the exposed one."
+    if game.phase is Phase.BETTING and game.actor is not None:
+        options = legal(game)
+        assert options is not None
+        owe = f", {options.call_amount:,} to call" if options.call_amount else ""
+        return f"Action: seat {hand.seat(game.actor)}{owe}."
+    if game.phase is Phase.DEALING_BOARD:
+        street = _street_name(hand, game.street)
+        if UNKNOWN_CARD in hand.board_pending and len(hand.board_pending) >= game.board_needed:
+            return f"The reader missed a {street} card: show it to the camera."
+        if not (hand.burned_round or hand.burn_ready or hand.no_burn_next):
+            return f"Burn, then deal the {street}."
+        return f"Deal the {street}."
+    if game.phase is Phase.SHOWDOWN:
+        return "Showdown: turn the hands up, last aggressor first."
+    return "Hand complete: push the pot."

@@ -1,0 +1,127 @@
+"""The rulings themselves: how a ruling, a void and a misdeal are made, and the checks any device
+can trigger.
+
+A misdeal stands only before the MD-1 cut-off; the causes the dealer may name are MD-a..MD-j. A card
+with another back, or a second card of the same rank and suit, voids the hand (IRR-1, IRR-2). An exposed hole
+card (MD-a, MD-b, MD-3, IRR-6, IRR-7), reported by the camera or keyed by the dealer, is ruled here.
+"""
+
+from __future__ import annotations
+
+from tablectl.core.cards import Card, card_str
+from tablectl.core.effects import Effect, Ruling, Severity
+from tablectl.core.game.profiles import HouseRules
+from tablectl.core.procedure.progress import (
+    HandProgress,
+    Pending,
+    Refused,
+    _deal_index,
+    _deal_just_done,
+    _evolve,
+    _hole_phase,
+    _show,
+    misdeal_allowed,
+)
+
+
+def _ruling(rule: str, text: str, severity: Severity, confirm: bool = False) -> Ruling:
+    return Ruling(rule, text, severity, confirm)
+
+
+def _void(hand: HandProgress, rule: str, text: str) -> tuple[HandProgress, tuple[Effect, ...]]:
+    pending = Pending("void", rule, text)
+    return _evolve(hand, pending=pending), (_ruling(rule, text, Severity.VOID, True),)
+
+
+def _misdeal(
+    hand: HandProgress, rule: str, why: str, rules: HouseRules, after: str = ""
+) -> tuple[HandProgress, tuple[Effect, ...]]:
+    """A misdeal before the MD-1 cut-off; after it, the hand plays on (``after`` says how)."""
+    if not misdeal_allowed(hand, rules):
+        text = (
+            f"{why[0].upper()}{why[1:]} ({rule}), but action has been taken: no misdeal. "
+            f"The hand is played out; no chips go back to a fouled hand.{after}"
+        )
+        return hand, (_ruling("MD-1", text, Severity.INFO),)
+    text = f"Misdeal: {why}. Collect the cards and reshuffle; the button and blinds stay."
+    if rule == "MD-g":
+        text = (
+            f"Misdeal: {why}. Collect the cards and reshuffle; "
+            f"put the button at seat {hand.seat(hand.n - 1)} and post the blinds again."
+        )
+    pending = Pending("misdeal", rule, text)
+    return _evolve(hand, pending=pending), (_ruling(rule, text, Severity.MISDEAL, True),)
+
+
+_MISDEAL_REASONS = {
+    "a": "the first or second card was exposed",
+    "b": "two or more cards were exposed",
+    "c": "two or more boxed cards",
+    "d": "two or more extra cards",
+    "e": "a player was dealt the wrong number of cards",
+    "f": "a card was dealt out of sequence",
+    "g": "the button was out of position",
+    "h": "the first card went to the wrong seat",
+    "i": "cards were dealt to a seat not entitled to a hand",
+    "j": "a player entitled to a hand was dealt out",
+}
+
+
+def _check_identity(hand: HandProgress, card: Card | None, foreign: bool) -> tuple[str, str] | None:
+    """IRR-1 and IRR-2: a card with another back, or a second card of the same rank and suit."""
+    if foreign:
+        return (
+            "IRR-1",
+            f"{_show(card)} with a different back came out: all action is void; return every chip.",
+        )
+    if card is not None and card in hand.dealt:
+        return "IRR-2", f"a second {card_str(card)} came out: all action is void; return every chip."
+    return None
+
+
+def _exposed(
+    hand: HandProgress, seat: int | None, card: Card | None, by: str, rules: HouseRules
+) -> tuple[HandProgress, tuple[Effect, ...]]:
+    """An exposed hole card (MD-a, MD-b, MD-3, IRR-6, IRR-7)."""
+    position = hand.position(seat)
+    if by == "player":
+        return hand, (_ruling("IRR-7", f"A card flashed by a player plays (seat {seat}).", Severity.INFO),)
+    just_dealt = _deal_just_done(hand)
+    if not (_hole_phase(hand) or just_dealt):
+        text = f"Seat {seat}'s card is exposed after the deal: it plays; the hand goes on."
+        return hand, (_ruling("IRR-7", text, Severity.INFO),)
+    held = hand.hole[position]
+    shown = card if card is not None else (held[-1] if held else None)
+    if shown is None:
+        raise Refused("INPUT", f"seat {seat} has no card yet: which card was exposed?")
+    if shown not in held:
+        raise Refused("INPUT", f"{_show(shown)} was not dealt to seat {seat}: check the seat and the card")
+    if any(p == position and c == shown for p, c in hand.exposed):
+        return hand, ()  # already ruled on (the camera and the dealer both reported it)
+    hand = _evolve(hand, exposed=hand.exposed + ((position, shown),))
+    card_index = _deal_index(hand, position, shown)
+    if card_index is not None and card_index < 2:
+        return _misdeal(hand, "MD-a", "the first or second card of the hand was exposed", rules)
+    if len(hand.exposed) >= 2:
+        return _misdeal(hand, "MD-b", "two cards exposed by the dealer", rules)
+    if rules.every_exposed_card_misdeals:
+        return _misdeal(hand, "MD-3", "a card was exposed by the dealer", rules)
+    hole = list(hand.hole)
+    cards = list(hole[position])
+    cards.remove(shown)
+    hole[position] = tuple(cards)
+    if just_dealt:  # the last card of the deal was exposed: take the hands back until it is replaced
+        hand = _evolve(hand, game=hand.start, log=()) if hand.start is not None else hand
+    hand = _evolve(
+        hand,
+        hole=tuple(hole),
+        to_replace=hand.to_replace + (position,),
+        burn_ready=True,
+        burn_card=shown,
+        burns=hand.burns + (shown,),
+    )
+    text = (
+        f"Exposed card {_show(shown)} at seat {seat}: the deal goes on; it may not be kept. After the "
+        "deal, replace it with the top card; the exposed card becomes the burn card."
+    )
+    return hand, (_ruling("IRR-6", text, Severity.CORRECT),)
