@@ -31,7 +31,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import tempfile  # noqa: E402
 
-import tablectl.journal as journal_module  # noqa: E402
+import tablectl.journal.store as journal_store  # noqa: E402
 from tablectl.core.events import FloorCommand, FloorKind  # noqa: E402
 from tablectl.core.game.engine import Phase, apply  # noqa: E402
 from tablectl.core.table import TableConfig, TableState, new_table, step  # noqa: E402
@@ -58,7 +58,7 @@ def journal_folds(config: TableConfig, start_state: TableState, events: list[Any
     then time a restart, a full fold on one core and the verified fold on every core."""
     # Writing 10,000 hands with an fsync per event would take minutes on this disk: the
     # benchmark writes without syncing. Reading back is what is measured.
-    journal_module.SYNCHRONOUS = "OFF"
+    journal_store.SYNCHRONOUS = "OFF"
     options = {"snapshot_of": table_snapshot, "restore": table_restore}
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / "table.journal"

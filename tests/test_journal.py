@@ -86,7 +86,7 @@ def test_journal_is_in_wal_mode_with_the_chosen_synchronous(path: Path) -> None:
 
 
 def test_events_from_seq_and_across_read_batches(path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr("tablectl.journal._BATCH", 16)
+    monkeypatch.setattr("tablectl.journal.store._BATCH", 16)
     events = toy_events(40)  # two full read batches and a part
     with Journal(path, TOY_CONFIG) as journal:
         for event in events:
@@ -94,7 +94,7 @@ def test_events_from_seq_and_across_read_batches(path: Path, monkeypatch: pytest
         assert [e.event for e in journal.events()] == events
         assert [e.seq for e in journal.events(from_seq=30)] == list(range(30, 41))
         assert list(journal.events(from_seq=41)) == []
-    monkeypatch.setattr("tablectl.journal._BATCH", 20)  # a last batch that is exactly full
+    monkeypatch.setattr("tablectl.journal.store._BATCH", 20)  # a last batch that is exactly full
     with Journal(path) as journal:
         assert [e.event for e in journal.events()] == events
 

@@ -190,7 +190,7 @@ def test_every_hand_of_a_long_session_exports_to_phh_that_agrees_with_the_table(
     path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Cross-check: the table's result of each complete hand equals the engine's replay of its PHH."""
-    monkeypatch.setattr("tablectl.journal.SYNCHRONOUS", "OFF")  # speed; durability is not tested here
+    monkeypatch.setattr("tablectl.journal.store.SYNCHRONOUS", "OFF")  # speed; durability is not tested here
     events = table_events(2_500)
     results: dict[int, dict[int, int]] = {}
     with Journal(path, CONFIG) as journal:

@@ -3,6 +3,7 @@ on exactly the state a full fold of the journal gives."""
 
 from __future__ import annotations
 
+import inspect
 import random
 import sqlite3
 from pathlib import Path
@@ -11,7 +12,7 @@ import pytest
 
 import tablectl.journal.snapshot as snapshot_module
 from tablectl.core.table import TableConfig, step
-from tablectl.journal import Controller
+from tablectl.journal import Controller, apply_event, describe_outcome, fold_range
 from tablectl.journal.snapshot import (
     SnapshotError,
     code_fingerprint,
@@ -90,9 +91,9 @@ def test_snapshots_round_trip_and_refuse_foreign_types() -> None:
 
 
 def test_a_snapshot_names_only_types_defined_in_tablectl() -> None:
-    # tablectl.journal imports sqlite3: a snapshot must not reach it through that module.
+    # tablectl.journal.store imports sqlite3: a snapshot must not reach it through that module.
     with pytest.raises(SnapshotError, match="not a tablectl type"):
-        loads('{"$t": "tablectl.journal:sqlite3.Connection", "f": ["/tmp/never.db"]}')
+        loads('{"$t": "tablectl.journal.store:sqlite3.Connection", "f": ["/tmp/never.db"]}')
     assert not Path("/tmp/never.db").exists()
 
 
@@ -121,3 +122,15 @@ def test_the_fingerprint_covers_the_rules_and_not_the_adapters() -> None:
     assert {f.relative_to(package).as_posix() for f in (package / "core").rglob("*.py")} <= covered
     assert not any(name.startswith(("adapters/", "service/", "cli/", "views/")) for name in covered)
     assert len(code_fingerprint()) == 16
+
+
+def test_the_fingerprint_covers_the_fold_and_not_the_store_the_pool_or_the_controller() -> None:
+    package = Path(snapshot_module.__file__).resolve().parents[1]
+    covered = {f.relative_to(package).as_posix() for f in snapshot_module.fold_code_files()}
+    # What a step that fails leaves, and the outcome compared on replay, decide a fold's result.
+    for decides in (apply_event, describe_outcome, fold_range):
+        source = inspect.getsourcefile(decides)
+        assert source is not None and Path(source).resolve().relative_to(package).as_posix() in covered
+    assert {"journal/fold.py", "journal/snapshot.py"} <= covered
+    carriers = {"journal/__init__.py", "journal/store.py", "journal/parallel.py", "journal/controller.py"}
+    assert not covered & carriers

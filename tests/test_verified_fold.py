@@ -17,6 +17,8 @@ from pathlib import Path
 import pytest
 
 import tablectl.journal as journal_module
+import tablectl.journal.controller as controller_module
+import tablectl.journal.store as store_module
 from tablectl.core.events import EventError, FloorCommand, FloorKind, from_json
 from tablectl.core.table import TableConfig, TableState, new_table, step
 from tablectl.journal import Controller, Journal, verified_fold
@@ -30,9 +32,9 @@ EVERY = 5  # a checkpoint every five hands: many stretches from a short journal
 
 @pytest.fixture(autouse=True)
 def small_stretches(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(journal_module, "CHECKPOINT_EVERY", EVERY)
+    monkeypatch.setattr(controller_module, "CHECKPOINT_EVERY", EVERY)
     # Thousands of appends: durability is tested elsewhere (tests/test_journal.py).
-    monkeypatch.setattr(journal_module, "SYNCHRONOUS", "OFF")
+    monkeypatch.setattr(store_module, "SYNCHRONOUS", "OFF")
 
 
 def open_table(path: Path, full_fold: bool = False) -> Controller[TableState]:

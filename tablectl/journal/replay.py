@@ -28,8 +28,11 @@ from tablectl.core.game.actions import Action, Kill
 from tablectl.core.game.engine import HandState, Phase, apply
 from tablectl.core.game.errors import RuleViolation
 from tablectl.core.table import TableConfig, TableState, new_table, step
-from tablectl.journal import CHECKPOINT_EVERY, Journal, apply_event, verified_fold
+from tablectl.journal.controller import CHECKPOINT_EVERY
+from tablectl.journal.fold import apply_event
+from tablectl.journal.parallel import verified_fold
 from tablectl.journal.snapshot import table_restore, table_snapshot
+from tablectl.journal.store import Journal
 from tablectl.views.narrate import Narrator, chips, position_names
 
 

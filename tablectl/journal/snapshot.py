@@ -18,9 +18,14 @@ from pathlib import Path
 from typing import Any
 
 from tablectl import __version__
-from tablectl.journal import OtherCodeSnapshot
 
 _PACKAGE = "tablectl."
+
+
+class OtherCodeSnapshot(ValueError):
+    """Raised by a restore function for a snapshot that other code made (another version, other
+    rules): not damage, just not usable here. The journal is folded instead (verified_fold skips
+    such a checkpoint; any other ValueError from a restore function is damage)."""
 
 
 class SnapshotError(ValueError):
@@ -65,7 +70,7 @@ def _resolve(name: str) -> type:
     except (ImportError, AttributeError):
         raise SnapshotError(f"a snapshot names {name!r}, which this version does not have") from None
     # Only a type defined in that tablectl module itself: never one it merely imports
-    # (tablectl.journal:sqlite3.Connection would open a file).
+    # (tablectl.journal.store:sqlite3.Connection would open a file).
     if not isinstance(obj, type) or obj.__module__ != module_name or obj.__qualname__ != qualname:
         raise SnapshotError(f"{name!r} is not a tablectl type")
     return obj
@@ -105,11 +110,12 @@ def loads(text: str) -> Any:
 
 
 # The code that decides what a fold of the journal gives: every module of the pure core, the fold
-# and this file. A snapshot made by other code (an upgrade, a fix shipped without a new version
-# number) is not used: the journal is folded. Whole folders, so that a new core module can never
-# fall outside the digest.
+# (apply_event: what a step that fails leaves) and this file; not the store, the pool or the
+# controller, which only carry entries to the fold and its results back. A snapshot made by other
+# code (an upgrade, a fix shipped without a new version number) is not used: the journal is folded.
+# Whole folders, so that a new core module can never fall outside the digest.
 _FOLD_FOLDERS = ("core",)
-_FOLD_FILES = ("journal/__init__.py", "journal/snapshot.py")
+_FOLD_FILES = ("journal/fold.py", "journal/snapshot.py")
 
 
 def fold_code_files() -> list[Path]:
