@@ -2,6 +2,11 @@
 
 Each ruling cites its RULES id and tells the dealer in one short sentence what
 to do now. Effects are data; adapters show, sound or publish them.
+
+A sentence that names a card keeps the card apart from its words (a :data:`Sentence` of texts
+and :class:`Mention` s), so that each audience names only the cards it may see: the views render
+every card that is not face up on the table as a blank (tablectl.views.secrecy). ``text`` is the
+whole sentence, for those who may know every card (the journal's replay, a test rig).
 """
 
 from __future__ import annotations
@@ -9,11 +14,15 @@ from __future__ import annotations
 import enum
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import NamedTuple
 
+from tablectl.core.cards import Card, card_str
 from tablectl.core.game.actions import Action
 
 
 class Severity(enum.Enum):
+    """How serious a ruling is: the one place that says so, for the panel's buzzer and the alerts."""
+
     INFO = "info"  # something the dealer should know (an exposed card that plays)
     CORRECT = "correct"  # the dealer fixes something and the hand goes on (a boxed card)
     MISDEAL = "misdeal"  # the hand is redealt (MD-2)
@@ -21,44 +30,124 @@ class Severity(enum.Enum):
     REFUSED = "refused"  # an input that makes no sense now: nothing changed
     FLOOR = "floor"  # the floor supervisor is needed
 
+    @property
+    def rank(self) -> int:
+        """0 for the most serious: of the rulings of one event, the lowest rank is sounded."""
+        return _RANK[self]
+
+    @property
+    def is_alert(self) -> bool:
+        """Someone is needed now (the floor, a void, a misdeal): an alert, not only an event."""
+        return self in _ALERTS
+
+
+_RANK = {
+    severity: rank
+    for rank, severity in enumerate(
+        (Severity.VOID, Severity.MISDEAL, Severity.FLOOR, Severity.REFUSED, Severity.CORRECT, Severity.INFO)
+    )
+}
+_ALERTS = frozenset({Severity.FLOOR, Severity.VOID, Severity.MISDEAL})
+
+
+class Mention(NamedTuple):
+    """A card named in a sentence: kept as data, so that each audience decides how to name it."""
+
+    card: Card
+
+
+Sentence = tuple["str | Mention", ...]
+Said = str | Sentence  # a sentence naming no card may stay a plain str
+CardName = Callable[[Card], str]
+
+
+def sentence(*pieces: str | Mention | Sentence) -> Sentence:
+    """One sentence of texts, mentions and other sentences, in order."""
+    parts: list[str | Mention] = []
+    for piece in pieces:
+        if isinstance(piece, tuple) and not isinstance(piece, Mention):
+            parts.extend(piece)
+        else:
+            parts.append(piece)
+    return tuple(parts)
+
+
+def capitalized(said: Said) -> Said:
+    """The sentence with a capital first letter (a card's notation, if it starts with one, is one)."""
+    if isinstance(said, str):
+        return said[:1].upper() + said[1:]
+    if said and isinstance(said[0], str):
+        return (said[0][:1].upper() + said[0][1:], *said[1:])
+    return said
+
+
+def render(said: Said, name: CardName = card_str) -> str:
+    """The sentence with each card it mentions written by ``name`` (by default, its notation)."""
+    if isinstance(said, str):
+        return said
+    return "".join(part if isinstance(part, str) else name(part.card) for part in said)
+
+
+def mentioned(said: Said) -> tuple[Card, ...]:
+    """The cards a sentence names."""
+    if isinstance(said, str):
+        return ()
+    return tuple(part.card for part in said if isinstance(part, Mention))
+
 
 @dataclass(frozen=True, slots=True)
 class Ruling:
     rule: str  # a RULES id, or INPUT for input no rule book covers
-    text: str  # one short sentence for the dealer
+    said: Said  # one short sentence for the dealer, the cards it names kept apart
     severity: Severity
     needs_confirm: bool = False  # the procedure waits for the dealer's confirm
+
+    @property
+    def text(self) -> str:
+        """The whole sentence, every card named: not for a display (see tablectl.views)."""
+        return render(self.said)
+
+    def render(self, name: CardName) -> str:
+        return render(self.said, name)
 
 
 class Prompt:
     """What the dealer does next ("Deal seat 4", "Burn and deal the flop", "Action: seat 2").
 
     Every step while a hand is in progress ends with one, but a fold over the journal never
-    reads them: :meth:`later` makes one whose text is written only when it is first read.
+    reads them: :meth:`later` makes one whose sentence is written only when it is first read.
     """
 
-    __slots__ = ("_text", "_write")
+    __slots__ = ("_said", "_write")
 
-    def __init__(self, text: str) -> None:
-        self._text: str | None = text
-        self._write: Callable[[], str] | None = None
+    def __init__(self, said: Said) -> None:
+        self._said: Said | None = said
+        self._write: Callable[[], Said] | None = None
 
     @classmethod
-    def later(cls, write: Callable[[], str]) -> Prompt:
+    def later(cls, write: Callable[[], Said]) -> Prompt:
         prompt = cls.__new__(cls)
-        prompt._text = None
+        prompt._said = None
         prompt._write = write
         return prompt
 
     @property
+    def said(self) -> Said:
+        said = self._said
+        if said is None:
+            write = self._write  # two threads may write it at once: both get the same sentence
+            said = write() if write is not None else self._said
+            assert said is not None
+            self._said = said
+        return said
+
+    @property
     def text(self) -> str:
-        text = self._text
-        if text is None:
-            write = self._write  # two threads may write it at once: both get the same text
-            text = write() if write is not None else self._text
-            assert text is not None
-            self._text = text
-        return text
+        """The whole sentence, every card named: not for a display (see tablectl.views)."""
+        return render(self.said)
+
+    def render(self, name: CardName) -> str:
+        return render(self.said, name)
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Prompt):

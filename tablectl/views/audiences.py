@@ -3,7 +3,8 @@
 ``public`` (the table display), ``dealer`` (the dealer's screen), ``floor`` (the
 supervisors' dashboard) and ``private`` (hole cards, for the roles allowed them).
 Only ``private`` ever holds a hole card that has not been shown at the showdown; burn
-cards, mucked and folded hands appear in no view but ``private``. Views are plain
+cards, mucked and folded hands appear in no view but ``private``, and the procedure's sentences
+name only the cards that are face up (tablectl.views.secrecy). Views are plain
 JSON-ready dicts, so the security property is checkable on exactly what is published.
 """
 
@@ -12,11 +13,13 @@ from __future__ import annotations
 from typing import Any
 
 from tablectl.core.cards import card_str
+from tablectl.core.effects import render
 from tablectl.core.game.actions import UNKNOWN_CARD
 from tablectl.core.game.engine import legal
 from tablectl.core.game.pots import side_pots
 from tablectl.core.procedure import prompt_for
 from tablectl.core.table import TableState
+from tablectl.views.secrecy import card_namer, face_up
 
 VIEW_SCHEMA = 1
 
@@ -90,9 +93,12 @@ def dealer(
     view["view"] = "dealer"
     hand = state.hand
     if hand is not None:
-        view["prompt"] = prompt_for(hand).text
+        name = card_namer(face_up(state))
+        view["prompt"] = prompt_for(hand).render(name)
         view["pending"] = (
-            {"rule": hand.pending.rule, "text": hand.pending.text} if hand.pending is not None else None
+            {"rule": hand.pending.rule, "text": render(hand.pending.said, name)}
+            if hand.pending is not None
+            else None
         )
         options = legal(hand.game) if hand.pending is None else None
         if options is not None:

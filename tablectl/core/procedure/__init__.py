@@ -31,7 +31,7 @@ panel), and ``floor`` (the floor's rulings). This module dispatches on the event
 
 from __future__ import annotations
 
-from tablectl.core.effects import Effect
+from tablectl.core.effects import Effect, sentence
 from tablectl.core.events import CardDrawn, CardSeen, DealerInput, DealerKey
 from tablectl.core.game.profiles import HouseRules
 from tablectl.core.procedure.drawn import _card_drawn
@@ -78,8 +78,8 @@ def step_hand(
         if isinstance(event, CardSeen):
             return hand, ()  # the camera sees the cards being gathered: nothing to rule on
         if isinstance(event, CardDrawn) and hand.pending.kind == "reshuffle":
-            raise Refused(hand.pending.rule, f"confirm the reshuffle first: {hand.pending.text}")
-        raise Refused(hand.pending.rule, f"waiting for confirm: {hand.pending.text}")
+            raise Refused(hand.pending.rule, sentence("confirm the reshuffle first: ", hand.pending.said))
+        raise Refused(hand.pending.rule, sentence("waiting for confirm: ", hand.pending.said))
     if isinstance(event, CardDrawn):
         return _card_drawn(hand, event, rules)
     if isinstance(event, CardSeen):

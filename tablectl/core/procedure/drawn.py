@@ -8,8 +8,8 @@ before the betting is over (BOARD-4).
 
 from __future__ import annotations
 
-from tablectl.core.cards import Card, card_str
-from tablectl.core.effects import Effect, Prompt, Severity
+from tablectl.core.cards import Card
+from tablectl.core.effects import Effect, Mention, Prompt, Said, Severity, sentence
 from tablectl.core.events import CardDrawn
 from tablectl.core.game.actions import UNKNOWN_CARD
 from tablectl.core.game.engine import Phase
@@ -49,7 +49,7 @@ def _card_drawn(
 ) -> tuple[HandProgress, tuple[Effect, ...]]:
     card = event.card
     if card is not None and not event.face_up and not event.foreign and _is_reburn(hand, card):
-        text = f"{card_str(card)} is the burn card put back on the deck: it stays the burn."
+        text: Said = sentence(Mention(card), " is the burn card put back on the deck: it stays the burn.")
         return hand, (_ruling("DEAL-2", text, Severity.INFO), prompt_for(hand))
     problem = _check_identity(hand, card, event.foreign)
     if problem is not None:
@@ -96,9 +96,11 @@ def _boxed(
             return _misdeal(hand, "MD-c", "two boxed cards found", rules)
         hand, said = _misdeal(hand, "MD-c", "a second boxed card was found", rules)
         effects.extend(said)
-    text = (
-        f"Boxed card ({_show(card)}): set it aside as a scrap of paper; "
-        f"the next card replaces it. {prompt_for(hand).text}"
+    text = sentence(
+        "Boxed card (",
+        _show(card),
+        "): set it aside as a scrap of paper; the next card replaces it. ",
+        prompt_for(hand).said,
     )
     effects.append(_ruling("IRR-3", text, Severity.CORRECT))
     return hand, tuple(effects)
@@ -151,9 +153,10 @@ def _premature(hand: HandProgress, card: Card) -> tuple[HandProgress, tuple[Effe
     game = hand.game
     nxt = game.street + 1
     if nxt >= len(game.config.variant.game.streets):
-        text = (
-            f"No card comes after the {_street_name(hand, game.street)}: {_show(card)} is not used. "
-            "Put it with the burn cards, unseen, and finish the betting."
+        text: Said = sentence(
+            f"No card comes after the {_street_name(hand, game.street)}: ",
+            _show(card),
+            " is not used. Put it with the burn cards, unseen, and finish the betting.",
         )
         return _evolve(hand, burns=hand.burns + (card,)), (_ruling("BOARD-4", text, Severity.CORRECT),)
     if not hand.premature and hand.premature_street != nxt and not hand.burned_round:
@@ -162,9 +165,10 @@ def _premature(hand: HandProgress, card: Card) -> tuple[HandProgress, tuple[Effe
         text = "A card was burned before the betting is over: it stays the burn card. Finish the betting."
         return hand, (_ruling("BOARD-4", text, Severity.CORRECT),)
     hand = _evolve(hand, premature=hand.premature + (card,), premature_street=nxt)
-    text = (
-        f"Premature {_street_name(hand, nxt)}: {_show(card)} is not used, even if players fold; "
-        "nobody may accept or reject it. Finish the betting first."
+    text = sentence(
+        f"Premature {_street_name(hand, nxt)}: ",
+        _show(card),
+        " is not used, even if players fold; nobody may accept or reject it. Finish the betting first.",
     )
     return hand, (_ruling("BOARD-4", text, Severity.CORRECT),)
 

@@ -7,7 +7,7 @@ A dead hand (IRR-8, IRR-9, BOARD-6, for the callers that rule it) is killed in t
 
 from __future__ import annotations
 
-from tablectl.core.effects import Applied, Effect, Severity
+from tablectl.core.effects import Applied, Effect, Said, Severity, sentence
 from tablectl.core.game.actions import UNKNOWN_CARD, DealBoard, DealHole, Kill
 from tablectl.core.game.engine import Phase
 from tablectl.core.procedure.ledger import _apply
@@ -49,7 +49,7 @@ def _after_game_change(hand: HandProgress, effects: list[Effect]) -> tuple[HandP
     """Between rounds: settle premature cards (BOARD-2, BOARD-5) and prompt the next step."""
     game = hand.game
     if game.phase is Phase.DEALING_BOARD and hand.reshuffle_after_round:
-        text = (
+        text: Said = (
             "Reshuffle the stub with the card taken out of play (not the burn cards or discards), "
             f"cut, and deal the {_street_name(hand, game.street)} without burning."
         )
@@ -61,12 +61,14 @@ def _after_game_change(hand: HandProgress, effects: list[Effect]) -> tuple[HandP
         returned = hand.premature
         street_index = hand.premature_street
         hand = _evolve(hand, premature=(), premature_street=-1, dealt=hand.dealt - set(returned))
-        shown = _cards(c for c in returned if c != UNKNOWN_CARD) or "the premature cards"
+        shown: Said = _cards(c for c in returned if c != UNKNOWN_CARD) or "the premature cards"
         if street_index == 1:
             # BOARD-2: a premature flop is redealt from a reshuffled stub, the burn staying.
-            text = (
-                f"Mix the premature flop ({shown}) with the stub (the burn card stays on the table), "
-                "shuffle, cut, and deal a new flop without burning."
+            text = sentence(
+                "Mix the premature flop (",
+                shown,
+                ") with the stub (the burn card stays on the table), "
+                "shuffle, cut, and deal a new flop without burning.",
             )
             hand = _evolve(hand, no_burn_next=True, burned_round=False, burn_ready=False, burn_card=None)
             hand = _evolve(hand, pending=Pending("reshuffle", "BOARD-2", text))
@@ -74,9 +76,11 @@ def _after_game_change(hand: HandProgress, effects: list[Effect]) -> tuple[HandP
             return hand, tuple(effects)
         last = street_index == len(game.config.variant.game.streets) - 1
         if last:
-            text = (
-                f"Premature river ({shown}): reshuffle the stub with it (not the burn cards or discards), "
-                "cut, and deal the river without burning."
+            text = sentence(
+                "Premature river (",
+                shown,
+                "): reshuffle the stub with it (not the burn cards or discards), "
+                "cut, and deal the river without burning.",
             )
             hand = _evolve(hand, no_burn_next=True, burned_round=False)
             hand = _evolve(hand, pending=Pending("reshuffle", "BOARD-5", text))

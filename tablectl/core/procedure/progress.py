@@ -12,8 +12,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
-from tablectl.core.cards import Card, card_str, cards_str
-from tablectl.core.effects import Ruling, Severity
+from tablectl.core.cards import Card
+from tablectl.core.effects import Mention, Ruling, Said, Sentence, Severity, render
 from tablectl.core.game.actions import UNKNOWN_CARD, Action, DealHole
 from tablectl.core.game.engine import HandState, Phase
 from tablectl.core.game.profiles import HouseRules
@@ -22,9 +22,9 @@ from tablectl.core.game.profiles import HouseRules
 class Refused(Exception):
     """An event that makes no sense now; carries the ruling that says why."""
 
-    def __init__(self, rule: str, text: str) -> None:
-        super().__init__(f"{rule}: {text}")
-        self.ruling = Ruling(rule, text, Severity.REFUSED)
+    def __init__(self, rule: str, said: Said) -> None:
+        super().__init__(f"{rule}: {render(said)}")
+        self.ruling = Ruling(rule, said, Severity.REFUSED)
 
 
 @dataclass(frozen=True, slots=True)
@@ -33,7 +33,12 @@ class Pending:
 
     kind: str  # "misdeal", "void", "reshuffle"
     rule: str
-    text: str
+    said: Said  # the ruling's sentence, the cards it names kept apart (tablectl.core.effects)
+
+    @property
+    def text(self) -> str:
+        """The whole sentence, every card named: not for a display (see tablectl.views)."""
+        return render(self.said)
 
 
 @dataclass(frozen=True, slots=True)
@@ -126,12 +131,16 @@ def _evolve(hand: HandProgress, **changes: Any) -> HandProgress:
     return new
 
 
-def _cards(cards: Iterable[Card]) -> str:
-    return cards_str(cards, " ")
+def _cards(cards: Iterable[Card]) -> Sentence:
+    """Cards named one after the other ("Kh 7c 2d"), each kept apart for the views to name."""
+    parts: list[str | Mention] = []
+    for card in cards:
+        parts.extend((" ", Mention(card)) if parts else (Mention(card),))
+    return tuple(parts)
 
 
-def _show(card: Card | None) -> str:
-    return card_str(card) if card is not None and card != UNKNOWN_CARD else "a card"
+def _show(card: Card | None) -> str | Mention:
+    return Mention(card) if card is not None and card != UNKNOWN_CARD else "a card"
 
 
 # -- where the deal stands ------------------------------------------------------------------------

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from functools import partial
 
-from tablectl.core.effects import Prompt
+from tablectl.core.effects import Prompt, Said, sentence
 from tablectl.core.game.actions import UNKNOWN_CARD
 from tablectl.core.game.engine import Phase, legal
 from tablectl.core.procedure.progress import (
@@ -26,9 +26,9 @@ def prompt_for(hand: HandProgress) -> Prompt:
     return Prompt.later(partial(_prompt_text, hand))
 
 
-def _prompt_text(hand: HandProgress) -> str:
+def _prompt_text(hand: HandProgress) -> Said:
     if hand.pending is not None:
-        return f"{hand.pending.text} Press confirm when done."
+        return sentence(hand.pending.said, " Press confirm when done.")
     game = hand.game
     if not deal_complete(hand):
         if _owed_due(hand):

@@ -8,8 +8,8 @@ card (MD-a, MD-b, MD-3, IRR-6, IRR-7), reported by the camera or keyed by the de
 
 from __future__ import annotations
 
-from tablectl.core.cards import Card, card_str
-from tablectl.core.effects import Effect, Ruling, Severity
+from tablectl.core.cards import Card
+from tablectl.core.effects import Effect, Mention, Ruling, Said, Severity, capitalized, sentence
 from tablectl.core.game.profiles import HouseRules
 from tablectl.core.procedure.progress import (
     HandProgress,
@@ -24,30 +24,33 @@ from tablectl.core.procedure.progress import (
 )
 
 
-def _ruling(rule: str, text: str, severity: Severity, confirm: bool = False) -> Ruling:
+def _ruling(rule: str, text: Said, severity: Severity, confirm: bool = False) -> Ruling:
     return Ruling(rule, text, severity, confirm)
 
 
-def _void(hand: HandProgress, rule: str, text: str) -> tuple[HandProgress, tuple[Effect, ...]]:
+def _void(hand: HandProgress, rule: str, text: Said) -> tuple[HandProgress, tuple[Effect, ...]]:
     pending = Pending("void", rule, text)
     return _evolve(hand, pending=pending), (_ruling(rule, text, Severity.VOID, True),)
 
 
 def _misdeal(
-    hand: HandProgress, rule: str, why: str, rules: HouseRules, after: str = ""
+    hand: HandProgress, rule: str, why: Said, rules: HouseRules, after: str = ""
 ) -> tuple[HandProgress, tuple[Effect, ...]]:
     """A misdeal before the MD-1 cut-off; after it, the hand plays on (``after`` says how)."""
     if not misdeal_allowed(hand, rules):
-        text = (
-            f"{why[0].upper()}{why[1:]} ({rule}), but action has been taken: no misdeal. "
-            f"The hand is played out; no chips go back to a fouled hand.{after}"
+        text = sentence(
+            capitalized(why),
+            f" ({rule}), but action has been taken: no misdeal. "
+            f"The hand is played out; no chips go back to a fouled hand.{after}",
         )
         return hand, (_ruling("MD-1", text, Severity.INFO),)
-    text = f"Misdeal: {why}. Collect the cards and reshuffle; the button and blinds stay."
+    text = sentence("Misdeal: ", why, ". Collect the cards and reshuffle; the button and blinds stay.")
     if rule == "MD-g":
-        text = (
-            f"Misdeal: {why}. Collect the cards and reshuffle; "
-            f"put the button at seat {hand.seat(hand.n - 1)} and post the blinds again."
+        text = sentence(
+            "Misdeal: ",
+            why,
+            ". Collect the cards and reshuffle; "
+            f"put the button at seat {hand.seat(hand.n - 1)} and post the blinds again.",
         )
     pending = Pending("misdeal", rule, text)
     return _evolve(hand, pending=pending), (_ruling(rule, text, Severity.MISDEAL, True),)
@@ -67,15 +70,16 @@ _MISDEAL_REASONS = {
 }
 
 
-def _check_identity(hand: HandProgress, card: Card | None, foreign: bool) -> tuple[str, str] | None:
+def _check_identity(hand: HandProgress, card: Card | None, foreign: bool) -> tuple[str, Said] | None:
     """IRR-1 and IRR-2: a card with another back, or a second card of the same rank and suit."""
     if foreign:
         return (
             "IRR-1",
-            f"{_show(card)} with a different back came out: all action is void; return every chip.",
+            sentence(_show(card), " with a different back came out: all action is void; return every chip."),
         )
     if card is not None and card in hand.dealt:
-        return "IRR-2", f"a second {card_str(card)} came out: all action is void; return every chip."
+        void = ": all action is void; return every chip."
+        return "IRR-2", sentence("a second ", Mention(card), " came out", void)
     return None
 
 
@@ -88,14 +92,16 @@ def _exposed(
         return hand, (_ruling("IRR-7", f"A card flashed by a player plays (seat {seat}).", Severity.INFO),)
     just_dealt = _deal_just_done(hand)
     if not (_hole_phase(hand) or just_dealt):
-        text = f"Seat {seat}'s card is exposed after the deal: it plays; the hand goes on."
+        text: Said = f"Seat {seat}'s card is exposed after the deal: it plays; the hand goes on."
         return hand, (_ruling("IRR-7", text, Severity.INFO),)
     held = hand.hole[position]
     shown = card if card is not None else (held[-1] if held else None)
     if shown is None:
         raise Refused("INPUT", f"seat {seat} has no card yet: which card was exposed?")
     if shown not in held:
-        raise Refused("INPUT", f"{_show(shown)} was not dealt to seat {seat}: check the seat and the card")
+        raise Refused(
+            "INPUT", sentence(_show(shown), f" was not dealt to seat {seat}: check the seat and the card")
+        )
     if any(p == position and c == shown for p, c in hand.exposed):
         return hand, ()  # already ruled on (the camera and the dealer both reported it)
     hand = _evolve(hand, exposed=hand.exposed + ((position, shown),))
@@ -120,8 +126,10 @@ def _exposed(
         burn_card=shown,
         burns=hand.burns + (shown,),
     )
-    text = (
-        f"Exposed card {_show(shown)} at seat {seat}: the deal goes on; it may not be kept. After the "
-        "deal, replace it with the top card; the exposed card becomes the burn card."
+    text = sentence(
+        "Exposed card ",
+        _show(shown),
+        f" at seat {seat}: the deal goes on; it may not be kept. After the "
+        "deal, replace it with the top card; the exposed card becomes the burn card.",
     )
     return hand, (_ruling("IRR-6", text, Severity.CORRECT),)

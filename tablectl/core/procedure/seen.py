@@ -10,8 +10,8 @@ hand going, the procedure's picture is corrected to the cards as they lie.
 
 from __future__ import annotations
 
-from tablectl.core.cards import Card, card_str
-from tablectl.core.effects import Effect, Severity
+from tablectl.core.cards import Card
+from tablectl.core.effects import Effect, Mention, Said, Severity, sentence
 from tablectl.core.events import CardSeen, Zone
 from tablectl.core.game.actions import UNKNOWN_CARD, DealBoard
 from tablectl.core.game.engine import Phase
@@ -164,9 +164,8 @@ def _misplaced(
         return _misdeal(hand, "MD-e", f"seat {went} was dealt more cards than the game deals", rules)
     if position > holder and round_ == 0 and len(hand.hole[holder]) == 1:
         return _misdeal(hand, "MD-j", f"seat {meant} was passed over in the first round: dealt out", rules)
-    return _misdeal(
-        hand, "MD-f", f"{card_str(card)} was dealt out of sequence (to seat {went}, not seat {meant})", rules
-    )
+    why = sentence(Mention(card), f" was dealt out of sequence (to seat {went}, not seat {meant})")
+    return _misdeal(hand, "MD-f", why, rules)
 
 
 def _seen_in_burn(
@@ -174,12 +173,12 @@ def _seen_in_burn(
 ) -> tuple[HandProgress, tuple[Effect, ...]]:
     card = event.card
     if event.face_up:
-        text = "Nobody may see a burn card: turn it face down and keep it apart from the discards."
+        text: Said = "Nobody may see a burn card: turn it face down and keep it apart from the discards."
         return hand, (_ruling("DEAL-3", text, Severity.CORRECT),)
     if _hole_phase(hand):
         owner = _holder(hand, card)
         whose = f"seat {hand.seat(owner)}" if owner is not None else "the seat it was dealt for"
-        text = f"No burn before the hole cards: {_show(card)} belongs to {whose}."
+        text = sentence("No burn before the hole cards: ", _show(card), f" belongs to {whose}.")
         return hand, (_ruling("DEAL-2", text, Severity.CORRECT),)
     if card is None or card == UNKNOWN_CARD:
         return hand, ()
@@ -197,9 +196,11 @@ def _seen_in_burn(
         text = "A card was burned before the betting is over: it stays the burn card. Finish the betting."
         return hand, (_ruling("BOARD-4", text, Severity.CORRECT),)
     if card in hand.board_pending:
-        text = (
-            f"Two cards burned: {card_str(card)} is not a burn card. Turn it up as the next "
-            f"{_street_name(hand, game.street)} card; one burn only."
+        text = sentence(
+            "Two cards burned: ",
+            Mention(card),
+            f" is not a burn card. Turn it up as the next {_street_name(hand, game.street)} card; "
+            "one burn only.",
         )
         return hand, (_ruling("BOARD-3", text, Severity.CORRECT),)
     if card in game.board:
@@ -213,18 +214,20 @@ def _second_burn(hand: HandProgress, card: Card) -> tuple[HandProgress, tuple[Ef
     street = _street_of_board_card(hand, game.board.index(card))
     name = _street_name(hand, street)
     if street != _last_board_street(hand):
-        text = f"Two cards burned before the {name}, found too late: the board stands as dealt."
+        text: Said = f"Two cards burned before the {name}, found too late: the board stands as dealt."
         return hand, (_ruling("BOARD-3", text, Severity.INFO),)
     early_burn = hand.burned_round and hand.premature_street == street + 1 and not hand.premature
     if _actions_on(hand, street) == 0:
         after = (
-            f" {_show(hand.burns[-1])}, dealt after the {name}, is the next burn."
+            sentence(" ", _show(hand.burns[-1]), f", dealt after the {name}, is the next burn.")
             if early_burn and hand.burns
             else ""
         )
-        text = (
-            f"Two cards burned, found before the betting on the {name}: correct it. "
-            f"Move {card_str(card)} from the burn cards to the board.{after}"
+        text = sentence(
+            f"Two cards burned, found before the betting on the {name}: correct it. Move ",
+            Mention(card),
+            " from the burn cards to the board.",
+            after,
         )
         return hand, (_ruling("BOARD-3", text, Severity.CORRECT),)
     if not (early_burn and hand.burns):
@@ -241,10 +244,13 @@ def _second_burn(hand: HandProgress, card: Card) -> tuple[HandProgress, tuple[Ef
     log = hand.log[:index] + (DealBoard(cards),) + hand.log[index + 1 :]
     hand = _rebuild(hand, log)
     hand = _evolve(hand, burns=hand.burns[:-1] + (card,))
-    text = (
-        f"Two cards burned, found after action on the {name}: the {name} stands as dealt "
-        f"({_cards(cards)}). The second burn card {card_str(card)} goes back on the deck as the next "
-        f"burn: the {_street_name(hand, street + 1)} is the card that would have come."
+    text = sentence(
+        f"Two cards burned, found after action on the {name}: the {name} stands as dealt (",
+        _cards(cards),
+        "). The second burn card ",
+        Mention(card),
+        f" goes back on the deck as the next burn: the {_street_name(hand, street + 1)} is the card "
+        "that would have come.",
     )
     return hand, (_ruling("BOARD-3", text, Severity.INFO), prompt_for(hand))
 
@@ -270,9 +276,10 @@ def _seen_on_board(hand: HandProgress, event: CardSeen) -> tuple[HandProgress, t
         return hand, ()
     if game.phase is Phase.DEALING_BOARD and hand.burned_round and hand.burns[-1] == card:
         # BOARD-3: the card taken as this round's burn was turned up: the dealer did not burn.
-        text = (
-            f"No burn: {card_str(card)} goes to the burn position; "
-            f"deal the {_street_name(hand, game.street)} from the next card."
+        text = sentence(
+            "No burn: ",
+            Mention(card),
+            f" goes to the burn position; deal the {_street_name(hand, game.street)} from the next card.",
         )
         return hand, (_ruling("BOARD-3", text, Severity.CORRECT), prompt_for(hand))
     if hand.burned_round and hand.burns[-1] == card and hand.premature_street == game.street + 1:
@@ -286,9 +293,10 @@ def _seen_on_board(hand: HandProgress, event: CardSeen) -> tuple[HandProgress, t
             burned_round=False,
             premature=(card,),
         )
-        text = (
-            f"Premature {_street_name(hand, street + 1)}: {card_str(card)} is not used, even if players "
-            "fold; nobody may accept or reject it. Finish the betting first."
+        text = sentence(
+            f"Premature {_street_name(hand, street + 1)}: ",
+            Mention(card),
+            " is not used, even if players fold; nobody may accept or reject it. Finish the betting first.",
         )
         return hand, (_ruling("BOARD-4", text, Severity.CORRECT),)
     return _no_burn_found_late(hand, card)
@@ -302,9 +310,10 @@ def _no_burn_found_late(hand: HandProgress, card: Card) -> tuple[HandProgress, t
         # The missed burn belongs to an earlier round: later rounds have been dealt and acted
         # on since, so every card stands as it lies (000 section 4 rule 2: once action has been
         # taken on a board card, it must stand); the floor reviews the hand.
-        text = (
-            f"{card_str(card)} was burned for an earlier round but lies on the board: found after "
-            "action on later rounds, the board stands as dealt. Call the floor."
+        text = sentence(
+            Mention(card),
+            " was burned for an earlier round but lies on the board: found after "
+            "action on later rounds, the board stands as dealt. Call the floor.",
         )
         return hand, (_ruling("BOARD-3", text, Severity.FLOOR),)
     if street == 0 or card != hand.round_burn:
@@ -314,9 +323,12 @@ def _no_burn_found_late(hand: HandProgress, card: Card) -> tuple[HandProgress, t
     name = _street_name(hand, street)
     burn_at = hand.burns.index(card)
     if _actions_on(hand, street) == 0:
-        text = (
-            f"No burn before the {name}, found before the betting: {card_str(card)} goes to the burn "
-            f"position; the {name} is {_cards(round_cards)}: put those cards on the board."
+        text = sentence(
+            f"No burn before the {name}, found before the betting: ",
+            Mention(card),
+            f" goes to the burn position; the {name} is ",
+            _cards(round_cards),
+            ": put those cards on the board.",
         )
         return hand, (_ruling("BOARD-3", text, Severity.CORRECT),)
     # Action was taken on the board as it lies: it stands. The card the controller had as the
@@ -330,10 +342,12 @@ def _no_burn_found_late(hand: HandProgress, card: Card) -> tuple[HandProgress, t
     hand = _rebuild(hand, log)
     burns = hand.burns[:burn_at] + (round_cards[-1],) + hand.burns[burn_at + 1 :]
     hand = _evolve(hand, burns=burns, round_burn=round_cards[-1])
-    text = (
-        f"No burn before the {name}, found after action: the {name} stands as dealt "
-        f"({_cards(cards)}); {card_str(round_cards[-1])} is out of play. "
-        "Burn and deal the next round as usual."
+    text = sentence(
+        f"No burn before the {name}, found after action: the {name} stands as dealt (",
+        _cards(cards),
+        "); ",
+        Mention(round_cards[-1]),
+        " is out of play. Burn and deal the next round as usual.",
     )
     return hand, (_ruling("BOARD-3", text, Severity.INFO), prompt_for(hand))
 
@@ -349,10 +363,11 @@ def _too_many_flop(hand: HandProgress, card: Card) -> tuple[HandProgress, tuple[
     assert isinstance(entry, DealBoard)
     flop = entry.cards
     hand = _rebuild(hand, hand.log[:flop_entry] + hand.log[flop_entry + 1 :])
-    text = (
-        f"Too many cards on the flop ({_cards(flop + (card,))}): it is redealt, even if the extra "
-        "card is known. Mix the board cards with the stub, keep the burn card on the table, shuffle, "
-        "cut, and deal a new flop without burning."
+    text = sentence(
+        "Too many cards on the flop (",
+        _cards(flop + (card,)),
+        "): it is redealt, even if the extra card is known. Mix the board cards with the stub, keep "
+        "the burn card on the table, shuffle, cut, and deal a new flop without burning.",
     )
     hand = _evolve(
         hand,

@@ -1,0 +1,59 @@
+"""What is secret at a table, in one place: DESIGN.md's security property, kept by the views.
+
+A card is face up when it is on the board or in a hand shown at the showdown; every other card of
+the hand in progress (a hole card, a burn, a card boxed, exposed, mucked or set aside) is secret
+from every view but ``private``. The procedure's sentences keep the cards they name apart from
+their words (tablectl.core.effects), so a view names a face-up card and writes any other as
+:data:`HIDDEN_CARD`: no view can hold a secret card, whatever adapter carries it (MQTT, a page,
+a log line).
+"""
+
+from __future__ import annotations
+
+from tablectl.core.cards import Card, card_str
+from tablectl.core.effects import CardName, Said, render
+from tablectl.core.game.actions import UNKNOWN_CARD
+from tablectl.core.table import TableState
+
+HIDDEN_CARD = "[card]"
+
+
+def face_up(state: TableState) -> frozenset[Card]:
+    """The cards every audience may see now: the board and the hands shown."""
+    hand = state.hand
+    if hand is None:
+        return frozenset()
+    game = hand.game
+    seen = set(game.board)
+    for shown in game.shown:
+        if shown is not None:
+            seen.update(shown)
+    seen.discard(UNKNOWN_CARD)
+    return frozenset(seen)
+
+
+def secret_cards(state: TableState) -> frozenset[Card]:
+    """The cards no view but ``private`` may name now: unshown hole cards and burns."""
+    hand = state.hand
+    if hand is None:
+        return frozenset()
+    secret = set(hand.burns)
+    for position, cards in enumerate(hand.hole):
+        if hand.game.shown[position] is None:
+            secret.update(cards)
+    secret.discard(UNKNOWN_CARD)
+    return frozenset(secret)
+
+
+def card_namer(visible: frozenset[Card]) -> CardName:
+    """Names the cards in ``visible``, blanks every other."""
+
+    def name(card: Card) -> str:
+        return card_str(card) if card in visible else HIDDEN_CARD
+
+    return name
+
+
+def shown_text(said: Said, state: TableState) -> str:
+    """A sentence of the procedure as any audience of this table may read it now."""
+    return render(said, card_namer(face_up(state)))
