@@ -2,7 +2,7 @@
 
 DEAL-5: a new game deals one card face up to each player until an ace appears; the button
 starts there. TBL-1: the button moves one seat each hand (heads-up the button posts the small
-blind, DEAL-4), or the floor places it.
+blind, DEAL-4), or the floor places it (``move_button``, in ``floor``).
 
 TBL-1's correction: the table keeps who had the button and the blinds on each hand of the
 current round of the button (``TableState.orbit``). After the floor's ``button_misplaced`` every
