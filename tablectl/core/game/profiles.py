@@ -53,47 +53,43 @@ class HouseRules:
         return dataclasses.replace(self, **options)
 
 
-PROFILES: dict[str, HouseRules] = {
-    "btr": HouseRules(
-        profile="btr",
-        big_bet_max_raises=3,
-        limit_cap_bets=4,
-        limit_no_cap_heads_up=False,
-        limit_half_bet_reopens=True,
-        whipsaw_half_pot=False,
-        pot_limit_small_blind_as_big=False,
-        pot_limit_round_to=0,
-        misdeal_cutoff="two_players",
-        every_exposed_card_misdeals=True,
-        tournament=False,
-    ),
-    "classic": HouseRules(
-        profile="classic",
-        big_bet_max_raises=None,
-        limit_cap_bets=5,
-        limit_no_cap_heads_up=False,
-        limit_half_bet_reopens=True,
-        whipsaw_half_pot=True,
-        pot_limit_small_blind_as_big=False,
-        pot_limit_round_to=0,
-        misdeal_cutoff="two_players",
-        every_exposed_card_misdeals=False,
-        tournament=False,
-    ),
-    "tda": HouseRules(
-        profile="tda",
-        big_bet_max_raises=None,
-        limit_cap_bets=5,
-        limit_no_cap_heads_up=False,
-        limit_half_bet_reopens=True,
-        whipsaw_half_pot=False,
-        pot_limit_small_blind_as_big=False,
-        pot_limit_round_to=0,
-        misdeal_cutoff="substantial",
-        every_exposed_card_misdeals=False,
-        tournament=True,
-    ),
-}
+# btr: seed 000 as written. The other profiles are written as their differences from it.
+BTR = HouseRules(
+    profile="btr",
+    big_bet_max_raises=3,
+    limit_cap_bets=4,
+    limit_no_cap_heads_up=False,
+    limit_half_bet_reopens=True,
+    whipsaw_half_pot=False,
+    pot_limit_small_blind_as_big=False,
+    pot_limit_round_to=0,
+    misdeal_cutoff="two_players",
+    every_exposed_card_misdeals=True,
+    tournament=False,
+)
+
+# classic: seeds 001, 002 and 004 where they differ from 000.
+CLASSIC = dataclasses.replace(
+    BTR,
+    profile="classic",
+    big_bet_max_raises=None,  # BET-2: unlimited (004 rule 1)
+    limit_cap_bets=5,  # BET-6: a bet and four raises (002)
+    whipsaw_half_pot=True,  # BET-8: raises of half the pot after a bet and four raises (002)
+    every_exposed_card_misdeals=False,  # MD-3: a later exposed card is replaced (IRR-6; 001 rule 1)
+)
+
+# tda: the Poker TDA rules where they differ from 000.
+TDA = dataclasses.replace(
+    BTR,
+    profile="tda",
+    big_bet_max_raises=None,  # BET-2: unlimited (004 rule 1)
+    limit_cap_bets=5,  # BET-6: a bet and four raises (002)
+    misdeal_cutoff="substantial",  # MD-1: substantial action instead of two players (TDA)
+    every_exposed_card_misdeals=False,  # MD-3: as classic, a later exposed card is replaced (001 rule 1)
+    tournament=True,  # POT-5: hands face up once all-in and betting is over (000 §7 rule 21)
+)
+
+PROFILES: dict[str, HouseRules] = {"btr": BTR, "classic": CLASSIC, "tda": TDA}
 
 
 def house_rules(profile: str = "tda", **options: Any) -> HouseRules:

@@ -1,0 +1,93 @@
+"""The table's configuration (layer 4): seats, game, stakes and the house-rule profile.
+
+``TableConfig`` checks itself when made: a configuration that cannot work is a
+``TableConfigError`` naming the key and the fix. No RULES id of its own: it picks the
+house-rule profile and options (RULES.md, House options) that every ruling reads.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+from dataclasses import dataclass
+from typing import Any
+
+from tablectl.core.game.profiles import HouseRules, house_rules
+from tablectl.core.game.variants import Structure, variant_from_code
+
+
+class TableConfigError(ValueError):
+    """A table configuration that cannot work; the message names the key and the fix."""
+
+
+@functools.lru_cache(maxsize=64)
+def _rules_for(profile: str, options: tuple[tuple[str, Any], ...]) -> HouseRules:
+    """House rules for a table (cached: every event asks)."""
+    try:
+        return house_rules(profile, **dict(options))
+    except ValueError as exc:
+        raise TableConfigError(f"profile/options: {exc}") from None
+
+
+@dataclass(frozen=True, slots=True)
+class TableConfig:
+    room: str = "main"
+    table: str = "1"
+    seats: int = 9
+    game: str = "NT"  # PHH variant code: NT, PT, FT, NO, PO, FO, PO/8, FO/8, ...
+    blinds: tuple[int, ...] = (50, 100)
+    ante: int = 0  # every player's ante
+    big_blind_ante: int = 0  # one ante posted by the big blind for the table
+    small_bet: int = 0  # fixed limit
+    big_bet: int = 0
+    spread_max: int = 0  # spread limit
+    chip_unit: int = 1
+    profile: str = "tda"
+    options: tuple[tuple[str, Any], ...] = ()  # house-rule overrides
+
+    def __post_init__(self) -> None:
+        if not 2 <= self.seats <= 10:
+            raise TableConfigError(f"seats: a table has 2 to 10 seats, got {self.seats!r}")
+        try:
+            variant = variant_from_code(self.game)
+        except ValueError as exc:
+            raise TableConfigError(f"game: {exc}") from None
+        if not self.blinds or any(not isinstance(b, int) or b <= 0 for b in self.blinds):
+            raise TableConfigError("blinds: give the blinds as whole chips > 0, e.g. blinds = [50, 100]")
+        if variant.structure is Structure.FIXED_LIMIT and not (0 < self.small_bet <= self.big_bet):
+            raise TableConfigError("small_bet, big_bet: a fixed-limit game needs both, e.g. 100 and 200")
+        if variant.structure is Structure.SPREAD_LIMIT and self.spread_max <= 0:
+            raise TableConfigError("spread_max: a spread-limit game needs its largest bet")
+        self.rules()  # unknown profile or option: the message names it
+
+    def rules(self) -> HouseRules:
+        return _rules_for(self.profile, self.options)
+
+    def to_json(self) -> dict[str, Any]:
+        out = dataclasses.asdict(self)
+        out["blinds"] = list(self.blinds)
+        out["options"] = dict(self.options)
+        return out
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> TableConfig:
+        if not isinstance(data, dict):
+            raise TableConfigError("a table configuration is a mapping of keys to values")
+        known = {f.name for f in dataclasses.fields(cls)}
+        unknown = set(data) - known
+        if unknown:
+            raise TableConfigError(
+                f"unknown key(s) {', '.join(sorted(unknown))}; valid keys: {', '.join(sorted(known))}"
+            )
+        values = dict(data)
+        if "blinds" in values:
+            values["blinds"] = tuple(values["blinds"])
+        if "options" in values:
+            options = values["options"]
+            if not isinstance(options, dict):
+                raise TableConfigError("options: a mapping of house-rule option to value")
+            values["options"] = tuple(sorted(options.items()))
+        for key in ("seats", "ante", "big_blind_ante", "small_bet", "big_bet", "spread_max", "chip_unit"):
+            if key in values and (isinstance(values[key], bool) or not isinstance(values[key], int)):
+                raise TableConfigError(f"{key}: expected a whole number, got {values[key]!r}")
+        return cls(**values)

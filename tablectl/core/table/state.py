@@ -1,0 +1,110 @@
+"""The table's state (layer 4): seats, the button and blinds, the hand in progress.
+
+``TableState`` holds what the journal's fold rebuilds: who sits where with how many chips
+(TBL-3), the button and the current round of the button (TBL-1, DEAL-5), the blinds and the
+next level (TBL-2), the hand in progress and the last hand played (TBL-5), a pending redeal
+(MD-2) and the floor's overrides. ``_evolve`` is the one way the table's code copies it.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+from typing import Any, NamedTuple
+
+from tablectl.core.procedure import HandProgress
+from tablectl.core.table.config import TableConfig
+
+
+@dataclass(frozen=True, slots=True)
+class Seat:
+    name: str
+    stack: int
+    sitting_out: bool = False
+
+
+class Positions(NamedTuple):
+    """Who had the button and the blinds on one hand (felt seat numbers; heads-up the button is
+    also the small blind; 0: a player who has since left the table)."""
+
+    button: int
+    small: int
+    big: int
+
+
+class ButtonFix(enum.Enum):
+    """TBL-1: where the correction of a misplaced button stands."""
+
+    OFF = "off"  # the button moves one seat each hand
+    REPORTED = "reported"  # the floor reported a misplaced button: the next deal corrects it
+    ROUND = "round"  # corrected: each deal keeps every position once until the round is over
+
+
+class TableState(NamedTuple):
+    """The table. A NamedTuple so that the copy made for every event is cheap."""
+
+    config: TableConfig
+    seats: tuple[Seat | None, ...]  # index 0 is seat 1
+    button: int | None = None  # felt seat number of the button
+    blinds: tuple[int, ...] = ()
+    ante: int = 0
+    big_blind_ante: int = 0
+    next_level: tuple[tuple[int, ...], int] | None = None  # TBL-2: from the next deal
+    hand_number: int = 0
+    hand: HandProgress | None = None
+    # TBL-5: the hand last played, kept (with its log of actions) until the next deal starts, so
+    # that a ruling on its pot can still be made and its betting reconstructed.
+    last_hand: HandProgress | None = None
+    redeal: bool = False  # MD-2: after a misdeal (or a void hand) the button and blinds stay
+    keep_button: bool = False  # the button was just placed (DEAL-5, TBL-1 correction)
+    button_draw: tuple[int, ...] | None = None  # DEAL-5: seats still to draw for the button
+    devices: tuple[tuple[str, bool], ...] = ()
+    overrides: tuple[tuple[str, str, str], ...] = ()  # (by, ruling, decision)
+    # TBL-1: the hands of the current round of the button (the round is over once every active
+    # player has had the big blind), and the correction of a misplaced button.
+    orbit: tuple[Positions, ...] = ()
+    button_fix: ButtonFix = ButtonFix.OFF
+    vacated: tuple[int, ...] = ()  # seats whose player left since the last deal
+
+    def seat(self, number: int) -> Seat | None:
+        if not 1 <= number <= len(self.seats):
+            return None
+        return self.seats[number - 1]
+
+
+def new_table(
+    config: TableConfig, players: dict[int, tuple[str, int]] | None = None, button: int | None = None
+) -> TableState:
+    """A table with players seated (seat number -> (name, chips)) and, if known, the button."""
+    seats: list[Seat | None] = [None] * config.seats
+    for number, (name, stack) in (players or {}).items():
+        seats[number - 1] = Seat(name, stack)
+    return TableState(
+        config=config,
+        seats=tuple(seats),
+        button=button,
+        blinds=config.blinds,
+        ante=config.ante,
+        big_blind_ante=config.big_blind_ante,
+        keep_button=button is not None,
+    )
+
+
+_TABLE_INDEX = {name: index for index, name in enumerate(TableState._fields)}
+
+
+def _evolve(state: TableState, **changes: Any) -> TableState:
+    """A copy with ``changes`` (once per event: kept lean)."""
+    values = list(state)
+    for name, value in changes.items():
+        values[_TABLE_INDEX[name]] = value
+    new: TableState = tuple.__new__(TableState, values)
+    return new
+
+
+def _active_seats(state: TableState) -> list[int]:
+    return [
+        number
+        for number in range(1, len(state.seats) + 1)
+        if (s := state.seat(number)) is not None and not s.sitting_out and s.stack > 0
+    ]
