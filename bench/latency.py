@@ -37,7 +37,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import paho.mqtt.client as mqtt  # noqa: E402
 
 from tablectl.adapters.mqtt import TablePublisher, Topics  # noqa: E402
-from tablectl.cli.audit import LocalBroker  # noqa: E402
+from tablectl.adapters.mqtt.broker import LocalBroker  # noqa: E402
 from tablectl.core.events import CardDrawn  # noqa: E402
 from tablectl.core.table import TableConfig, step  # noqa: E402
 from tablectl.journal import Controller  # noqa: E402

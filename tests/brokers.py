@@ -25,7 +25,7 @@ import pytest
 from paho.mqtt.packettypes import PacketTypes
 from paho.mqtt.properties import Properties
 
-from tablectl.cli.audit import LocalBroker
+from tablectl.adapters.mqtt.broker import LocalBroker
 
 SCHEMAS = Path(__file__).resolve().parents[1] / "docs" / "schemas"
 

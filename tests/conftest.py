@@ -9,7 +9,7 @@ import pytest
 from gpiozero import Device
 from gpiozero.pins.mock import MockFactory
 
-from tablectl.cli.audit import LocalBroker
+from tablectl.adapters.mqtt.broker import LocalBroker
 from tests.brokers import running_broker
 
 

@@ -15,7 +15,8 @@ import pytest
 from brokers import Listener, require_mosquitto, running_broker
 
 from tablectl.adapters.mqtt import TablePublisher, Topics
-from tablectl.cli.audit import DEPLOY, ROLES, Credentials, LocalBroker, may_write, run_audit
+from tablectl.adapters.mqtt.broker import ROLES, Credentials, LocalBroker, shipped_config
+from tablectl.cli.audit import may_write, run_audit
 from tablectl.core.events import FloorCommand, FloorKind
 from tablectl.core.table import TableConfig, step
 from tablectl.sim.dealer import SimDealer, seated_table
@@ -196,7 +197,7 @@ def test_anonymous_and_wrong_passwords_are_refused(broker: LocalBroker) -> None:
 
 def test_mkusers_keeps_passwords_adds_tables_and_refuses_bad_names(tmp_path: Path) -> None:
     require_mosquitto()
-    script = str(DEPLOY / "mkusers")
+    script = str(shipped_config() / "mkusers")
     subprocess.run([script, "--dir", str(tmp_path), "main", "1"], check=True, capture_output=True)
     first = Credentials.read(tmp_path / "credentials")
     subprocess.run([script, "--dir", str(tmp_path), "main", "2"], check=True, capture_output=True)

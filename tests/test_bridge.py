@@ -20,7 +20,7 @@ import pytest
 from brokers import Listener, require_mosquitto
 
 from tablectl.adapters.mqtt import ALERT_SEVERITIES, Follower, TablePublisher, Topics
-from tablectl.cli.audit import DEPLOY, LocalBroker
+from tablectl.adapters.mqtt.broker import LocalBroker, shipped_config
 from tablectl.core.events import DeviceStatus
 from tablectl.core.table import TableConfig, TableState, step
 from tablectl.sim.dealer import SimDealer, seated_table
@@ -42,7 +42,7 @@ def render_bridge(central: LocalBroker, local: LocalBroker) -> str:
             "-e", f"s/@CENTRAL@/{central.host}:{central.port}/",
             "-e", f"s/@REMOTE_PASSWORD@/{remote}/",
             "-e", f"s/@LOCAL_PASSWORD@/{local_password}/",
-            str(DEPLOY / "bridge.conf"),
+            str(shipped_config() / "bridge.conf"),
         ],
         capture_output=True,
         text=True,

@@ -23,7 +23,8 @@ from paho.mqtt.packettypes import PacketTypes
 from paho.mqtt.properties import Properties
 
 from tablectl.adapters.mqtt import ALERT_SEVERITIES, Follower, TablePublisher, Topics, redact
-from tablectl.cli.audit import LocalBroker, cards_named, secret_cards
+from tablectl.adapters.mqtt.broker import LocalBroker
+from tablectl.cli.audit import cards_named, secret_cards
 from tablectl.core.effects import Ruling
 from tablectl.core.events import CardDrawn, DeviceStatus, FloorCommand, FloorKind, to_json
 from tablectl.core.table import TableConfig, TableState, step
@@ -335,7 +336,7 @@ def test_alerts_acknowledged_after_the_brokers_last_save_survive_a_kill(broker: 
 
 
 def test_publishing_with_no_broker_at_all_never_blocks(tmp_path: Path) -> None:
-    from tablectl.cli.audit import free_port
+    from tablectl.adapters.mqtt.broker import free_port
 
     publisher = TablePublisher("main", "1", host="127.0.0.1", port=free_port()).start()
     state, sim = seated_table(CONFIG, 6), SimDealer(random.Random(1))

@@ -14,7 +14,7 @@ from gpiozero.pins.mock import MockFactory
 from firmware_bridge.simshoe import SimShoe
 from firmware_bridge.tags import tag_id
 from tablectl.adapters.decks import Deck, DeckRegistry, save_registry
-from tablectl.cli.audit import LocalBroker
+from tablectl.adapters.mqtt.broker import LocalBroker
 from tablectl.core.events import FloorCommand, FloorKind, to_json
 from tablectl.service.serve import BrokerSettings, start_table
 from tablectl.service.tablefile import load_table_config

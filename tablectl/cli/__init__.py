@@ -26,7 +26,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         publisher = None
         if args.broker == "auto" and (shutil.which("mosquitto") or os.path.exists("/usr/sbin/mosquitto")):
             from tablectl.adapters.mqtt import TablePublisher
-            from tablectl.cli.audit import LocalBroker
+            from tablectl.adapters.mqtt.broker import LocalBroker
 
             # A throwaway mosquitto with the shipped configuration and ACL, as at a table.
             broker = stack.enter_context(LocalBroker(room="main", tables=("1",)))
@@ -133,7 +133,8 @@ def cmd_replay(args: argparse.Namespace) -> int:
 
 
 def cmd_audit(args: argparse.Namespace) -> int:
-    from tablectl.cli.audit import BrokerAccess, Credentials, LocalBroker, run_audit
+    from tablectl.adapters.mqtt.broker import BrokerAccess, Credentials, LocalBroker
+    from tablectl.cli.audit import run_audit
 
     if len(args.user) != len(args.password):
         raise ValueError("give each --user its --password, in the same order")
