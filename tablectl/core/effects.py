@@ -3,10 +3,10 @@
 Each ruling cites its RULES id and tells the dealer in one short sentence what
 to do now. Effects are data; adapters show, sound or publish them.
 
-A sentence that names a card keeps the card apart from its words (a :data:`Sentence` of texts
-and :class:`Mention` s), so that each audience names only the cards it may see: the views render
-every card that is not face up on the table as a blank (tablectl.views.secrecy). ``text`` is the
-whole sentence, for those who may know every card (the journal's replay, a test rig).
+A ruling's or a prompt's sentence keeps the cards it names apart from its words
+(tablectl.core.sentences), so that each audience names only the cards it may see: the views
+write every card that is not face up on the table as a blank (tablectl.views.secrecy). ``text``
+is the whole sentence, for those who may know every card (the journal's replay, a test rig).
 """
 
 from __future__ import annotations
@@ -14,10 +14,9 @@ from __future__ import annotations
 import enum
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import NamedTuple
 
-from tablectl.core.cards import Card, card_str
 from tablectl.core.game.actions import Action
+from tablectl.core.sentences import CardName, Said, render
 
 
 class Severity(enum.Enum):
@@ -48,51 +47,6 @@ _RANK = {
     )
 }
 _ALERTS = frozenset({Severity.FLOOR, Severity.VOID, Severity.MISDEAL})
-
-
-class Mention(NamedTuple):
-    """A card named in a sentence: kept as data, so that each audience decides how to name it."""
-
-    card: Card
-
-
-Sentence = tuple["str | Mention", ...]
-Said = str | Sentence  # a sentence naming no card may stay a plain str
-CardName = Callable[[Card], str]
-
-
-def sentence(*pieces: str | Mention | Sentence) -> Sentence:
-    """One sentence of texts, mentions and other sentences, in order."""
-    parts: list[str | Mention] = []
-    for piece in pieces:
-        if isinstance(piece, tuple) and not isinstance(piece, Mention):
-            parts.extend(piece)
-        else:
-            parts.append(piece)
-    return tuple(parts)
-
-
-def capitalized(said: Said) -> Said:
-    """The sentence with a capital first letter (a card's notation, if it starts with one, is one)."""
-    if isinstance(said, str):
-        return said[:1].upper() + said[1:]
-    if said and isinstance(said[0], str):
-        return (said[0][:1].upper() + said[0][1:], *said[1:])
-    return said
-
-
-def render(said: Said, name: CardName = card_str) -> str:
-    """The sentence with each card it mentions written by ``name`` (by default, its notation)."""
-    if isinstance(said, str):
-        return said
-    return "".join(part if isinstance(part, str) else name(part.card) for part in said)
-
-
-def mentioned(said: Said) -> tuple[Card, ...]:
-    """The cards a sentence names."""
-    if isinstance(said, str):
-        return ()
-    return tuple(part.card for part in said if isinstance(part, Mention))
 
 
 @dataclass(frozen=True, slots=True)

@@ -11,8 +11,8 @@ a log line).
 from __future__ import annotations
 
 from tablectl.core.cards import Card, card_str
-from tablectl.core.effects import CardName, Said, render
 from tablectl.core.game.actions import UNKNOWN_CARD
+from tablectl.core.sentences import CardName, Said, render
 from tablectl.core.table import TableState
 
 HIDDEN_CARD = "[card]"

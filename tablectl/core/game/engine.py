@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
-from tablectl.core.cards import Card, card_str
+from tablectl.core.cards import Card
 from tablectl.core.game.actions import (
     UNKNOWN_CARD,
     Action,
@@ -31,6 +31,7 @@ from tablectl.core.game.errors import RuleViolation
 from tablectl.core.game.pots import Award, award_pots
 from tablectl.core.game.profiles import HouseRules, house_rules
 from tablectl.core.game.variants import Structure, Variant
+from tablectl.core.sentences import Mention, sentence
 
 
 class Phase(enum.Enum):
@@ -608,7 +609,8 @@ def _check_new_cards(state: HandState, cards: tuple[Card, ...]) -> None:
             duplicate = duplicate or card in hand
         if duplicate:
             raise RuleViolation(
-                "IRR-2", f"{card_str(card)} was already dealt this hand: two cards of the same rank and suit"
+                "IRR-2",
+                sentence(Mention(card), " was already dealt this hand: two cards of the same rank and suit"),
             )
         fresh.add(card)
 

@@ -31,7 +31,7 @@ panel), and ``floor`` (the floor's rulings). This module dispatches on the event
 
 from __future__ import annotations
 
-from tablectl.core.effects import Effect, sentence
+from tablectl.core.effects import Effect
 from tablectl.core.events import CardDrawn, CardSeen, DealerInput, DealerKey
 from tablectl.core.game.profiles import HouseRules
 from tablectl.core.procedure.drawn import _card_drawn
@@ -51,6 +51,7 @@ from tablectl.core.procedure.progress import (
 )
 from tablectl.core.procedure.prompts import prompt_for
 from tablectl.core.procedure.seen import _card_seen
+from tablectl.core.sentences import sentence
 
 __all__ = [
     "HandProgress",

@@ -9,7 +9,7 @@ before the betting is over (BOARD-4).
 from __future__ import annotations
 
 from tablectl.core.cards import Card
-from tablectl.core.effects import Effect, Mention, Prompt, Said, Severity, sentence
+from tablectl.core.effects import Effect, Prompt, Severity
 from tablectl.core.events import CardDrawn
 from tablectl.core.game.actions import UNKNOWN_CARD
 from tablectl.core.game.engine import Phase
@@ -28,6 +28,7 @@ from tablectl.core.procedure.progress import (
 )
 from tablectl.core.procedure.prompts import prompt_for
 from tablectl.core.procedure.rulings import _check_identity, _misdeal, _ruling, _void
+from tablectl.core.sentences import Mention, Said, sentence
 
 
 def _is_reburn(hand: HandProgress, card: Card) -> bool:

@@ -7,13 +7,14 @@ A dead hand (IRR-8, IRR-9, BOARD-6, for the callers that rule it) is killed in t
 
 from __future__ import annotations
 
-from tablectl.core.effects import Applied, Effect, Said, Severity, sentence
+from tablectl.core.effects import Applied, Effect, Severity
 from tablectl.core.game.actions import UNKNOWN_CARD, DealBoard, DealHole, Kill
 from tablectl.core.game.engine import Phase
 from tablectl.core.procedure.ledger import _apply
 from tablectl.core.procedure.progress import HandProgress, Pending, _cards, _evolve, _street_name
 from tablectl.core.procedure.prompts import prompt_for
 from tablectl.core.procedure.rulings import _ruling
+from tablectl.core.sentences import Said, sentence
 
 
 def _give_hole_cards(

@@ -129,7 +129,7 @@ def _betting_input(hand: HandProgress, event: DealerInput) -> tuple[HandProgress
         try:
             reading = read_wager(game, position, event.amount)
         except RuleViolation as exc:
-            raise Refused(exc.rule, exc.message) from None
+            raise Refused(exc.rule, exc.said) from None
         action = reading.action
         if reading.rule is not None:
             effects.append(_ruling(reading.rule, reading.note, Severity.CORRECT))

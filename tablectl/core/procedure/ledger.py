@@ -24,7 +24,7 @@ def _run(game: HandState, entry: LogEntry) -> HandState:
     try:
         return apply(game, entry)
     except RuleViolation as exc:  # the procedure only feeds what it checked: a refusal if this fires
-        raise Refused(exc.rule, exc.message) from None
+        raise Refused(exc.rule, exc.said) from None
 
 
 def _apply(hand: HandProgress, entry: LogEntry) -> HandProgress:

@@ -13,10 +13,11 @@ from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 from tablectl.core.cards import Card
-from tablectl.core.effects import Mention, Ruling, Said, Sentence, Severity, render
+from tablectl.core.effects import Ruling, Severity
 from tablectl.core.game.actions import UNKNOWN_CARD, Action, DealHole
 from tablectl.core.game.engine import HandState, Phase
 from tablectl.core.game.profiles import HouseRules
+from tablectl.core.sentences import Mention, Said, Sentence, render
 
 
 class Refused(Exception):

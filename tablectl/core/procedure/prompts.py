@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from functools import partial
 
-from tablectl.core.effects import Prompt, Said, sentence
+from tablectl.core.effects import Prompt
 from tablectl.core.game.actions import UNKNOWN_CARD
 from tablectl.core.game.engine import Phase, legal
 from tablectl.core.procedure.progress import (
@@ -19,6 +19,7 @@ from tablectl.core.procedure.progress import (
     deal_complete,
     next_hole_position,
 )
+from tablectl.core.sentences import Said, sentence
 
 
 def prompt_for(hand: HandProgress) -> Prompt:

@@ -9,7 +9,7 @@ card (MD-a, MD-b, MD-3, IRR-6, IRR-7), reported by the camera or keyed by the de
 from __future__ import annotations
 
 from tablectl.core.cards import Card
-from tablectl.core.effects import Effect, Mention, Ruling, Said, Severity, capitalized, sentence
+from tablectl.core.effects import Effect, Ruling, Severity
 from tablectl.core.game.profiles import HouseRules
 from tablectl.core.procedure.progress import (
     HandProgress,
@@ -22,6 +22,7 @@ from tablectl.core.procedure.progress import (
     _show,
     misdeal_allowed,
 )
+from tablectl.core.sentences import Mention, Said, capitalized, sentence
 
 
 def _ruling(rule: str, text: Said, severity: Severity, confirm: bool = False) -> Ruling:

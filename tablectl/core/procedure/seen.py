@@ -11,7 +11,7 @@ hand going, the procedure's picture is corrected to the cards as they lie.
 from __future__ import annotations
 
 from tablectl.core.cards import Card
-from tablectl.core.effects import Effect, Mention, Said, Severity, sentence
+from tablectl.core.effects import Effect, Severity
 from tablectl.core.events import CardSeen, Zone
 from tablectl.core.game.actions import UNKNOWN_CARD, DealBoard
 from tablectl.core.game.engine import Phase
@@ -39,6 +39,7 @@ from tablectl.core.procedure.progress import (
 )
 from tablectl.core.procedure.prompts import prompt_for
 from tablectl.core.procedure.rulings import _exposed, _misdeal, _ruling
+from tablectl.core.sentences import Mention, Said, sentence
 
 
 def _card_seen(

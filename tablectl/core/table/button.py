@@ -15,10 +15,11 @@ from __future__ import annotations
 
 from collections import Counter
 
-from tablectl.core.cards import card_str, rank_of
+from tablectl.core.cards import rank_of
 from tablectl.core.effects import Effect, Prompt, Ruling, Severity
 from tablectl.core.events import CardDrawn, FloorCommand
 from tablectl.core.procedure import Refused
+from tablectl.core.sentences import Mention, sentence
 from tablectl.core.table.state import ButtonFix, Positions, TableState, _active_seats, _evolve
 
 ACE = 12
@@ -34,16 +35,18 @@ def _draw_for_button(state: TableState, event: CardDrawn) -> tuple[TableState, t
     seat = draw[0]
     card = event.card
     if card is not None and rank_of(card) == ACE:
-        text = (
-            f"Seat {seat} drew the first ace ({card_str(card)}): the button starts there. Reshuffle and deal."
+        text = sentence(
+            f"Seat {seat} drew the first ace (",
+            Mention(card),
+            "): the button starts there. Reshuffle and deal.",
         )
         return _evolve(state, button=seat, button_draw=None, keep_button=True), (
             Ruling("DEAL-5", text, Severity.INFO),
         )
     rest = draw[1:] + (seat,)
-    shown = card_str(card) if card is not None else "a card"
+    shown = Mention(card) if card is not None else "a card"
     return _evolve(state, button_draw=rest), (
-        Prompt(f"Seat {seat} drew {shown}. Next card to seat {rest[0]}."),
+        Prompt(sentence(f"Seat {seat} drew ", shown, f". Next card to seat {rest[0]}.")),
     )
 
 
