@@ -13,11 +13,11 @@ from __future__ import annotations
 from typing import Any
 
 from tablectl.core.cards import card_str
-from tablectl.core.effects import render
 from tablectl.core.game.actions import UNKNOWN_CARD
 from tablectl.core.game.engine import legal
 from tablectl.core.game.pots import side_pots
 from tablectl.core.procedure import prompt_for
+from tablectl.core.sentences import render
 from tablectl.core.table import TableState
 from tablectl.views.secrecy import card_namer, face_up
 
