@@ -40,6 +40,7 @@ from tablectl.core.events import FloorCommand
 from tablectl.core.table import TableState
 from tablectl.views.audiences import dealer, floor, private, public
 
+# The package's name, as before the split: logging configured for it keeps working.
 log = logging.getLogger("tablectl.adapters.mqtt")
 
 CommandHandler = Callable[[FloorCommand, str | None], object]
