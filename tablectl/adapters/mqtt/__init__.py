@@ -33,11 +33,12 @@ cards that are face up on the table; any other card is written ``[card]``.
 
 The package, by job:
 
-* :mod:`.topics`: the topic names, the envelope, the run id (``epoch``);
+* :mod:`.topics`: the topic names and the envelope;
 * :mod:`.outbox`: what is published and when, pure (seq and ``prev``, coalescing, the pending
   cap, the replay window, the resynchronisation, the broadcast delay, the snapshot refresh);
 * :mod:`.commands`: reading a floor command and writing its result, pure;
-* :mod:`.publisher`: :class:`TablePublisher`, the paho client around the outbox;
+* :mod:`.publisher`: :class:`TablePublisher`, the paho client around the outbox, and the run id
+  (``epoch``);
 * :mod:`.follower`: :class:`Follower`, the displays' side;
 * :mod:`.redaction`: hiding cards in texts (to move into tablectl/views/).
 """
@@ -58,7 +59,7 @@ from tablectl.adapters.mqtt.outbox import (
     Outgoing,
     PublisherStats,
 )
-from tablectl.adapters.mqtt.publisher import CommandHandler, TablePublisher
+from tablectl.adapters.mqtt.publisher import CommandHandler, TablePublisher, new_epoch
 from tablectl.adapters.mqtt.redaction import HIDDEN_CARD, redact, redact_view, visible_cards
 from tablectl.adapters.mqtt.topics import (
     CONTENT_TYPE,
@@ -67,7 +68,6 @@ from tablectl.adapters.mqtt.topics import (
     PublisherError,
     Topics,
     envelope,
-    new_epoch,
 )
 
 __all__ = [

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import logging
 import queue
+import secrets
 import socket
 import threading
 import time
@@ -34,7 +35,7 @@ from tablectl.adapters.mqtt.commands import (
 )
 from tablectl.adapters.mqtt.outbox import Message, Outbox, OutboxConfig, Outgoing, PublisherStats
 from tablectl.adapters.mqtt.redaction import redact_view, visible_cards
-from tablectl.adapters.mqtt.topics import CONTENT_TYPE, PublisherError, Topics, new_epoch
+from tablectl.adapters.mqtt.topics import CONTENT_TYPE, PublisherError, Topics
 from tablectl.core.effects import Effect
 from tablectl.core.events import FloorCommand
 from tablectl.core.table import TableState
@@ -57,6 +58,11 @@ def _properties(expiry: int | None) -> Properties:
     if expiry:
         props.MessageExpiryInterval = int(expiry)
     return props
+
+
+def new_epoch(now: float) -> str:
+    """A run id: the start time (UTC) and a random part, e.g. ``20260129T101500Z-3fa2c1``."""
+    return time.strftime("%Y%m%dT%H%M%SZ", time.gmtime(now)) + "-" + secrets.token_hex(3)
 
 
 def _redaction() -> Callable[[str, frozenset[str]], str]:

@@ -1,11 +1,9 @@
-"""The table's MQTT names: its topics, the envelope every payload carries, the run id (docs/mqtt.md)."""
+"""The table's MQTT names: its topics and the envelope every payload carries (docs/mqtt.md). Pure."""
 
 from __future__ import annotations
 
 import json
 import re
-import secrets
-import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Final
@@ -107,8 +105,3 @@ def envelope(kind: str, room: str, table: str, epoch: str, seq: int, now: float)
 def dumps(data: Mapping[str, Any]) -> bytes:
     """A payload as it goes on the wire: compact UTF-8 JSON."""
     return json.dumps(data, separators=(",", ":"), ensure_ascii=False).encode()
-
-
-def new_epoch(now: float) -> str:
-    """A run id: the start time (UTC) and a random part, e.g. ``20260129T101500Z-3fa2c1``."""
-    return time.strftime("%Y%m%dT%H%M%SZ", time.gmtime(now)) + "-" + secrets.token_hex(3)
