@@ -1,0 +1,518 @@
+"""The table's MQTT client: paho, its threads and callbacks, around the pure policy.
+
+:class:`TablePublisher` owns the paho client (MQTT 5, persistent session, the last will,
+``TCP_NODELAY``) and a worker thread. Everything about what to publish and when (seq, coalescing,
+the replay after a broker loss, the broadcast delay...) is :class:`~.outbox.Outbox`'s; reading a
+floor command and writing its answer is :mod:`.commands`'. The publisher feeds them what paho
+reports and sends what the outbox returns, mapping paho's message ids to the outbox's.
+"""
+
+from __future__ import annotations
+
+import logging
+import queue
+import secrets
+import socket
+import threading
+import time
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+import paho.mqtt.client as mqtt
+from paho.mqtt.enums import CallbackAPIVersion
+from paho.mqtt.packettypes import PacketTypes
+from paho.mqtt.properties import Properties
+from paho.mqtt.reasoncodes import ReasonCode
+from paho.mqtt.subscribeoptions import SubscribeOptions
+
+import tablectl.adapters.mqtt as _package
+from tablectl.adapters.mqtt.commands import (
+    CommandRefused,
+    command_result,
+    correlation_key,
+    parse_floor_command,
+)
+from tablectl.adapters.mqtt.outbox import Message, Outbox, OutboxConfig, Outgoing, PublisherStats
+from tablectl.adapters.mqtt.redaction import redact_view, visible_cards
+from tablectl.adapters.mqtt.topics import CONTENT_TYPE, PublisherError, Topics
+from tablectl.core.effects import Effect
+from tablectl.core.events import FloorCommand
+from tablectl.core.table import TableState
+from tablectl.views.audiences import dealer, floor, private, public
+
+# The package's name, as before the split: logging configured for it keeps working.
+log = logging.getLogger("tablectl.adapters.mqtt")
+
+CommandHandler = Callable[[FloorCommand, str | None], object]
+
+
+def _new_properties(packet_type: int) -> Properties:
+    return Properties(packet_type)  # type: ignore[no-untyped-call]  # paho leaves it unannotated
+
+
+def _properties(expiry: int | None) -> Properties:
+    props = _new_properties(PacketTypes.PUBLISH)
+    props.ContentType = CONTENT_TYPE
+    props.PayloadFormatIndicator = 1  # UTF-8 text
+    if expiry:
+        props.MessageExpiryInterval = int(expiry)
+    return props
+
+
+def new_epoch(now: float) -> str:
+    """A run id: the start time (UTC) and a random part, e.g. ``20260129T101500Z-3fa2c1``."""
+    return time.strftime("%Y%m%dT%H%M%SZ", time.gmtime(now)) + "-" + secrets.token_hex(3)
+
+
+def _redaction() -> Callable[[str, frozenset[str]], str]:
+    # Looked up on the package at each publish, not bound at import: tests/test_acl.py switches
+    # tablectl.adapters.mqtt.redact off to show that the audit finds the leak.
+    return _package.redact
+
+
+@dataclass
+class TablePublisher:
+    """The table's MQTT adapter. ``start()``, then ``publish_state(state, effects)`` after every
+    event the controller handled; ``republish(state)`` after a restart; ``stop()``.
+
+    ``on_command(command, key)`` receives each floor command from ``cmd/floor``, parsed; ``key``
+    is the sender's correlation data (hex) when given, for the journal's idempotency key. It is
+    called from the publisher's worker thread: hand the command to the controller's thread and
+    return; raising (e.g. ``ValueError``) rejects it with the message on ``cmd_result``.
+    """
+
+    room: str
+    table: str
+    host: str = "localhost"
+    port: int = 1883
+    username: str | None = None
+    password: str | None = None
+    client_id: str | None = None
+    transport: str = "tcp"  # or "websockets"
+    keepalive: int = 15
+    session_expiry: int = 3600  # s the broker keeps the session (and queued commands) while away
+    snapshot_expiry: int = 3600  # s a retained snapshot outlives its table; refreshed at half that
+    event_expiry: int = 3600  # s an event waits in an absent display's queue; 0: forever
+    broadcast_delay: float = 1800.0  # s between a private snapshot and its broadcast copy
+    hold_live_hand: bool = True  # never release a hand's hole cards to broadcast while it is played
+    command_max_age: float = 120.0  # s: an older command (its ``at``) is refused, not applied
+    recent_rulings: int = 20  # rulings listed in the dealer and floor snapshots
+    max_pending_events: int = 10_000
+    resync_timeout: float = 5.0
+    # s: the events and alerts the broker acknowledged in this time up to its last
+    # acknowledgement before the connection was lost are sent again on reconnection. A broker
+    # that is killed loses what it acknowledged since it last saved its database (mosquitto's
+    # autosave_interval, 60 s in deploy/mosquitto), and the table cannot tell a broker that kept
+    # them from one that did not. At least that interval plus a margin; 0: never.
+    replay_window: float = 65.0
+    tick_interval: float | None = 1.0  # None: the owner calls tick() (tests, a simulated clock)
+    clock: Callable[[], float] = time.time
+    epoch: str | None = None
+    on_command: CommandHandler | None = None
+    tls: bool = False
+    stats: PublisherStats = field(default_factory=PublisherStats)
+
+    def __post_init__(self) -> None:
+        self.topics = Topics(self.room, self.table)
+        if self.epoch is None:
+            self.epoch = new_epoch(self.clock())
+        if self.client_id is None:
+            self.client_id = f"tablectl-{self.room}-{self.table}"
+        if self.broadcast_delay < 0:
+            raise PublisherError("broadcast_delay: a delay in seconds >= 0")
+        config = OutboxConfig(
+            snapshot_expiry=self.snapshot_expiry,
+            event_expiry=self.event_expiry,
+            broadcast_delay=self.broadcast_delay,
+            hold_live_hand=self.hold_live_hand,
+            recent_rulings=self.recent_rulings,
+            max_pending_events=self.max_pending_events,
+            resync_timeout=self.resync_timeout,
+            replay_window=self.replay_window,
+        )
+        # The outbox is touched only under the lock, by the caller's thread, the worker and
+        # on_pre_connect; paho's other callbacks only leave notes in the inbox.
+        self._lock = threading.Lock()
+        self._idle = threading.Condition(self._lock)
+        self._outbox = Outbox(self.topics, self.epoch, now=self.clock(), config=config, stats=self.stats)
+        self._ids: dict[int, int] = {}  # paho's mid -> the outbox's id of that sending
+        self._inbox: queue.SimpleQueue[tuple[Any, ...]] = queue.SimpleQueue()
+        self._wake = threading.Event()
+        # Connections made and lost as paho reported them (its thread), and how many of those the
+        # outbox has been told (the worker). Nothing goes to paho directly while they differ: from
+        # the moment paho is connected again, the outbox must resynchronise first.
+        self._link_changes = 0
+        self._link_seen = 0
+        self._stopping = False
+        self._worker: threading.Thread | None = None
+        self._props: dict[int | None, Properties] = {}
+        self._client = self._make_client()
+
+    # -- the paho client ------------------------------------------------------------------------
+    def _make_client(self) -> mqtt.Client:
+        transport: Literal["tcp", "websockets"] = "websockets" if self.transport == "websockets" else "tcp"
+        client = mqtt.Client(
+            CallbackAPIVersion.VERSION2,
+            client_id=self.client_id or "",
+            protocol=mqtt.MQTTv5,
+            transport=transport,
+        )
+        if self.username is not None:
+            client.username_pw_set(self.username, self.password)
+        if self.tls:
+            client.tls_set()
+        client.reconnect_delay_set(1, 10)
+        client.on_socket_open = self._on_socket_open
+        client.on_pre_connect = self._on_pre_connect
+        client.on_connect = self._on_connect
+        client.on_disconnect = self._on_disconnect
+        client.on_publish = self._on_publish
+        client.on_message = self._on_message
+        client.enable_logger(log)
+        self._set_will(client)
+        return client
+
+    def _set_will(self, client: mqtt.Client) -> None:
+        with self._lock:
+            will = self._outbox.will(self.clock())
+        props = _new_properties(PacketTypes.WILLMESSAGE)
+        props.ContentType = CONTENT_TYPE
+        props.PayloadFormatIndicator = 1
+        client.will_set(will.topic, will.payload, qos=will.qos, retain=will.retain, properties=props)
+
+    def _properties_of(self, message: Message) -> Properties:
+        if message.correlation is None:
+            props = self._props.get(message.expiry)
+            if props is None:
+                props = self._props[message.expiry] = _properties(message.expiry)
+            return props
+        props = _properties(message.expiry)
+        props.CorrelationData = message.correlation
+        return props
+
+    def _link_in_step(self) -> bool:
+        return self._link_seen == self._link_changes
+
+    def _flush_locked(self) -> None:
+        if self._link_in_step():
+            self._send_locked(self._outbox.take())
+
+    def _send_locked(self, sendings: Sequence[Outgoing]) -> None:
+        client = self._client
+        for out in sendings:
+            message = out.message
+            info = client.publish(
+                message.topic,
+                message.payload,
+                qos=message.qos,
+                retain=message.retain,
+                properties=self._properties_of(message),
+            )
+            # MQTT_ERR_NO_CONN: paho keeps a QoS 1 message and sends it after reconnecting.
+            self._ids[info.mid] = out.id
+            self.stats.published += 1
+
+    # Callbacks run in paho's network thread. Those but on_pre_connect never take self._lock
+    # (on_publish is called while paho holds its own message lock, and the caller's thread holds
+    # self._lock while it calls paho's publish): they leave a note in the inbox and wake the
+    # worker. paho calls on_pre_connect from reconnect() holding none of its locks.
+
+    def _on_socket_open(self, client: mqtt.Client, userdata: Any, sock: Any) -> None:
+        # Without TCP_NODELAY a small QoS 1 publish waits for the previous segment's ACK
+        # (Nagle against delayed ACKs): a 40 ms tail on the round trip.
+        raw = sock if isinstance(sock, socket.socket) else getattr(sock, "_socket", None)
+        if isinstance(raw, socket.socket) and raw.family in (socket.AF_INET, socket.AF_INET6):
+            raw.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+
+    def _on_pre_connect(self, client: mqtt.Client, userdata: Any) -> None:
+        self._set_will(client)  # the will carries the seq and time of this connection
+
+    def _on_connect(
+        self,
+        client: mqtt.Client,
+        userdata: Any,
+        flags: mqtt.ConnectFlags,
+        reason: ReasonCode,
+        properties: Properties | None,
+    ) -> None:
+        if reason.is_failure:
+            log.error(
+                "MQTT broker %s:%s refused the table (%s): check the username and password in the "
+                "table's config against deploy/mosquitto/mkusers' credentials file",
+                self.host,
+                self.port,
+                reason,
+            )
+            return
+        # Until the worker has told the outbox, the caller's thread must not publish directly.
+        self._link_changes += 1
+        # Commands: never the retained ones (a retained command would be applied again at every
+        # reconnection), and with the retain flag as published, so that one is refused.
+        options = SubscribeOptions(
+            qos=1, retainAsPublished=True, retainHandling=SubscribeOptions.RETAIN_DO_NOT_SEND
+        )
+        client.subscribe([(self.topics.cmd, options), (self.topics.bridge, SubscribeOptions(qos=1))])
+        self._inbox.put(("connected", self._link_changes))
+        self._wake.set()
+
+    def _on_disconnect(
+        self,
+        client: mqtt.Client,
+        userdata: Any,
+        flags: mqtt.DisconnectFlags,
+        reason: ReasonCode,
+        properties: Properties | None,
+    ) -> None:
+        self._link_changes += 1
+        self._inbox.put(("disconnected", self._link_changes, str(reason)))
+        self._wake.set()
+
+    def _on_publish(
+        self, client: mqtt.Client, userdata: Any, mid: int, reason: ReasonCode, properties: Properties
+    ) -> None:
+        self._inbox.put(("puback", mid, reason.is_failure, str(reason), time.monotonic()))
+        self._wake.set()
+
+    def _on_message(self, client: mqtt.Client, userdata: Any, message: mqtt.MQTTMessage) -> None:
+        self._inbox.put(("message", message))
+        self._wake.set()
+
+    # -- life cycle -----------------------------------------------------------------------------
+    def start(self) -> TablePublisher:
+        """Connect in the background (retrying until the broker answers) and start the worker."""
+        if self._worker is not None:
+            return self
+        props = _new_properties(PacketTypes.CONNECT)
+        props.SessionExpiryInterval = int(self.session_expiry)
+        self._client.connect_async(
+            self.host, self.port, keepalive=self.keepalive, clean_start=False, properties=props
+        )
+        self._client.loop_start()
+        self._worker = threading.Thread(target=self._run, name=f"mqtt-{self.table}", daemon=True)
+        self._worker.start()
+        return self
+
+    def stop(self, timeout: float = 5.0) -> None:
+        """Say offline (retained), deliver what is queued (up to ``timeout`` s) and disconnect."""
+        if self._worker is None:
+            return
+        with self._lock:
+            self._send_locked(self._outbox.stop(self.clock()))
+        self.wait_delivered(timeout)
+        self._stopping = True
+        self._wake.set()
+        self._worker.join(timeout)
+        self._worker = None
+        self._client.disconnect()
+        self._client.loop_stop()
+
+    def __enter__(self) -> TablePublisher:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    @property
+    def connected(self) -> bool:
+        with self._lock:
+            return self._link_in_step() and self._outbox.ready
+
+    def retained(self) -> dict[str, bytes]:
+        """The payload each retained topic should hold now (status aside): what a display that
+        subscribes now must receive."""
+        with self._lock:
+            return self._outbox.retained()
+
+    @property
+    def seq(self) -> int:
+        """The last seq given out."""
+        return self._outbox.seq
+
+    def wait_connected(self, timeout: float) -> bool:
+        """True once connected and resynchronised (for tests, tools and the service's start)."""
+        deadline = time.monotonic() + timeout
+        with self._lock:
+            while not (self._link_in_step() and self._outbox.ready):
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    return False
+                self._idle.wait(left)
+            return True
+
+    def wait_delivered(self, timeout: float) -> bool:
+        """True once everything queued so far has been acknowledged by the broker."""
+        deadline = time.monotonic() + timeout
+        with self._lock:
+            while not self._outbox.delivered:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    return False
+                self._idle.wait(left)
+            return True
+
+    # -- publishing -----------------------------------------------------------------------------
+    def publish_state(self, state: TableState, effects: Iterable[Effect] = ()) -> int:
+        """Queue what changed after one event: its rulings and ended hands as events or alerts,
+        then each view whose content changed. Returns the number of messages queued. Never
+        waits for the network."""
+        return self._publish(state, tuple(effects), force=False)
+
+    def republish(self, state: TableState) -> int:
+        """Publish every snapshot of ``state`` whether it changed or not: after a restart of the
+        controller (the journal is the source of truth: fold it, then republish), or by hand."""
+        return self._publish(state, (), force=True)
+
+    def _publish(self, state: TableState, effects: Sequence[Effect], force: bool) -> int:
+        now = self.clock()
+        pub = public(state)
+        visible = visible_cards(pub)
+        priv = private(state)
+        hand_number = state.hand_number if state.hand_number else None
+        redact = _redaction()
+
+        def hide(text: str) -> str:
+            return redact(text, visible)
+
+        with self._lock:
+            box = self._outbox
+            count = box.record_effects(effects, hand_number, now, hide)
+            # The rulings of this hand (and, between hands, of the hand just played), with their
+            # texts hidden against the cards face up now: a card shown in an earlier hand may be
+            # someone's hole card in this one.
+            rulings = box.recent_rulings(hand_number, hide)
+            # Every view is computed before the first is handed to paho (whose network thread
+            # would otherwise compete for the interpreter while they are); public goes first.
+            dealer_view = dealer(state, rulings, base=pub)
+            floor_view = floor(state, rulings, base=dealer_view)
+            views = {
+                "public": pub,
+                "dealer": redact_view(dealer_view, visible, redact),
+                "floor": redact_view(floor_view, visible, redact),
+            }
+            live_hand = state.hand_number if state.hand is not None else None
+            count += box.state_changed(views, priv, live_hand, now, force)
+            self._flush_locked()
+            return count
+
+    # -- timed work: the broadcast feed and refreshing snapshots before they expire --------------
+    def tick(self, now: float | None = None) -> int:
+        """Release the broadcast copies that are due, and refresh snapshots at half their expiry.
+        Called every ``tick_interval`` s by the worker, or by the owner when that is None.
+        Returns the number of messages queued."""
+        now = self.clock() if now is None else now
+        with self._lock:
+            count = self._outbox.tick(now)
+            if count:
+                self._flush_locked()
+            return count
+
+    # -- the worker -------------------------------------------------------------------------------
+    def _run(self) -> None:
+        while not self._stopping:
+            self._wake.wait(self.tick_interval if self.tick_interval else 1.0)
+            self._wake.clear()
+            try:
+                commands = self._service()
+                for message in commands:
+                    self._command(message)
+                if self.tick_interval:
+                    self.tick()
+            except Exception:  # noqa: BLE001 - the worker must outlive a bug in one message
+                log.exception("MQTT worker: unexpected error (the publisher goes on)")
+
+    def _service(self) -> list[mqtt.MQTTMessage]:
+        """Tell the outbox what paho reported. Returns the command messages to handle (outside
+        the lock)."""
+        commands: list[mqtt.MQTTMessage] = []
+        with self._lock:
+            box = self._outbox
+            while True:
+                try:
+                    note = self._inbox.get_nowait()
+                except queue.Empty:
+                    break
+                kind = note[0]
+                if kind == "puback":
+                    _, mid, failed, reason, acked_at = note
+                    sent = self._ids.pop(mid, None)
+                    self.stats.acknowledged += 1
+                    message = box.acknowledged(sent, not failed, acked_at) if sent is not None else None
+                    if failed and message is not None:
+                        self.stats.refused += 1
+                        self.stats.last_refusal = f"{message.topic}: {reason}"
+                        log.error(
+                            "MQTT broker refused %s (%s): the broker's ACL does not let user %r write "
+                            "it; regenerate the ACL with deploy/mosquitto/mkusers",
+                            message.topic,
+                            reason,
+                            self.username,
+                        )
+                elif kind == "connected":
+                    self.stats.connects += 1
+                    # paho resends what was in flight after on_connect: the outbox waits for
+                    # those acknowledgements, so that no old snapshot lands after the current one.
+                    box.connected(time.monotonic(), self.clock())
+                    self._link_seen = note[1]
+                elif kind == "disconnected":
+                    self.stats.disconnects += 1
+                    box.disconnected()
+                    self._link_seen = note[1]
+                    log.warning("MQTT connection to %s:%s lost (%s); retrying", self.host, self.port, note[2])
+                elif kind == "message":
+                    message = note[1]
+                    if message.topic == self.topics.bridge:
+                        if message.payload == b"1":
+                            box.bridge_up()  # the central broker is back: make it current
+                    else:
+                        commands.append(message)
+            if self._link_in_step():
+                box.poll(time.monotonic(), self.clock())
+            self._flush_locked()
+            self._idle.notify_all()
+        return commands
+
+    # -- commands ---------------------------------------------------------------------------------
+    def _command(self, message: mqtt.MQTTMessage) -> None:
+        props = getattr(message, "properties", None)
+        raw = getattr(props, "CorrelationData", None) if props is not None else None
+        correlation = bytes(raw) if isinstance(raw, (bytes, bytearray)) else None
+        command: FloorCommand | None = None
+        try:
+            parsed = parse_floor_command(
+                self.topics,
+                message.topic,
+                bytes(message.payload),
+                bool(message.retain),
+                self.clock(),
+                self.command_max_age,
+            )
+            if isinstance(parsed, CommandRefused):
+                raise PublisherError(parsed.reason)
+            command = parsed
+            if self.on_command is None:
+                raise PublisherError("this table takes no commands (no handler is set)")
+            self.on_command(command, correlation_key(correlation))
+        except (ValueError, TypeError) as exc:
+            self.stats.commands_rejected += 1
+            self._command_result(message.topic, command, False, str(exc), correlation)
+            return
+        except Exception as exc:  # noqa: BLE001 - a bug in the handler is reported, not swallowed
+            log.exception("command handler failed on %s", message.topic)
+            self.stats.commands_rejected += 1
+            self._command_result(message.topic, command, False, f"internal error: {exc!r}", correlation)
+            return
+        self.stats.commands += 1
+        self._command_result(message.topic, command, True, None, correlation)
+
+    def _command_result(
+        self, topic: str, command: FloorCommand | None, ok: bool, error: str | None, correlation: bytes | None
+    ) -> None:
+        now = self.clock()
+        with self._lock:
+            self._outbox.command_result(
+                command_result(topic, command, ok, error, correlation), correlation, now
+            )
+            self._flush_locked()
+        if not ok:
+            log.warning("command on %s rejected: %s", topic, error)
