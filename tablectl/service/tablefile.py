@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from firmware_bridge.link import DEFAULT_PORT
 from tablectl.adapters.decks import DeckError, deck_order
 from tablectl.core.cards import Card
 from tablectl.core.events import DealerKey
@@ -57,7 +58,6 @@ PANEL_KEYS = ("pins", "debounce", "hold_time", "hold_buttons", "amount_step", "p
 TABLE_KEYS = tuple(f.name for f in dataclasses.fields(TableConfig))
 REQUIRED_TABLE_KEYS = ("room", "table")
 
-DEFAULT_SHOE_PORT = "/dev/shoe"  # the udev rule's stable name for the shoe
 DEFAULT_REGISTRY = "/var/lib/tablectl/decks.json"
 
 
@@ -74,7 +74,7 @@ class ConfigFileError(ValueError):
 
 @dataclass(frozen=True, slots=True)
 class ShoeConfig:
-    port: str = DEFAULT_SHOE_PORT
+    port: str = DEFAULT_PORT  # the stable name deploy/99-tablectl-shoe.rules gives the shoe
     baudrate: int = 115200
 
     @property
@@ -240,10 +240,10 @@ class _Reader:
 
     def shoe(self, data: dict[str, Any]) -> ShoeConfig:
         self.unknown("shoe", data, SHOE_KEYS, "key")
-        port = data.get("port", DEFAULT_SHOE_PORT)
+        port = data.get("port", DEFAULT_PORT)
         if not isinstance(port, str) or not port:
             raise self.error(
-                "shoe.port", f'expected the serial device in quotes, e.g. port = "{DEFAULT_SHOE_PORT}"'
+                "shoe.port", f'expected the serial device in quotes, e.g. port = "{DEFAULT_PORT}"'
             )
         baudrate = data.get("baudrate", 115200)
         if isinstance(baudrate, bool) or not isinstance(baudrate, int) or baudrate not in BAUDRATES:
