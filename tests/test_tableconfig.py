@@ -8,10 +8,10 @@ from pathlib import Path
 import pytest
 
 from tablectl.adapters.decks import US_NEW_DECK_ORDER
+from tablectl.adapters.panel import BUTTON_KEYS
 from tablectl.core.cards import parse_card
 from tablectl.core.events import DealerKey
 from tablectl.service.tablefile import (
-    BUTTON_KEYS,
     ConfigFileError,
     load_table_config,
     parse_table_config,
