@@ -2,9 +2,9 @@
 
 ``deploy/table.example.toml`` documents every key. :func:`load_table_config` reads a file
 and returns a :class:`TableFile` (its parts are the devices' own configurations, e.g. the
-panel's :class:`~tablectl.adapters.panel.PanelConfig`); anything wrong raises :class:`ConfigFileError`, whose
-message is for the operator at the Pi: the file, the line where it can be found, the key,
-what is wrong and how to fix it::
+panel's :class:`~tablectl.adapters.panel.PanelConfig`); anything wrong raises
+:class:`ConfigFileError`, whose message is for the operator at the Pi: the file, the line
+where it can be found, the key, what is wrong and how to fix it::
 
     table.toml:31: panel.pins.fold: pin 17 is used twice (also panel.pins.check_call);
     give each button, LED and the buzzer its own GPIO pin
