@@ -265,21 +265,22 @@ def test_cli_deals_shuffled_decks_through_faults_until_interrupted(tmp_path: Pat
     assert "dealt" in out and not Path(link).exists()
 
 
-def test_cli_interactive_from_the_keyboard(tmp_path: Path) -> None:
+def type_at_the_shoe(
+    tmp_path: Path, typed: str, cards: int, *args: str, alone: bool = False
+) -> tuple[list[CardRead], str]:
+    """Run the shoe with ``--interactive``, type ``typed`` once a host is connected, wait for
+    ``cards`` reads in all, then quit: the reads and what the shoe printed."""
     link = str(tmp_path / "tablectl-shoe")
-    proc = run_cli("--link", link, "--interactive", stdin=subprocess.PIPE)
+    proc = run_cli("--link", link, "--interactive", *args, stdin=subprocess.PIPE, alone=alone)
     try:
         assert proc.stdout is not None and proc.stdin is not None
         assert link in proc.stdout.readline()
         rec = LinkRecorder()
         with ShoeLink(link, rec.on_message, rec.on_status):
             assert rec.wait_status("up")
-            proc.stdin.write("Qh up\n7c\n")
+            proc.stdin.write(typed)
             proc.stdin.flush()
-            assert rec.wait_cards(2)
-            first, second = rec.cards()
-            assert card_of("sim-red", first.tag) == parse_card("Qh") and first.face is Face.FACE
-            assert card_of("sim-red", second.tag) == parse_card("7c")
+            assert rec.wait_cards(cards)
         proc.stdin.write("quit\n")
         proc.stdin.flush()
         out, err = proc.communicate(timeout=10)
@@ -287,6 +288,13 @@ def test_cli_interactive_from_the_keyboard(tmp_path: Path) -> None:
         if proc.poll() is None:
             proc.kill()
     assert proc.returncode == 0, err
+    return rec.cards(), out
+
+
+def test_cli_interactive_from_the_keyboard(tmp_path: Path) -> None:
+    (first, second), out = type_at_the_shoe(tmp_path, "Qh up\n7c\n", 2)
+    assert card_of("sim-red", first.tag) == parse_card("Qh") and first.face is Face.FACE
+    assert card_of("sim-red", second.tag) == parse_card("7c")
     assert "read 1: Qh (boxed)" in out
 
 
@@ -353,27 +361,9 @@ def test_the_bridges_own_card_names_are_the_numbers_of_its_tags() -> None:
 
 
 def test_the_bridges_own_command_line_runs_without_tablectl(tmp_path: Path) -> None:
-    link = str(tmp_path / "tablectl-shoe")
-    proc = run_cli("--link", link, "--interactive", "--cards", "51:up", stdin=subprocess.PIPE, alone=True)
-    try:
-        assert proc.stdout is not None and proc.stdin is not None
-        assert link in proc.stdout.readline()
-        rec = LinkRecorder()
-        with ShoeLink(link, rec.on_message, rec.on_status):
-            assert rec.wait_status("up")
-            proc.stdin.write("#12 foreign\n")
-            proc.stdin.flush()
-            assert rec.wait_cards(2)
-            first, second = rec.cards()
-            assert card_of("sim-red", first.tag) == 51 and first.face is Face.FACE
-            assert card_of("sim-foreign", second.tag) == 12
-        proc.stdin.write("quit\n")
-        proc.stdin.flush()
-        out, err = proc.communicate(timeout=10)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-    assert proc.returncode == 0, err
+    (first, second), out = type_at_the_shoe(tmp_path, "#12 foreign\n", 2, "--cards", "51:up", alone=True)
+    assert card_of("sim-red", first.tag) == 51 and first.face is Face.FACE
+    assert card_of("sim-foreign", second.tag) == 12
     assert "type a card (#51, #33 up, #12 foreign)" in out and "read 2: #12 (from another deck)" in out
     no_scenarios = run_cli("--scenario", "x.scn", alone=True)
     _, err = no_scenarios.communicate(timeout=10)
