@@ -11,5 +11,7 @@
 - :mod:`firmware_bridge.cli`: ``tablectl sim shoe`` (:func:`~firmware_bridge.cli.add_sim_parser`).
 
 The link produces the shoe's messages (tag id, antenna, face, timestamps); mapping a tag to
-a card is the deck registry's work, on the service's side.
+a card is the deck registry's work, on the service's side. The package imports nothing from
+tablectl (as the shoe's firmware knows nothing of the host): a card notation or a scenario
+file is passed in by the caller (:class:`~firmware_bridge.simshoe.CardNames`).
 """

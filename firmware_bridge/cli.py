@@ -1,11 +1,18 @@
 """``tablectl sim shoe``: the simulated shoe for test rigs and bench work.
 
-The owner of ``tablectl/cli.py`` wires it in with::
+tablectl wires it in (``tablectl/cli/__init__.py``) with::
 
     sim = sub.add_parser("sim", help="simulated devices for test rigs")
-    add_sim_parser(sim.add_subparsers(dest="sim_command", required=True))
+    add_sim_parser(
+        sim.add_subparsers(dest="sim_command", required=True),
+        card_names=CardNames(parse_card, card_str),  # its card notation
+        scenario_cards=scenario_cards,  # what --scenario FILE deals
+    )
 
-It also runs on its own: ``python -m firmware_bridge.cli shoe --link /tmp/tablectl-shoe``.
+The bridge knows no card notation and no scenario files: the caller passes both. It also
+runs on its own, ``python -m firmware_bridge.cli shoe --link /tmp/tablectl-shoe``, where
+cards are written as the numbers the shoe deals them by (``#51``, ``51:up``) and there is
+no ``--scenario``.
 """
 
 from __future__ import annotations
@@ -13,16 +20,28 @@ from __future__ import annotations
 import argparse
 import sys
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from firmware_bridge.faults import Faults
 from firmware_bridge.protocol import Face
-from firmware_bridge.simshoe import SimEvent, SimShoe
+from firmware_bridge.simshoe import CARD_NUMBERS, CardNames, SimEvent, SimShoe
+
+DealtCard = tuple[int, Face, bool]  # (card 0..51, face, from another deck)
 
 
-def add_sim_parser(subparsers: Any) -> argparse.ArgumentParser:
-    """Add ``shoe`` to ``subparsers`` (from ``parser.add_subparsers()``); returns its parser."""
+def add_sim_parser(
+    subparsers: Any,
+    *,
+    card_names: CardNames = CARD_NUMBERS,
+    scenario_cards: Callable[[str], list[DealtCard]] | None = None,
+) -> argparse.ArgumentParser:
+    """Add ``shoe`` to ``subparsers`` (from ``parser.add_subparsers()``); returns its parser.
+
+    ``card_names``: how ``--cards`` and the keyboard write cards. ``scenario_cards``: the
+    cards a scenario file draws, in order; without it there is no ``--scenario``.
+    """
+    a, b, c = card_names.examples()
     shoe: argparse.ArgumentParser = subparsers.add_parser(
         "shoe",
         help="a simulated card shoe on a pseudo-terminal (prints its path)",
@@ -59,51 +78,37 @@ def add_sim_parser(subparsers: Any) -> argparse.ArgumentParser:
         default=2.0,
         help="seconds between cards when dealing by itself (0: do not deal)",
     )
-    shoe.add_argument("--cards", default="", help='deal these first, e.g. "As Kd:up 5c:foreign 7h"')
-    shoe.add_argument(
-        "--scenario",
-        default=None,
-        help="deal the cards a scenario file draws (tests/scenarios/*.scn), in order, first",
-    )
+    shoe.add_argument("--cards", default="", help=f'deal these first, e.g. "{a} {b}:up {c}:foreign"')
+    if scenario_cards is not None:
+        shoe.add_argument(
+            "--scenario",
+            default=None,
+            help="deal the cards a scenario file draws (tests/scenarios/*.scn), in order, first",
+        )
     shoe.add_argument(
         "--queue", type=int, default=64, help="reads the shoe can hold for the host (default 64)"
     )
-    shoe.set_defaults(func=run_sim_shoe)
+    shoe.set_defaults(func=run_sim_shoe, card_names=card_names, scenario_cards=scenario_cards)
     return shoe
 
 
-def parse_card_list(text: str) -> list[tuple[int, Face, bool]]:
-    """``"As Kd:up 5c:foreign"`` -> (card, face, foreign) triples."""
-    from tablectl.core.cards import parse_card
-
-    out: list[tuple[int, Face, bool]] = []
+def parse_card_list(text: str, card_names: CardNames = CARD_NUMBERS) -> list[DealtCard]:
+    """``"As Kd:up 5c:foreign"`` (in ``card_names``' notation) -> (card, face, foreign) triples."""
+    out: list[DealtCard] = []
     for item in text.replace(",", " ").split():
         name, *flags = item.split(":")
         unknown = [f for f in flags if f not in ("up", "foreign")]
         if unknown:
             raise ValueError(f"--cards: {item!r}: after a card only :up (boxed) and :foreign are allowed")
-        out.append((parse_card(name), Face.FACE if "up" in flags else Face.BACK, "foreign" in flags))
-    return out
-
-
-def scenario_cards(path: str) -> list[tuple[int, Face, bool]]:
-    """The cards a scenario file's events draw from the shoe, with their face and deck."""
-    from tablectl.core.events import CardDrawn
-    from tablectl.sim.scenario import parse
-
-    with open(path, encoding="utf-8") as handle:
-        scenario = parse(handle.read(), path)
-    out: list[tuple[int, Face, bool]] = []
-    for step in scenario.steps:
-        event = step.event
-        if isinstance(event, CardDrawn) and event.card is not None:
-            out.append((event.card, Face.FACE if event.face_up else Face.BACK, event.foreign))
+        out.append((card_names.parse(name), Face.FACE if "up" in flags else Face.BACK, "foreign" in flags))
     return out
 
 
 def run_sim_shoe(args: argparse.Namespace) -> int:
     faults = Faults.parse(args.faults)
-    cards = (scenario_cards(args.scenario) if args.scenario else []) + parse_card_list(args.cards)
+    names: CardNames = args.card_names
+    scenario = getattr(args, "scenario", None)  # only there when the caller reads scenarios
+    cards = (args.scenario_cards(scenario) if scenario else []) + parse_card_list(args.cards, names)
     printer = threading.Lock()
 
     def say(text: str) -> None:
@@ -130,6 +135,7 @@ def run_sim_shoe(args: argparse.Namespace) -> int:
         serial=args.serial,
         queue_size=args.queue,
         on_event=on_event,
+        card_names=names,
     )
     with shoe:
         where = f"{args.link} -> {shoe.tty}" if args.link else shoe.tty
@@ -142,18 +148,17 @@ def run_sim_shoe(args: argparse.Namespace) -> int:
                 shoe.deal(card, face)
         try:
             if args.interactive:
-                say("type a card (As, Td up, 5c foreign), Enter for the next card, help, or quit")
+                a, b, c = names.examples()
+                say(f"type a card ({a}, {b} up, {c} foreign), Enter for the next card, help, or quit")
                 for line in sys.stdin:
                     if line.strip().lower() in ("quit", "exit", "q"):
                         break
                     say(shoe.command(line))
             elif args.interval > 0:
-                from tablectl.core.cards import card_str
-
                 stop = threading.Event()
                 while not stop.wait(args.interval):
                     card = shoe.deal_next()
-                    say(f"dealt {card_str(card)} (read {shoe.read_no}, {shoe.cards_left} left)")
+                    say(f"dealt {names.show(card)} (read {shoe.read_no}, {shoe.cards_left} left)")
             else:
                 threading.Event().wait()
         except KeyboardInterrupt:

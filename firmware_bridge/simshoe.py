@@ -8,8 +8,8 @@ with a shoe's small RAM (a bounded queue of reads) and the faults a test rig nee
     with SimShoe(deck="red-1", seed=7, link="/tmp/shoe") as shoe:  # /tmp/shoe -> /dev/pts/N
         link = ShoeLink(shoe.path, on_message, on_status).start()
         shoe.deal_deck()                    # a shuffled deck, card by card
-        shoe.deal(parse_card("As"), Face.FACE)   # a boxed card
-        shoe.foreign(parse_card("Kd"))      # a card from another deck
+        shoe.deal(51, Face.FACE)            # a boxed card (cards are numbers 0..51)
+        shoe.foreign(37)                    # a card from another deck
         shoe.faults.drop = 0.05             # knobs, live
         shoe.unplug(); shoe.replug()        # the host must reconnect
         shoe.reboot()                       # a power cut: unsent reads are gone
@@ -18,6 +18,11 @@ With ``link`` the simulator keeps a symlink at that stable path pointing at the 
 pseudo-terminal (as the udev rule does for a real shoe), removes it while unplugged and
 re-points it on replug. Every method is safe to call from any thread: the simulator's own
 thread carries it out.
+
+The shoe knows cards only as numbers 0..51 (:mod:`firmware_bridge.tags`). Where a person
+types or reads a card (:meth:`SimShoe.command`, the command line), the caller says how cards
+are written with :class:`CardNames`; tablectl passes its own notation (``As``, ``Td``), and
+on its own the bridge writes the numbers (:data:`CARD_NUMBERS`).
 """
 
 from __future__ import annotations
@@ -56,7 +61,7 @@ from firmware_bridge.protocol import (
     ShoeError,
     ShoeState,
 )
-from firmware_bridge.tags import tag_id
+from firmware_bridge.tags import CARDS, tag_id
 
 T = TypeVar("T")
 
@@ -69,6 +74,30 @@ def new_session() -> int:
     counter in flash). Never derived from the simulator's seed: two runs with the same
     seed must still look like two boots to a host that stayed up."""
     return int.from_bytes(os.urandom(4), "little") or 1
+
+
+@dataclass(frozen=True, slots=True)
+class CardNames:
+    """How people write the cards 0..51: ``parse`` reads one (raising ValueError for what is
+    no card), ``show`` writes one so that ``parse`` reads it back."""
+
+    parse: Callable[[str], int]
+    show: Callable[[int], str]
+
+    def examples(self) -> tuple[str, str, str]:
+        """Three cards to show in help texts (in tablectl's notation: As, Td, 5c)."""
+        return self.show(51), self.show(33), self.show(12)
+
+
+def _parse_number(text: str) -> int:
+    digits = text.strip().removeprefix("#")
+    if digits.isdigit() and int(digits) < CARDS:
+        return int(digits)
+    raise ValueError(f"{text!r} is not a card: write its number, #0..#{CARDS - 1}")
+
+
+# The bridge's own naming, for running without a card notation: the numbers tags.py uses.
+CARD_NUMBERS = CardNames(_parse_number, lambda card: f"#{card}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -100,8 +129,10 @@ class SimShoe:
         on_event: Callable[[SimEvent], None] | None = None,
         on_write: Callable[[bytes, float], None] | None = None,  # (bytes, clock just before the write)
         clock: Callable[[], float] = time.monotonic,
+        card_names: CardNames = CARD_NUMBERS,
     ) -> None:
         self.deck = deck
+        self.card_names = card_names
         self.foreign_deck = foreign_deck
         self.serial = serial
         self.firmware = firmware
@@ -560,7 +591,7 @@ class SimShoe:
     # -- the keyboard ---------------------------------------------------------------------
 
     HELP = """\
-  <card> [up] [foreign]   deal a card, e.g. "As", "Td up" (boxed), "5c foreign" (another deck)
+  <card> [up] [foreign]   deal a card, e.g. "{0}", "{1} up" (boxed), "{2} foreign" (another deck)
   next | <Enter>          the next card of the shuffled deck
   shuffle                 a new shuffled deck in the shoe
   unread [up]             a card whose tag the reader missed
@@ -571,17 +602,20 @@ class SimShoe:
   unplug | replug | reboot
   stats | help | quit"""
 
+    def help(self) -> str:
+        """:attr:`HELP` with cards written as :attr:`card_names` writes them."""
+        return self.HELP.format(*self.card_names.examples())
+
     def command(self, line: str) -> str:
         """One keyboard command (see :attr:`HELP`); returns what to print."""
-        from tablectl.core.cards import CardError, card_str, parse_card
-
+        card_str = self.card_names.show
         words = line.strip().split()
         if not words or words[0] == "next":
             card = self.deal_next()
             return f"dealt {card_str(card)} ({self.cards_left} left in the shoe)"
         verb, rest = words[0].lower(), [w.lower() for w in words[1:]]
         if verb in ("help", "?"):
-            return self.HELP
+            return self.help()
         if verb == "shuffle":
             self.shuffle()
             return "a new shuffled deck is in the shoe"
@@ -622,8 +656,8 @@ class SimShoe:
         if verb == "stats":
             return "  ".join(f"{k}={v}" for k, v in self.stats().items() if v)
         try:
-            card = parse_card(words[0])
-        except CardError as exc:
+            card = self.card_names.parse(words[0])
+        except ValueError as exc:
             return f"{exc} (type help for the commands)"
         unknown = [w for w in rest if w not in ("up", "foreign")]
         if unknown:

@@ -21,13 +21,12 @@ from firmware_bridge.tags import tag_id
 from tablectl.adapters.decks import Deck, DeckRegistry
 from tablectl.adapters.mqtt import TablePublisher
 from tablectl.adapters.mqtt.broker import LocalBroker
-from tablectl.adapters.panel import DealerPanel
+from tablectl.adapters.panel import DealerPanel, PanelConfig
 from tablectl.adapters.shoe import ShoeAdapter
 from tablectl.core.events import CardDrawn, DealerInput, DealerKey, Event
 from tablectl.core.table import new_table
 from tablectl.formats.phh import iter_sources, parse_phh
 from tablectl.service.table_service import open_service
-from tablectl.service.tablefile import PanelConfig
 from tablectl.sim.phh_table import table_hand
 from tests.brokers import Listener
 

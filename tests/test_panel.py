@@ -18,12 +18,12 @@ from tablectl.adapters.panel import (
     AmountEntry,
     DealerPanel,
     DebouncedButton,
+    PanelConfig,
     alert_for,
 )
 from tablectl.core.effects import Prompt, Ruling, Severity
 from tablectl.core.events import DealerInput, DealerKey
 from tablectl.core.table import TableConfig, step
-from tablectl.service.tablefile import PanelConfig
 from tablectl.sim.dealer import SimDealer, seated_table
 
 PINS = {

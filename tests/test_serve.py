@@ -32,7 +32,7 @@ def test_serve_a_table_on_a_bench(tmp_path: Path, table1_broker: LocalBroker, pi
     example = (ROOT / "deploy" / "table.example.toml").read_text()
     config = (
         example.replace('table = "12"', 'table = "1"')
-        .replace('port = "/dev/shoe"', f'port = "{shoe.path}"')
+        .replace('port = "/dev/tablectl-shoe"', f'port = "{shoe.path}"')
         .replace('registry = "/var/lib/tablectl/decks.json"', f'registry = "{tmp_path / "decks.json"}"')
     )
     (tmp_path / "table.toml").write_text(config)

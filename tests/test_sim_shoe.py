@@ -26,12 +26,14 @@ from firmware_bridge.protocol import (
     ShoeError,
     ShoeState,
 )
-from firmware_bridge.simshoe import SimShoe
+from firmware_bridge.simshoe import CARD_NUMBERS, CardNames, SimShoe
 from firmware_bridge.tags import card_of, deck_tags, tag_id
 from firmware_bridge.testing import LinkRecorder
-from tablectl.core.cards import parse_card
+from tablectl.core.cards import card_str, parse_card
+from tablectl.sim.scenario import scenario_cards
 
 ROOT = Path(__file__).resolve().parents[1]
+NAMES = CardNames(parse_card, card_str)  # what tablectl's command line gives the shoe
 
 # -- decks and tags -----------------------------------------------------------------------
 
@@ -153,7 +155,7 @@ def test_a_rebooted_shoe_starts_a_new_session_and_numbers_reads_from_one(sim: Si
 
 
 def test_interactive_commands() -> None:
-    shoe = SimShoe("red-1", seed=2)  # not started: commands run in the caller's thread
+    shoe = SimShoe("red-1", seed=2, card_names=NAMES)  # not started: commands run in the caller's thread
     try:
         assert "read 1: As" in shoe.command("As")
         assert "boxed" in shoe.command("Td up")
@@ -180,13 +182,13 @@ def test_interactive_commands() -> None:
 
 
 def test_card_lists_for_the_command_line() -> None:
-    assert parse_card_list("As Kd:up, 5c:foreign") == [
+    assert parse_card_list("As Kd:up, 5c:foreign", NAMES) == [
         (parse_card("As"), Face.BACK, False),
         (parse_card("Kd"), Face.FACE, False),
         (parse_card("5c"), Face.BACK, True),
     ]
     with pytest.raises(ValueError, match=":up"):
-        parse_card_list("As:sideways")
+        parse_card_list("As:sideways", NAMES)
 
 
 def test_add_sim_parser_builds_the_shoe_subcommand() -> None:
@@ -210,9 +212,18 @@ def test_add_sim_parser_builds_the_shoe_subcommand() -> None:
 # -- the command line, as a test engineer runs it -----------------------------------------
 
 
-def run_cli(*args: str, stdin: int | None = None) -> subprocess.Popen[str]:
+_WITHOUT_TABLECTL = (
+    "import runpy, sys; sys.modules['tablectl'] = None; "  # None in sys.modules: ImportError
+    "runpy.run_module('firmware_bridge.cli', run_name='__main__', alter_sys=True)"
+)
+
+
+def run_cli(*args: str, stdin: int | None = None, alone: bool = False) -> subprocess.Popen[str]:
+    """``tablectl sim shoe ARGS``; ``alone``: the bridge's own ``python -m firmware_bridge.cli shoe``."""
+    # Alone, tablectl cannot even be imported: the bridge must run without it.
+    command = ["-c", _WITHOUT_TABLECTL, "shoe"] if alone else ["-m", "tablectl.cli", "sim", "shoe"]
     return subprocess.Popen(
-        [sys.executable, "-m", "firmware_bridge.cli", "shoe", *args],
+        [sys.executable, *command, *args],
         cwd=ROOT,
         stdin=stdin,
         stdout=subprocess.PIPE,
@@ -254,21 +265,22 @@ def test_cli_deals_shuffled_decks_through_faults_until_interrupted(tmp_path: Pat
     assert "dealt" in out and not Path(link).exists()
 
 
-def test_cli_interactive_from_the_keyboard(tmp_path: Path) -> None:
+def type_at_the_shoe(
+    tmp_path: Path, typed: str, cards: int, *args: str, alone: bool = False
+) -> tuple[list[CardRead], str]:
+    """Run the shoe with ``--interactive``, type ``typed`` once a host is connected, wait for
+    ``cards`` reads in all, then quit: the reads and what the shoe printed."""
     link = str(tmp_path / "tablectl-shoe")
-    proc = run_cli("--link", link, "--interactive", stdin=subprocess.PIPE)
+    proc = run_cli("--link", link, "--interactive", *args, stdin=subprocess.PIPE, alone=alone)
     try:
         assert proc.stdout is not None and proc.stdin is not None
         assert link in proc.stdout.readline()
         rec = LinkRecorder()
         with ShoeLink(link, rec.on_message, rec.on_status):
             assert rec.wait_status("up")
-            proc.stdin.write("Qh up\n7c\n")
+            proc.stdin.write(typed)
             proc.stdin.flush()
-            assert rec.wait_cards(2)
-            first, second = rec.cards()
-            assert card_of("sim-red", first.tag) == parse_card("Qh") and first.face is Face.FACE
-            assert card_of("sim-red", second.tag) == parse_card("7c")
+            assert rec.wait_cards(cards)
         proc.stdin.write("quit\n")
         proc.stdin.flush()
         out, err = proc.communicate(timeout=10)
@@ -276,6 +288,13 @@ def test_cli_interactive_from_the_keyboard(tmp_path: Path) -> None:
         if proc.poll() is None:
             proc.kill()
     assert proc.returncode == 0, err
+    return rec.cards(), out
+
+
+def test_cli_interactive_from_the_keyboard(tmp_path: Path) -> None:
+    (first, second), out = type_at_the_shoe(tmp_path, "Qh up\n7c\n", 2)
+    assert card_of("sim-red", first.tag) == parse_card("Qh") and first.face is Face.FACE
+    assert card_of("sim-red", second.tag) == parse_card("7c")
     assert "read 1: Qh (boxed)" in out
 
 
@@ -286,8 +305,66 @@ def test_cli_refuses_a_bad_fault_spec() -> None:
 
 
 def test_the_sim_shoe_deals_a_scenario_files_cards() -> None:
-    from firmware_bridge.cli import scenario_cards
-
     cards = scenario_cards(str(ROOT / "tests" / "scenarios" / "irr-3-boxed-card.scn"))
     assert cards[0] == (parse_card("As"), Face.FACE, False)  # the boxed ace comes first, face up
     assert len(cards) == 7 and all(face is Face.BACK for _, face, _ in cards[1:])
+
+
+def test_the_scenario_option_deals_through_tablectls_command_line(tmp_path: Path) -> None:
+    link = str(tmp_path / "tablectl-shoe")
+    scenario = str(ROOT / "tests" / "scenarios" / "irr-3-boxed-card.scn")
+    proc = run_cli("--link", link, "--interval", "0", "--scenario", scenario, "--cards", "2c")
+    try:
+        assert proc.stdout is not None and link in proc.stdout.readline()
+        rec = LinkRecorder()
+        with ShoeLink(link, rec.on_message, rec.on_status):
+            assert rec.wait_cards(8)
+        dealt = [(card_of("sim-red", r.tag), r.face, False) for r in rec.cards()]
+        assert dealt == [*scenario_cards(scenario), (parse_card("2c"), Face.BACK, False)]
+    finally:
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=10)
+    assert proc.returncode == 0, err
+
+
+# -- the bridge on its own ----------------------------------------------------------------
+
+
+def test_firmware_bridge_imports_nothing_from_tablectl() -> None:
+    import ast
+
+    for path in sorted((ROOT / "firmware_bridge").rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            names = (
+                [a.name for a in node.names]
+                if isinstance(node, ast.Import)
+                else [node.module or ""]
+                if isinstance(node, ast.ImportFrom)
+                else []
+            )
+            assert not [n for n in names if n.split(".")[0] == "tablectl"], f"{path}:{node.lineno}"
+
+
+def test_the_bridges_own_card_names_are_the_numbers_of_its_tags() -> None:
+    assert [CARD_NUMBERS.parse(CARD_NUMBERS.show(card)) for card in range(52)] == list(range(52))
+    assert CARD_NUMBERS.parse("51") == CARD_NUMBERS.parse(" #51 ") == 51
+    for text in ("52", "-1", "As", "", "#"):
+        with pytest.raises(ValueError, match="is not a card"):
+            CARD_NUMBERS.parse(text)
+    shoe = SimShoe("red-1", seed=2)  # no card names given: numbers
+    try:
+        assert shoe.command("51 up") == "read 1: #51 (boxed)"
+        assert '"#51", "#33 up"' in shoe.command("help")
+        assert "is not a card" in shoe.command("As")
+    finally:
+        shoe.stop()
+
+
+def test_the_bridges_own_command_line_runs_without_tablectl(tmp_path: Path) -> None:
+    (first, second), out = type_at_the_shoe(tmp_path, "#12 foreign\n", 2, "--cards", "51:up", alone=True)
+    assert card_of("sim-red", first.tag) == 51 and first.face is Face.FACE
+    assert card_of("sim-foreign", second.tag) == 12
+    assert "type a card (#51, #33 up, #12 foreign)" in out and "read 2: #12 (from another deck)" in out
+    no_scenarios = run_cli("--scenario", "x.scn", alone=True)
+    _, err = no_scenarios.communicate(timeout=10)
+    assert no_scenarios.returncode == 2 and "--scenario" in err

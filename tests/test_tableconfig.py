@@ -8,10 +8,10 @@ from pathlib import Path
 import pytest
 
 from tablectl.adapters.decks import US_NEW_DECK_ORDER
+from tablectl.adapters.panel import BUTTON_KEYS
 from tablectl.core.cards import parse_card
 from tablectl.core.events import DealerKey
 from tablectl.service.tablefile import (
-    BUTTON_KEYS,
     ConfigFileError,
     load_table_config,
     parse_table_config,
@@ -57,7 +57,7 @@ def test_the_example_file_loads() -> None:
         (50, 100),
     )
     assert table.rules().profile == "tda" and table.options == (("tournament", False),)
-    assert config.shoe.port == "/dev/shoe" and config.shoe.baudrate == 115200
+    assert config.shoe.port == "/dev/tablectl-shoe" and config.shoe.baudrate == 115200
     assert config.decks.registry == Path("/var/lib/tablectl/decks.json")
     assert config.decks.enrol_order == US_NEW_DECK_ORDER
     panel = config.panel
@@ -98,8 +98,18 @@ def test_a_minimal_file_takes_the_defaults(tmp_path: Path) -> None:
     path.write_text('[table]\nroom = "main"\ntable = "3"\nseats = 6\n\n[decks]\nregistry = "decks.json"\n')
     config = load_table_config(path)
     assert config.table.seats == 6 and config.panel is None
-    assert config.shoe.port == "/dev/shoe"
+    assert config.shoe.port == "/dev/tablectl-shoe"
     assert config.decks.registry == tmp_path / "decks.json"  # relative to the file
+
+
+def test_the_shoes_port_is_one_name_in_the_udev_rule_the_link_and_the_example() -> None:
+    from firmware_bridge.link import DEFAULT_PORT
+
+    rule = (EXAMPLE.parent / "99-tablectl-shoe.rules").read_text(encoding="utf-8")
+    symlinks = re.findall(r'^[^#].*\bSYMLINK\+="([^"]+)"', rule, re.MULTILINE)
+    assert [f"/dev/{name}" for name in symlinks] == [DEFAULT_PORT]
+    assert re.findall(r'^port = "([^"]*)"', TEXT, re.MULTILINE) == [DEFAULT_PORT]
+    assert parse_table_config(edited('port = "', "")).shoe.port == DEFAULT_PORT
 
 
 def test_plus_and_minus_buttons_instead_of_an_encoder_and_a_named_order() -> None:
@@ -147,7 +157,7 @@ def test_a_pin_that_is_no_gpio() -> None:
 
 
 def test_a_pin_of_the_uart_the_shoe_uses() -> None:
-    text = edited('port = "/dev/shoe"', 'port = "/dev/serial0"')
+    text = edited('port = "/dev/tablectl-shoe"', 'port = "/dev/serial0"')
     text = edited("bet = 22", "bet = 14", text)
     assert "panel.pins.bet: GPIO 14 is the UART's TX, used by the shoe on /dev/serial0" in error(text)
 
@@ -227,7 +237,7 @@ def test_shoe_and_decks() -> None:
         edited("baudrate = 115200", "baudrate = 115201")
     )
     assert "shoe.port: expected the serial device in quotes" in error(
-        edited('port = "/dev/shoe"', "port = 3")
+        edited('port = "/dev/tablectl-shoe"', "port = 3")
     )
     assert "decks.enrol_order: 'bicycle' is not a deck order: name one (us, us-from-face)" in error(
         edited('enrol_order = "us"', 'enrol_order = "bicycle"')

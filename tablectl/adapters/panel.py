@@ -11,8 +11,13 @@ tested on their own with gpiozero's mock pin factory:
   minus) turn it;
 * :class:`TurnLights`: one LED per seat, lit for the seat whose turn it is;
 * :class:`AlertBuzzer`: a ``gpiozero.Buzzer`` playing a pattern per kind of alert;
-* :class:`DealerPanel`: all of them from the table's :class:`PanelConfig`, sending each
+* :class:`DealerPanel`: all of them from a :class:`PanelConfig`, sending each
   button's :class:`~tablectl.core.events.DealerInput` to a callback (``TableService.submit``).
+
+The panel's configuration lives here, beside the devices (as gpiozero and Klipper keep it):
+:class:`PanelConfig` (which pin each part is on, how the buttons behave) and
+:data:`BUTTON_KEYS` (the buttons there may be, and the key each sends). The table file's
+``[panel]`` section is read into one by :mod:`tablectl.service.tablefile`.
 
 Debouncing: the first edge after a quiet period is taken at once (a press acts without
 delay); edges within ``debounce`` seconds of an accepted one are contact bounce and are
@@ -32,6 +37,7 @@ import logging
 import threading
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
@@ -39,7 +45,6 @@ from gpiozero import Button, Buzzer, LEDBoard, RotaryEncoder  # type: ignore[imp
 
 from tablectl.core.effects import Effect, Ruling, Severity
 from tablectl.core.events import DealerInput, DealerKey
-from tablectl.service.tablefile import BUTTON_KEYS, PanelConfig
 
 if TYPE_CHECKING:
     from tablectl.core.table import TableState
@@ -416,6 +421,39 @@ class AlertBuzzer:
             self._generation += 1
             self._stop.set()
             self.buzzer.close()
+
+
+# -- the panel's configuration (the table file's [panel] section builds it) ------------
+
+# The buttons a panel may have, and the key each one sends.
+BUTTON_KEYS: dict[str, DealerKey] = {
+    "fold": DealerKey.FOLD,
+    "check_call": DealerKey.CALL,  # one button for both: a call with nothing to call is a check
+    "check": DealerKey.CHECK,  # or two separate buttons
+    "call": DealerKey.CALL,
+    "bet": DealerKey.BET,  # bet or raise to the amount entered
+    "all_in": DealerKey.ALL_IN,
+    "confirm": DealerKey.CONFIRM,
+    "new_hand": DealerKey.NEW_HAND,
+    "misdeal": DealerKey.MISDEAL,
+    "exposed": DealerKey.CARD_FLASHED,
+}
+
+
+@dataclass(frozen=True, slots=True)
+class PanelConfig:
+    """The dealer's panel: which GPIO pin each part is on, and how the buttons behave."""
+
+    buttons: Mapping[str, int]  # button name (BUTTON_KEYS) -> BCM pin
+    seat_leds: tuple[int, ...] = ()  # index 0 is seat 1
+    encoder: tuple[int, int] | None = None  # (a, b) of a rotary encoder for the amount
+    plus_minus: tuple[int, int] | None = None  # or (plus, minus) buttons
+    buzzer: int | None = None
+    pull_up: bool = True  # buttons connect the pin to ground when pressed
+    debounce: float = 0.02  # seconds: edges this soon after an accepted one are contact bounce
+    hold_time: float = 1.5  # seconds a guarded button must be held
+    hold_buttons: frozenset[str] = frozenset({"misdeal", "new_hand"})
+    amount_step: int = 25  # chips per encoder detent or +/- press
 
 
 class DealerPanel:

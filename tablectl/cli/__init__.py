@@ -7,8 +7,19 @@ import json
 import os
 import sys
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from tablectl.core.game.profiles import PROFILES, HouseRules, house_rules
+
+if TYPE_CHECKING:
+    from firmware_bridge.protocol import Face
+
+
+def _scenario_cards(path: str) -> list[tuple[int, Face, bool]]:
+    """What ``tablectl sim shoe --scenario`` deals; scenarios load only when one is asked for."""
+    from tablectl.sim.scenario import scenario_cards
+
+    return scenario_cards(path)
 
 
 def _rules(args: argparse.Namespace) -> HouseRules:
@@ -244,9 +255,15 @@ def build_parser() -> argparse.ArgumentParser:
     aud.set_defaults(func=cmd_audit)
 
     from firmware_bridge.cli import add_sim_parser
+    from firmware_bridge.simshoe import CardNames
+    from tablectl.core.cards import card_str, parse_card
 
     sim = sub.add_parser("sim", help="simulated hardware for test rigs (the card shoe on a pseudo-terminal)")
-    add_sim_parser(sim.add_subparsers(dest="sim_command", required=True))
+    add_sim_parser(
+        sim.add_subparsers(dest="sim_command", required=True),
+        card_names=CardNames(parse_card, card_str),
+        scenario_cards=_scenario_cards,
+    )
 
     rep = sub.add_parser(
         "replay",

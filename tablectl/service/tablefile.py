@@ -1,9 +1,10 @@
 """A table's configuration file (TOML): the game, the shoe, the decks, the dealer's panel.
 
 ``deploy/table.example.toml`` documents every key. :func:`load_table_config` reads a file
-and returns a :class:`TableFile`; anything wrong raises :class:`ConfigFileError`, whose
-message is for the operator at the Pi: the file, the line where it can be found, the key,
-what is wrong and how to fix it::
+and returns a :class:`TableFile` (its parts are the devices' own configurations, e.g. the
+panel's :class:`~tablectl.adapters.panel.PanelConfig`); anything wrong raises
+:class:`ConfigFileError`, whose message is for the operator at the Pi: the file, the line
+where it can be found, the key, what is wrong and how to fix it::
 
     table.toml:31: panel.pins.fold: pin 17 is used twice (also panel.pins.check_call);
     give each button, LED and the buzzer its own GPIO pin
@@ -24,24 +25,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from firmware_bridge.link import DEFAULT_PORT
 from tablectl.adapters.decks import DeckError, deck_order
+from tablectl.adapters.panel import BUTTON_KEYS, PanelConfig
 from tablectl.core.cards import Card
-from tablectl.core.events import DealerKey
 from tablectl.core.table import TableConfig, TableConfigError
 
-# The buttons a panel may have, and the key each one sends.
-BUTTON_KEYS: dict[str, DealerKey] = {
-    "fold": DealerKey.FOLD,
-    "check_call": DealerKey.CALL,  # one button for both: a call with nothing to call is a check
-    "check": DealerKey.CHECK,  # or two separate buttons
-    "call": DealerKey.CALL,
-    "bet": DealerKey.BET,  # bet or raise to the amount entered
-    "all_in": DealerKey.ALL_IN,
-    "confirm": DealerKey.CONFIRM,
-    "new_hand": DealerKey.NEW_HAND,
-    "misdeal": DealerKey.MISDEAL,
-    "exposed": DealerKey.CARD_FLASHED,
-}
 REQUIRED_BUTTONS = ("fold", "bet", "all_in", "confirm", "new_hand", "misdeal", "exposed")
 AMOUNT_PINS = ("encoder_a", "encoder_b", "plus", "minus")
 OTHER_PINS = ("buzzer", "seat_leds")
@@ -57,7 +46,6 @@ PANEL_KEYS = ("pins", "debounce", "hold_time", "hold_buttons", "amount_step", "p
 TABLE_KEYS = tuple(f.name for f in dataclasses.fields(TableConfig))
 REQUIRED_TABLE_KEYS = ("room", "table")
 
-DEFAULT_SHOE_PORT = "/dev/shoe"  # the udev rule's stable name for the shoe
 DEFAULT_REGISTRY = "/var/lib/tablectl/decks.json"
 
 
@@ -74,7 +62,7 @@ class ConfigFileError(ValueError):
 
 @dataclass(frozen=True, slots=True)
 class ShoeConfig:
-    port: str = DEFAULT_SHOE_PORT
+    port: str = DEFAULT_PORT  # the stable name deploy/99-tablectl-shoe.rules gives the shoe
     baudrate: int = 115200
 
     @property
@@ -87,22 +75,6 @@ class ShoeConfig:
 class DecksConfig:
     registry: Path = Path(DEFAULT_REGISTRY)
     enrol_order: tuple[Card, ...] = deck_order("us")
-
-
-@dataclass(frozen=True, slots=True)
-class PanelConfig:
-    """The dealer's panel: which GPIO pin each part is on, and how the buttons behave."""
-
-    buttons: Mapping[str, int]  # button name (BUTTON_KEYS) -> BCM pin
-    seat_leds: tuple[int, ...] = ()  # index 0 is seat 1
-    encoder: tuple[int, int] | None = None  # (a, b) of a rotary encoder for the amount
-    plus_minus: tuple[int, int] | None = None  # or (plus, minus) buttons
-    buzzer: int | None = None
-    pull_up: bool = True  # buttons connect the pin to ground when pressed
-    debounce: float = 0.02  # seconds: edges this soon after an accepted one are contact bounce
-    hold_time: float = 1.5  # seconds a guarded button must be held
-    hold_buttons: frozenset[str] = frozenset({"misdeal", "new_hand"})
-    amount_step: int = 25  # chips per encoder detent or +/- press
 
 
 @dataclass(frozen=True, slots=True)
@@ -240,10 +212,10 @@ class _Reader:
 
     def shoe(self, data: dict[str, Any]) -> ShoeConfig:
         self.unknown("shoe", data, SHOE_KEYS, "key")
-        port = data.get("port", DEFAULT_SHOE_PORT)
+        port = data.get("port", DEFAULT_PORT)
         if not isinstance(port, str) or not port:
             raise self.error(
-                "shoe.port", f'expected the serial device in quotes, e.g. port = "{DEFAULT_SHOE_PORT}"'
+                "shoe.port", f'expected the serial device in quotes, e.g. port = "{DEFAULT_PORT}"'
             )
         baudrate = data.get("baudrate", 115200)
         if isinstance(baudrate, bool) or not isinstance(baudrate, int) or baudrate not in BAUDRATES:

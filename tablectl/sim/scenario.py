@@ -55,6 +55,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from firmware_bridge.protocol import Face
 from tablectl.core.cards import CardError, card_str, parse_card, parse_cards
 from tablectl.core.effects import Effect, HandEnded, Prompt, Ruling, Severity
 from tablectl.core.events import (
@@ -272,6 +273,19 @@ def parse(text: str, path: str = "<scenario>") -> Scenario:
     if config is None:
         config = TableConfig()
     return Scenario(path, config, players, button, steps, expect, tuple(sitting_out))
+
+
+def scenario_cards(path: str) -> list[tuple[int, Face, bool]]:
+    """The cards a scenario file's events draw from the shoe, in order, as the simulated shoe
+    deals them: (card, face, from another deck). ``tablectl sim shoe --scenario FILE``."""
+    with open(path, encoding="utf-8") as handle:
+        scenario = parse(handle.read(), path)
+    out: list[tuple[int, Face, bool]] = []
+    for line in scenario.steps:
+        event = line.event
+        if isinstance(event, CardDrawn) and event.card is not None:
+            out.append((event.card, Face.FACE if event.face_up else Face.BACK, event.foreign))
+    return out
 
 
 def _rulings(effects: Iterable[Effect]) -> list[Ruling]:
