@@ -240,9 +240,9 @@ def test_audit_over_a_thousand_hands(tmp_path: Path) -> None:
 
 def test_audit_catches_a_leak(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The audit is not blind: with ruling texts left as they are, it finds the hole cards."""
-    import tablectl.adapters.mqtt
+    import tablectl.views.secrecy
 
-    monkeypatch.setattr(tablectl.adapters.mqtt, "redact", lambda text, visible: text)
+    monkeypatch.setattr(tablectl.views.secrecy, "face_up", lambda state: frozenset(range(52)))
     result = _audit(tmp_path, 40)
     assert result["violations"]["dealer"] > 0 and result["violations"]["public"] == 0
     assert any(e["what"] == "a hidden card" for e in result["examples"])

@@ -22,7 +22,7 @@ from brokers import Listener, running_broker, schema_for, schemas
 from paho.mqtt.packettypes import PacketTypes
 from paho.mqtt.properties import Properties
 
-from tablectl.adapters.mqtt import ALERT_SEVERITIES, Follower, TablePublisher, Topics, redact
+from tablectl.adapters.mqtt import ALERT_SEVERITIES, Follower, TablePublisher, Topics
 from tablectl.adapters.mqtt.broker import LocalBroker
 from tablectl.cli.audit import cards_named, secret_cards
 from tablectl.core.effects import Ruling
@@ -198,12 +198,6 @@ def test_no_hole_card_reaches_any_topic_but_private(broker: LocalBroker) -> None
         assert not cards_named(payload) & secrets, (message.topic, payload)
     assert private_seen > 50
     assert any("[card]" in json.dumps(m.json()) for m in admin.messages if m.topic == TOPICS.alerts)
-
-
-def test_redact_hides_every_card_that_is_not_face_up() -> None:
-    assert redact("a second Kh came out", frozenset({"Kh"})) == "a second Kh came out"
-    assert redact("a second Kh came out: As too", frozenset()) == "a second [card] came out: [card] too"
-    assert redact("Action: seat 2, 117 to call.", frozenset()) == "Action: seat 2, 117 to call."
 
 
 # -- the broker goes away --------------------------------------------------------------------------

@@ -11,6 +11,7 @@ from typing import Any
 from tablectl.core.cards import CARD_TOKEN, card_str, parse_card
 from tablectl.core.effects import Ruling
 from tablectl.core.events import CardDrawn, DealerInput, DealerKey
+from tablectl.core.sentences import Mention, render, sentence
 from tablectl.core.table import TableConfig, TableState, step
 from tablectl.sim.dealer import SimDealer, seated_table
 from tablectl.views import secrecy
@@ -127,3 +128,16 @@ def test_no_view_but_private_names_a_card_that_is_not_face_up_whatever_goes_wron
                 blanked += sum(text.count(secrecy.HIDDEN_CARD) for text in strings(view))
     assert hands >= 2000
     assert named > 1000 and blanked > 100  # the check saw both: cards named, and cards kept back
+
+
+def test_a_sentence_names_only_the_cards_face_up() -> None:
+    # (was the MQTT adapter's regex redaction: now the sentence carries its cards as data)
+    king, ace = parse_card("Kh"), parse_card("As")
+    text = sentence("a second ", Mention(king), " came out")
+    assert render(text, secrecy.card_namer(frozenset({king}))) == "a second Kh came out"
+    text = sentence(text, ": ", Mention(ace), " too")
+    assert render(text, secrecy.card_namer(frozenset())) == "a second [card] came out: [card] too"
+    assert (
+        render("Action: seat 2, 117 to call.", secrecy.card_namer(frozenset()))
+        == "Action: seat 2, 117 to call."
+    )

@@ -43,7 +43,7 @@ from typing import TYPE_CHECKING, Any
 
 from gpiozero import Button, Buzzer, LEDBoard, RotaryEncoder  # type: ignore[import-untyped]
 
-from tablectl.core.effects import Effect, Ruling, Severity
+from tablectl.core.effects import Effect, Ruling
 from tablectl.core.events import DealerInput, DealerKey
 
 if TYPE_CHECKING:
@@ -66,24 +66,11 @@ ALERT_PATTERNS: dict[str, Pattern] = {
     "device": ((0.05, 0.05),) * 3 + ((0.4, 0.0),),  # the shoe, a camera or the link is down
 }
 
-# Most serious first: the one alert sounded for the effects of one event.
-_SEVERITY_ORDER = (
-    Severity.VOID,
-    Severity.MISDEAL,
-    Severity.FLOOR,
-    Severity.REFUSED,
-    Severity.CORRECT,
-    Severity.INFO,
-)
-
 
 def alert_for(effects: Iterable[Effect]) -> str | None:
     """The alert for the most serious ruling among ``effects`` (its severity's name)."""
-    severities = {e.severity for e in effects if isinstance(e, Ruling)}
-    for severity in _SEVERITY_ORDER:
-        if severity in severities:
-            return severity.value
-    return None
+    severities = [e.severity for e in effects if isinstance(e, Ruling)]
+    return min(severities, key=lambda s: s.rank).value if severities else None
 
 
 def _call(callback: Callable[..., None] | None, *args: Any) -> None:

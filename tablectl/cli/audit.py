@@ -30,7 +30,6 @@ import json
 import os
 import queue
 import random
-import re
 import shutil
 import subprocess
 import tempfile
@@ -45,6 +44,8 @@ import paho.mqtt.client as mqtt
 from paho.mqtt.enums import CallbackAPIVersion
 
 from tablectl.adapters.mqtt.broker import ROLES, TABLE_ROLES, BrokerAccess, Credentials
+from tablectl.core.cards import CARD_TOKEN, card_str
+from tablectl.views import secrecy
 
 # The folder holding the tablectl package (a checkout or site-packages), for the observer process.
 ROOT = Path(__file__).resolve().parents[2]
@@ -56,24 +57,10 @@ class AuditError(ValueError):
 
 # -- what may not be seen -------------------------------------------------------------------------
 
-_CARD = re.compile(r"(?<![A-Za-z0-9])[2-9TJQKA][cdhs](?![A-Za-z0-9])")
-
 
 def secret_cards(state: Any) -> frozenset[str]:
-    """The cards nobody but the private topics may name now: the hole cards not shown at the
-    showdown (folded and mucked hands included) and the burns, of the hand being played or,
-    between hands, of the hand just played."""
-    from tablectl.core.cards import card_str
-    from tablectl.core.game.actions import UNKNOWN_CARD
-
-    hand = state.hand if state.hand is not None else state.last_hand
-    if hand is None:
-        return frozenset()
-    secret = {card_str(c) for c in hand.burns if c != UNKNOWN_CARD}
-    for position, cards in enumerate(hand.hole):
-        if hand.game.shown[position] is None:
-            secret.update(card_str(c) for c in cards if c != UNKNOWN_CARD)
-    return frozenset(secret)
+    """The cards nobody but the private topics may name now (tablectl.views.secrecy), as written."""
+    return frozenset(card_str(card) for card in secrecy.secret_cards(state))
 
 
 def cards_named(payload: Any) -> set[str]:
@@ -84,7 +71,7 @@ def cards_named(payload: Any) -> set[str]:
         item = stack.pop()
         if isinstance(item, str):
             if len(item) >= 2:
-                found.update(_CARD.findall(item))
+                found.update(CARD_TOKEN.findall(item))
         elif isinstance(item, dict):
             stack.extend(item.values())
         elif isinstance(item, list):

@@ -24,6 +24,7 @@ from tablectl.core.events import FloorCommand
 from tablectl.core.table import TableState, new_table
 from tablectl.service.table_service import TableService, open_service
 from tablectl.service.tablefile import TableFile
+from tablectl.views import secrecy
 
 log = logging.getLogger("tablectl")
 
@@ -57,9 +58,14 @@ class RunningTable:
 
 
 def log_rulings(state: TableState, effects: tuple[Effect, ...]) -> None:
+    """The rulings in the service's log, which is no place for a hole card: the sentence as the
+    displays read it (the journal keeps every card for tablectl replay)."""
+    say = secrecy.speaker(state)
     for effect in effects:
         if isinstance(effect, Ruling):
-            log.info("hand %s: %s %s: %s", state.hand_number, effect.severity.value, effect.rule, effect.text)
+            log.info(
+                "hand %s: %s %s: %s", state.hand_number, effect.severity.value, effect.rule, say(effect.said)
+            )
 
 
 def start_table(

@@ -4,6 +4,6 @@ Only :func:`private` ever holds a hole card that has not been shown; :mod:`.secr
 secret at a given moment and every other view is safe to show its audience as it is.
 """
 
-from tablectl.views.audiences import dealer, floor, private, public
+from tablectl.views.audiences import RecentRuling, dealer, floor, private, public, ruling_body
 
-__all__ = ["dealer", "floor", "private", "public"]
+__all__ = ["RecentRuling", "dealer", "floor", "private", "public", "ruling_body"]

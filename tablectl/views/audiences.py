@@ -10,18 +10,40 @@ JSON-ready dicts, so the security property is checkable on exactly what is publi
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable, Sequence
+from typing import Any, NamedTuple
 
 from tablectl.core.cards import card_str
+from tablectl.core.effects import Ruling
 from tablectl.core.game.actions import UNKNOWN_CARD
 from tablectl.core.game.engine import legal
 from tablectl.core.game.pots import side_pots
 from tablectl.core.procedure import prompt_for
-from tablectl.core.sentences import render
+from tablectl.core.sentences import Said
 from tablectl.core.table import TableState
-from tablectl.views.secrecy import card_namer, face_up
+from tablectl.views import secrecy
 
 VIEW_SCHEMA = 1
+
+
+class RecentRuling(NamedTuple):
+    """A ruling as published (its seq and time) that the dealer and floor views list until the
+    next hand: the view writes its sentence with only the cards face up at that moment."""
+
+    seq: int
+    ts: float
+    hand: int | None
+    ruling: Ruling
+
+
+def ruling_body(ruling: Ruling, say: Callable[[Said], str]) -> dict[str, Any]:
+    """A ruling as the displays read it, its sentence written by ``say`` (secrecy.speaker)."""
+    return {
+        "rule": ruling.rule,
+        "text": say(ruling.said),
+        "severity": ruling.severity.value,
+        "needs_confirm": ruling.needs_confirm,
+    }
 
 
 def _cards(cards: Any) -> list[str]:
@@ -85,20 +107,18 @@ def public(state: TableState) -> dict[str, Any]:
 
 
 def dealer(
-    state: TableState, rulings: list[dict[str, Any]] | None = None, base: dict[str, Any] | None = None
+    state: TableState, rulings: Sequence[RecentRuling] = (), base: dict[str, Any] | None = None
 ) -> dict[str, Any]:
     """The dealer's screen: the public view (``base``, when already made), the next step, the
-    legal amounts, recent rulings."""
+    legal amounts, recent rulings. Sentences name only the cards face up (secrecy)."""
     view = dict(base) if base is not None else public(state)
     view["view"] = "dealer"
     hand = state.hand
+    say = secrecy.speaker(state)
     if hand is not None:
-        name = card_namer(face_up(state))
-        view["prompt"] = prompt_for(hand).render(name)
+        view["prompt"] = say(prompt_for(hand).said)
         view["pending"] = (
-            {"rule": hand.pending.rule, "text": render(hand.pending.said, name)}
-            if hand.pending is not None
-            else None
+            {"rule": hand.pending.rule, "text": say(hand.pending.said)} if hand.pending is not None else None
         )
         options = legal(hand.game) if hand.pending is None else None
         if options is not None:
@@ -111,12 +131,14 @@ def dealer(
                 "max_raise_to": options.max_raise_to,
                 "why_no_raise": options.why_no_raise,
             }
-    view["rulings"] = list(rulings or [])
+    view["rulings"] = [
+        {"seq": r.seq, "ts": r.ts, "hand": r.hand, **ruling_body(r.ruling, say)} for r in rulings
+    ]
     return view
 
 
 def floor(
-    state: TableState, rulings: list[dict[str, Any]] | None = None, base: dict[str, Any] | None = None
+    state: TableState, rulings: Sequence[RecentRuling] = (), base: dict[str, Any] | None = None
 ) -> dict[str, Any]:
     """The supervisors' dashboard: the dealer's view (``base``, when already made), devices,
     overrides, the table's levels."""

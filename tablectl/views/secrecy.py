@@ -10,6 +10,8 @@ a log line).
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from tablectl.core.cards import Card, card_str
 from tablectl.core.game.actions import UNKNOWN_CARD
 from tablectl.core.sentences import CardName, Said, render
@@ -33,8 +35,10 @@ def face_up(state: TableState) -> frozenset[Card]:
 
 
 def secret_cards(state: TableState) -> frozenset[Card]:
-    """The cards no view but ``private`` may name now: unshown hole cards and burns."""
-    hand = state.hand
+    """The cards no view but ``private`` may name now: the hole cards not shown at the showdown
+    (folded and mucked hands included) and the burns, of the hand being played or, between
+    hands, of the hand just played."""
+    hand = state.hand if state.hand is not None else state.last_hand
     if hand is None:
         return frozenset()
     secret = set(hand.burns)
@@ -54,6 +58,11 @@ def card_namer(visible: frozenset[Card]) -> CardName:
     return name
 
 
-def shown_text(said: Said, state: TableState) -> str:
-    """A sentence of the procedure as any audience of this table may read it now."""
-    return render(said, card_namer(face_up(state)))
+def speaker(state: TableState) -> Callable[[Said], str]:
+    """Writes the procedure's sentences as any audience of this table may read them now."""
+    name = card_namer(face_up(state))
+
+    def say(said: Said) -> str:
+        return render(said, name)
+
+    return say

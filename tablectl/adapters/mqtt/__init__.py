@@ -40,7 +40,9 @@ The package, by job:
 * :mod:`.publisher`: :class:`TablePublisher`, the paho client around the outbox, and the run id
   (``epoch``);
 * :mod:`.follower`: :class:`Follower`, the displays' side;
-* :mod:`.redaction`: hiding cards in texts (to move into tablectl/views/).
+* :mod:`.broker`: a local mosquitto with the shipped configuration (the demo, tests, the audit).
+
+The adapter hides no card: every view it publishes is safe as it comes (tablectl.views.secrecy).
 """
 
 from tablectl.adapters.mqtt.commands import (
@@ -60,7 +62,6 @@ from tablectl.adapters.mqtt.outbox import (
     PublisherStats,
 )
 from tablectl.adapters.mqtt.publisher import CommandHandler, TablePublisher, new_epoch
-from tablectl.adapters.mqtt.redaction import HIDDEN_CARD, redact, redact_view, visible_cards
 from tablectl.adapters.mqtt.topics import (
     CONTENT_TYPE,
     SCHEMA_VERSION,
@@ -73,7 +74,6 @@ from tablectl.adapters.mqtt.topics import (
 __all__ = [
     "ALERT_SEVERITIES",
     "CONTENT_TYPE",
-    "HIDDEN_CARD",
     "SCHEMA_VERSION",
     "SEQUENCED_KINDS",
     "VIEW_NAMES",
@@ -93,7 +93,4 @@ __all__ = [
     "envelope",
     "new_epoch",
     "parse_floor_command",
-    "redact",
-    "redact_view",
-    "visible_cards",
 ]

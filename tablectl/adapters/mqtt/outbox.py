@@ -36,8 +36,10 @@ from typing import Any, Final
 
 from tablectl.adapters.mqtt.topics import Topics, dumps, envelope
 from tablectl.core.effects import Effect, HandEnded, Ruling, Severity
+from tablectl.core.sentences import Said, render
+from tablectl.views import RecentRuling, ruling_body
 
-ALERT_SEVERITIES: Final = frozenset({Severity.FLOOR, Severity.VOID, Severity.MISDEAL})
+ALERT_SEVERITIES: Final = frozenset(severity for severity in Severity if severity.is_alert)
 # Messages each of which counts (never replaced by a newer one on its topic): sent again after a
 # reconnection if the broker may have lost them.
 SEQUENCED_KINDS: Final = frozenset({"event", "alert", "cmd_result", "broadcast_hole"})
@@ -45,10 +47,6 @@ SEQUENCED_KINDS: Final = frozenset({"event", "alert", "cmd_result", "broadcast_h
 # A queued message's key: its topic for a retained snapshot or the status (a newer one replaces
 # it), or (what, seq) for a message that counts on its own.
 _Key = str | tuple[str, int]
-
-
-def _as_is(text: str) -> str:
-    return text
 
 
 @dataclass(frozen=True, slots=True)
@@ -154,7 +152,7 @@ class Outbox:
         self._resync_wait: set[int] = set()
         self._resync_since = 0.0
         self._connected_at = 0.0
-        self._rulings: deque[dict[str, Any]] = deque(maxlen=max(cfg.recent_rulings, 0))
+        self._rulings: deque[RecentRuling] = deque(maxlen=max(cfg.recent_rulings, 0))
         self._delayed: deque[_Delayed] = deque()
         self._live_hand: int | None = None
         self._last_refresh = now
@@ -179,34 +177,26 @@ class Outbox:
         """The payload each retained topic should hold now (status aside)."""
         return {topic: message.payload for topic, message in self._current.items()}
 
-    def recent_rulings(self, hand: int | None, hide: Callable[[str], str] = _as_is) -> list[dict[str, Any]]:
-        """The rulings recorded for ``hand`` (the dealer and floor views list them), oldest first,
-        each text written by ``hide`` as it should read now."""
-        return [{**r, "text": hide(r["text"])} for r in self._rulings if r["hand"] == hand]
+    def recent_rulings(self, hand: int | None) -> list[RecentRuling]:
+        """The rulings recorded for ``hand`` (the dealer and floor views list them), oldest first."""
+        return [r for r in self._rulings if r.hand == hand]
 
     # -- what happened at the table ---------------------------------------------------------------
     def record_effects(
-        self, effects: Iterable[Effect], hand: int | None, now: float, hide: Callable[[str], str] = _as_is
+        self, effects: Iterable[Effect], hand: int | None, now: float, say: Callable[[Said], str] = render
     ) -> int:
         """Queue the rulings (alerts when they need someone now) and ended hands of one step of
-        ``hand``; ruling texts are published as ``hide`` writes them, and kept as they are for
-        :meth:`recent_rulings`. Returns the number of messages queued."""
+        ``hand``; ruling sentences are published as ``say`` writes them (the views' secrecy.speaker),
+        and the rulings kept for :meth:`recent_rulings`. Returns the number of messages queued."""
         count = 0
         for effect in effects:
             if isinstance(effect, Ruling):
-                alert = effect.severity in ALERT_SEVERITIES
-                body: dict[str, Any] = {
-                    "rule": effect.rule,
-                    "text": hide(effect.text),
-                    "severity": effect.severity.value,
-                    "needs_confirm": effect.needs_confirm,
-                }
+                alert = effect.severity.is_alert
                 topic = self.topics.alerts if alert else self.topics.events
+                body = ruling_body(effect, say)
                 seq = self._event(topic, "alert" if alert else "event", "ruling", body, hand, now)
                 if self._rulings.maxlen:
-                    self._rulings.append(
-                        {"seq": seq, "ts": round(now, 6), "hand": hand, **body, "text": effect.text}
-                    )
+                    self._rulings.append(RecentRuling(seq, round(now, 6), hand, effect))
                 count += 1
             elif isinstance(effect, HandEnded):
                 ended: dict[str, Any] = {

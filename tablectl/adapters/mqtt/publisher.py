@@ -26,7 +26,6 @@ from paho.mqtt.properties import Properties
 from paho.mqtt.reasoncodes import ReasonCode
 from paho.mqtt.subscribeoptions import SubscribeOptions
 
-import tablectl.adapters.mqtt as _package
 from tablectl.adapters.mqtt.commands import (
     CommandRefused,
     command_result,
@@ -34,12 +33,11 @@ from tablectl.adapters.mqtt.commands import (
     parse_floor_command,
 )
 from tablectl.adapters.mqtt.outbox import Message, Outbox, OutboxConfig, Outgoing, PublisherStats
-from tablectl.adapters.mqtt.redaction import redact_view, visible_cards
 from tablectl.adapters.mqtt.topics import CONTENT_TYPE, PublisherError, Topics
 from tablectl.core.effects import Effect
 from tablectl.core.events import FloorCommand
 from tablectl.core.table import TableState
-from tablectl.views.audiences import dealer, floor, private, public
+from tablectl.views import dealer, floor, private, public, secrecy
 
 # The package's name, as before the split: logging configured for it keeps working.
 log = logging.getLogger("tablectl.adapters.mqtt")
@@ -63,12 +61,6 @@ def _properties(expiry: int | None) -> Properties:
 def new_epoch(now: float) -> str:
     """A run id: the start time (UTC) and a random part, e.g. ``20260129T101500Z-3fa2c1``."""
     return time.strftime("%Y%m%dT%H%M%SZ", time.gmtime(now)) + "-" + secrets.token_hex(3)
-
-
-def _redaction() -> Callable[[str, frozenset[str]], str]:
-    # Looked up on the package at each publish, not bound at import: tests/test_acl.py switches
-    # tablectl.adapters.mqtt.redact off to show that the audit finds the leak.
-    return _package.redact
 
 
 @dataclass
@@ -366,30 +358,20 @@ class TablePublisher:
     def _publish(self, state: TableState, effects: Sequence[Effect], force: bool) -> int:
         now = self.clock()
         pub = public(state)
-        visible = visible_cards(pub)
         priv = private(state)
         hand_number = state.hand_number if state.hand_number else None
-        redact = _redaction()
-
-        def hide(text: str) -> str:
-            return redact(text, visible)
-
+        # Ruling sentences name only the cards face up now (the views' secrecy): a card shown in
+        # an earlier hand may be someone's hole card in this one.
+        say = secrecy.speaker(state)
         with self._lock:
             box = self._outbox
-            count = box.record_effects(effects, hand_number, now, hide)
-            # The rulings of this hand (and, between hands, of the hand just played), with their
-            # texts hidden against the cards face up now: a card shown in an earlier hand may be
-            # someone's hole card in this one.
-            rulings = box.recent_rulings(hand_number, hide)
+            count = box.record_effects(effects, hand_number, now, say)
+            # The rulings of this hand (and, between hands, of the hand just played).
+            rulings = box.recent_rulings(hand_number)
             # Every view is computed before the first is handed to paho (whose network thread
             # would otherwise compete for the interpreter while they are); public goes first.
             dealer_view = dealer(state, rulings, base=pub)
-            floor_view = floor(state, rulings, base=dealer_view)
-            views = {
-                "public": pub,
-                "dealer": redact_view(dealer_view, visible, redact),
-                "floor": redact_view(floor_view, visible, redact),
-            }
+            views = {"public": pub, "dealer": dealer_view, "floor": floor(state, rulings, base=dealer_view)}
             live_hand = state.hand_number if state.hand is not None else None
             count += box.state_changed(views, priv, live_hand, now, force)
             self._flush_locked()

@@ -15,6 +15,7 @@ import pytest
 from tablectl.adapters.mqtt.outbox import Outbox, OutboxConfig, Outgoing
 from tablectl.adapters.mqtt.topics import Topics
 from tablectl.core.effects import HandEnded, Ruling, Severity
+from tablectl.core.sentences import render
 
 T = Topics("main", "7")
 START = 1_800_000_000.0
@@ -384,14 +385,16 @@ def test_a_command_result_carries_its_correlation_and_is_replayed() -> None:
 def test_rulings_are_kept_as_written_and_published_as_hidden() -> None:
     box = make(recent_rulings=2)
     connect(box)
-    box.record_effects([info("a Kh came out"), info("b"), info("c")], 1, START, hide=str.upper)
+    box.record_effects(
+        [info("a Kh came out"), info("b"), info("c")], 1, START, say=lambda s: render(s).upper()
+    )
     box.record_effects([info("other hand")], 2, START)
     events = box.take()
     assert [body(out)["ruling"]["text"] for out in events] == ["A KH CAME OUT", "B", "C", "other hand"]
     kept = box.recent_rulings(1)
-    assert [r["text"] for r in kept] == ["c"]  # two kept, one of them of hand 2
-    assert kept[0]["seq"] == events[2].message.seq and kept[0]["severity"] == "info"
-    assert [r["text"] for r in box.recent_rulings(2, hide=str.upper)] == ["OTHER HAND"]
+    assert [r.ruling.text for r in kept] == ["c"]  # two kept, one of them of hand 2
+    assert kept[0].seq == events[2].message.seq and kept[0].ruling.severity.value == "info"
+    assert [r.ruling.text for r in box.recent_rulings(2)] == ["other hand"]
 
 
 def test_delivered_once_everything_sent_is_acknowledged() -> None:
