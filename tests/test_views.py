@@ -14,7 +14,7 @@ from tablectl.core.events import CardDrawn, DealerInput, DealerKey
 from tablectl.core.sentences import Mention, render, sentence
 from tablectl.core.table import TableConfig, TableState, step
 from tablectl.sim.dealer import SimDealer, seated_table
-from tablectl.views import secrecy
+from tablectl.views import RecentRuling, secrecy
 from tablectl.views.audiences import dealer, floor, private, public
 from tests.helpers.faulty_dealer import Dealer
 from tests.helpers.faulty_dealer import seated_table as random_table
@@ -107,21 +107,26 @@ def test_a_second_card_of_a_hole_card_is_not_named_to_the_dealer() -> None:
 def test_no_view_but_private_names_a_card_that_is_not_face_up_whatever_goes_wrong() -> None:
     # Thousands of hands dealt by a dealer who makes every mistake the procedure knows (boxed,
     # exposed, extra, premature, duplicate, foreign and unread cards, misdeals, kills, voids,
-    # floor commands): every string of every view but private names only face-up cards.
+    # floor commands): every string of every view but private, the rulings they list included,
+    # names only face-up cards.
     hands = blanked = named = 0
     for seed in range(80):
         rng = random.Random(seed)
         state = random_table(rng)
         sim = Dealer(random.Random(seed + 1), fault_rate=0.3 if seed % 2 else 0.12)
-        for _ in range(700):
+        recent: list[RecentRuling] = []  # as the publisher keeps them: this hand's rulings
+        for index in range(700):
             before = state.hand
-            state, _ = step(state, sim.next_event(state))
+            state, effects = step(state, sim.next_event(state))
             if before is not None and state.hand is None:
                 hands += 1
+            number = state.hand_number or None
+            recent = [r for r in recent if r.hand == number]
+            recent += [RecentRuling(index, 0.0, number, e) for e in effects if isinstance(e, Ruling)]
             up = secrecy.face_up(state)
             shown = public(state)
-            to_dealer = dealer(state, base=shown)
-            for view in (shown, to_dealer, floor(state, base=to_dealer)):
+            to_dealer = dealer(state, recent, base=shown)
+            for view in (shown, to_dealer, floor(state, recent, base=to_dealer)):
                 cards = named_cards(view)
                 assert cards <= up, (seed, view["view"], sorted(card_str(c) for c in cards - up), view)
                 named += len(cards)
