@@ -29,7 +29,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("tablectl.core.events", "tablectl.core.effects"),
     ("tablectl.core.game",),
     ("tablectl.core.sentences",),
-    ("tablectl.core.cards", "tablectl.core.evaluator"),
+    ("tablectl.core.cards", "tablectl.core.evaluator", "tablectl.core.records"),
 )
 BELOW_EVERYTHING = ("tablectl", "tablectl.core")  # the faces: __version__, a docstring
 

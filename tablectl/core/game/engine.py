@@ -31,6 +31,7 @@ from tablectl.core.game.errors import RuleViolation
 from tablectl.core.game.pots import Award, award_pots
 from tablectl.core.game.profiles import HouseRules, house_rules
 from tablectl.core.game.variants import Structure, Variant
+from tablectl.core.records import copier
 from tablectl.core.sentences import Mention, sentence
 
 
@@ -413,9 +414,9 @@ def _apply_betting(state: HandState, action: Fold | CheckCall | BetRaise) -> Han
         if folded.count(False) > 1:
             nxt = _first_to_act(folded, state.stacks, state.bets, acted, state.high_bet, i + 1)
         if nxt is None:
-            return _finish_round(_evolve(state, fold_changes))
+            return _finish_round(_evolve(state, **fold_changes))
         fold_changes["actor"] = nxt
-        return _evolve(state, fold_changes)
+        return _evolve(state, **fold_changes)
     if type(action) is CheckCall and state.bets[i] == state.high_bet:
         # A check: only who has acted changes.
         nxt = _first_to_act(state.folded, state.stacks, state.bets, acted, state.high_bet, i + 1)
@@ -493,9 +494,9 @@ def _apply_betting(state: HandState, action: Fold | CheckCall | BetRaise) -> Han
     if folded.count(False) > 1:
         nxt = _first_to_act(folded, stacks, bets, acted, changes.get("high_bet", state.high_bet), i + 1)
     if nxt is None:
-        return _finish_round(_evolve(state, changes))
+        return _finish_round(_evolve(state, **changes))
     changes["actor"] = nxt
-    return _evolve(state, changes)
+    return _evolve(state, **changes)
 
 
 def _counts_as_raise(state: HandState, increment: int, to: int, all_in_to: int) -> bool:
@@ -558,11 +559,11 @@ def _finish_round(state: HandState) -> HandState:
         base["stacks"] = tuple(stacks)
         base["contributed"] = tuple(contributed)
     if state.folded.count(False) == 1:
-        return _award(_evolve(state, base))
+        return _award(_evolve(state, **base))
     streets = state.config.variant.game.streets
     if state.street + 1 >= len(streets):
-        return _maybe_award(_evolve(state, {**base, "phase": SHOWDOWN}))
-    return _evolve(state, {**base, "phase": DEALING_BOARD, "street": state.street + 1})
+        return _maybe_award(_evolve(state, **{**base, "phase": SHOWDOWN}))
+    return _evolve(state, **{**base, "phase": DEALING_BOARD, "street": state.street + 1})
 
 
 def _all_live_all_in(state: HandState) -> bool:
@@ -578,17 +579,15 @@ def _start_round(state: HandState) -> HandState:
     first = _first_to_act(state.folded, state.stacks, state.bets, acted, 0, 0)
     new = _evolve(
         state,
-        {
-            "phase": BETTING,
-            "high_bet": 0,
-            "full_raise": full,
-            "counted_level": 0,
-            "wagers": 0,
-            "acted": acted,
-            "aggressor": None,
-            "round_players": state.folded.count(False),
-            "actor": first,
-        },
+        phase=BETTING,
+        high_bet=0,
+        full_raise=full,
+        counted_level=0,
+        wagers=0,
+        acted=acted,
+        aggressor=None,
+        round_players=state.folded.count(False),
+        actor=first,
     )
     if first is None:
         return _finish_round(new)
@@ -640,11 +639,11 @@ def _deal_hole(state: HandState, action: DealHole) -> HandState:
         values = list(state)
         values[_HOLE] = tuple(hole)
         return _new_tuple(HandState, values)
-    new = _evolve(state, {"hole": tuple(hole), "phase": BETTING})
+    new = _evolve(state, **{"hole": tuple(hole), "phase": BETTING})
     first = _next_to_act(new, len(state.config.blinds) if state.config.players > 2 else 1)
     if first is None:
         return _finish_round(new)
-    return _evolve(new, {"actor": first})
+    return _evolve(new, **{"actor": first})
 
 
 def _deal_board(state: HandState, action: DealBoard) -> HandState:
@@ -659,7 +658,7 @@ def _deal_board(state: HandState, action: DealBoard) -> HandState:
         raise RuleViolation("BOARD-1", f"{len(cards)} board cards dealt where {needed} are due this round")
     _check_new_cards(state, cards)
     if len(cards) < needed:
-        return _evolve(state, {"board": state.board + cards})
+        return _evolve(state, **{"board": state.board + cards})
     return _start_round(state._replace(board=state.board + cards))
 
 
@@ -679,7 +678,7 @@ def _show(state: HandState, action: Show) -> HandState:
             )
         mucked = list(state.mucked)
         mucked[i] = True
-        return _maybe_award(_evolve(state, {"mucked": tuple(mucked)}))
+        return _maybe_award(_evolve(state, **{"mucked": tuple(mucked)}))
     cards = tuple(action.cards or ())
     dealt = state.hole[i]
     if cards != dealt:  # the usual show is exactly the cards dealt: nothing to check
@@ -698,7 +697,7 @@ def _show(state: HandState, action: Show) -> HandState:
         hole = list(state.hole)
         hole[i] = cards
         changes["hole"] = tuple(hole)
-    return _maybe_award(_evolve(state, changes))
+    return _maybe_award(_evolve(state, **changes))
 
 
 def _kill(state: HandState, action: Kill) -> HandState:
@@ -711,13 +710,13 @@ def _kill(state: HandState, action: Kill) -> HandState:
     folded[i] = True
     changes: dict[str, Any] = {"folded": tuple(folded)}
     if folded.count(False) == 1 and state.phase is not DEALING_HOLE:
-        return _finish_round(_evolve(state, changes))
-    new = _evolve(state, changes)
+        return _finish_round(_evolve(state, **changes))
+    new = _evolve(state, **changes)
     if state.phase is BETTING and state.actor == i:
         nxt = _next_to_act(new, i + 1)
         if nxt is None:
             return _finish_round(new)
-        return _evolve(new, {"actor": nxt})
+        return _evolve(new, **{"actor": nxt})
     if state.phase is BETTING and _next_to_act(new, state.actor or 0) is None:
         return _finish_round(new)
     return _maybe_award(new)
@@ -735,7 +734,7 @@ def _maybe_award(state: HandState) -> HandState:
 
 def _award(state: HandState) -> HandState:
     awards = award_pots(state)
-    return _evolve(state, {"awards": awards, "phase": COMPLETE, "actor": None})
+    return _evolve(state, **{"awards": awards, "phase": COMPLETE, "actor": None})
 
 
 def show_down_all(state: HandState) -> HandState:
@@ -772,15 +771,7 @@ class _BoardAfter(dict[Any, tuple[int, ...]]):
 
 _BOARD_AFTER = _BoardAfter()
 _new_tuple = tuple.__new__
-
-
-def _evolve(state: HandState, changes: dict[str, Any]) -> HandState:
-    """A copy of ``state`` with ``changes`` (the hot path of every action: kept lean)."""
-    values = list(state)
-    index = _INDEX
-    for name, value in changes.items():
-        values[index[name]] = value
-    return _new_tuple(HandState, values)
+_evolve = copier(HandState)  # the hot path of every action
 
 
 _HANDLERS: dict[type, Any] = {

@@ -10,13 +10,14 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 from tablectl.core.cards import Card
 from tablectl.core.effects import Ruling, Severity
 from tablectl.core.game.actions import UNKNOWN_CARD, Action, DealHole
 from tablectl.core.game.engine import HandState, Phase
 from tablectl.core.game.profiles import HouseRules
+from tablectl.core.records import copier
 from tablectl.core.sentences import Mention, Said, Sentence, render
 
 
@@ -117,19 +118,7 @@ def new_hand(number: int, seats_in: tuple[int, ...], game: HandState) -> HandPro
     )
 
 
-_HAND_INDEX = {name: index for index, name in enumerate(HandProgress._fields)}
-
-
-_new_tuple = tuple.__new__
-
-
-def _evolve(hand: HandProgress, **changes: Any) -> HandProgress:
-    """A copy with ``changes``: every event makes one or two, so it is kept lean."""
-    values = list(hand)
-    for name, value in changes.items():
-        values[_HAND_INDEX[name]] = value
-    new: HandProgress = _new_tuple(HandProgress, values)
-    return new
+_evolve = copier(HandProgress)  # every event makes one or two copies
 
 
 def _cards(cards: Iterable[Card]) -> Sentence:

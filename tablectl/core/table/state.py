@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 from tablectl.core.procedure import HandProgress
+from tablectl.core.records import copier
 from tablectl.core.table.config import TableConfig
 
 
@@ -90,16 +91,7 @@ def new_table(
     )
 
 
-_TABLE_INDEX = {name: index for index, name in enumerate(TableState._fields)}
-
-
-def _evolve(state: TableState, **changes: Any) -> TableState:
-    """A copy with ``changes`` (once per event: kept lean)."""
-    values = list(state)
-    for name, value in changes.items():
-        values[_TABLE_INDEX[name]] = value
-    new: TableState = tuple.__new__(TableState, values)
-    return new
+_evolve = copier(TableState)  # once per event
 
 
 def _active_seats(state: TableState) -> list[int]:
