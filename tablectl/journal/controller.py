@@ -92,18 +92,45 @@ class Controller(Generic[S]):
             return
         state = self.state
         start = 0
+        refused: int | None = None  # the newest restart point, when it could not serve
         if use_snapshot and self.restore is not None:
-            for seq, body in self.journal.restart_points(end):
+            restarts = self.journal.restart_points(end)
+            for seq, body in restarts:
                 try:
                     state = self.restore(body)
                 except ValueError as exc:  # an unreadable snapshot is only a lost shortcut
                     log.warning("%s: snapshot at seq %d unreadable (%s)", self.journal.path, seq, exc)
+                    refused = seq if refused is None else refused
                     continue
                 start = seq + 1
                 self.snapshot_seq = self.last_seq = seq
                 break
+            del restarts  # its cursor ends here, before anything is written
+        if refused is not None and refused >= start:
+            # The newest snapshot could not serve (other code made it: an upgrade; or it is
+            # damaged): this fold passes its seq, so write it anew there, and the next restart
+            # folds only the hand in progress again.
+            state, tally = fold_range(self.journal.events(start, refused), self.step, state)
+            self._adopt(state, tally)
+            self._snapshot(refused, state)
+            start = refused + 1
         state, tally = fold_range(self.journal.events(start), self.step, state)
         self._adopt(state, tally)
+
+    def _snapshot(self, seq: int, state: S, checkpoint_hand: int | None = None) -> bool:
+        """Keep ``state`` (the state after event ``seq``) when it is between hands, and also as a
+        checkpoint with ``checkpoint_hand``; whether it was kept."""
+        if self.snapshot_of is None:
+            return False
+        try:
+            body = self.snapshot_of(state)
+            if body is None:
+                return False
+            self.journal.save_snapshot(seq, body, checkpoint_hand)
+        except Exception:  # a snapshot is only a shortcut for restarts: never lose effects for it
+            log.warning("%s: snapshot after seq %d failed", self.journal.path, seq, exc_info=True)
+            return False
+        return True
 
     def _adopt(self, state: S, tally: Tally) -> None:
         self.state = state
@@ -150,18 +177,10 @@ class Controller(Generic[S]):
         self._append(event, self.hand_of(new_state), key, describe_outcome(effects))
         self.state = new_state
         if self.snapshot_of is not None:
-            try:
-                body = self.snapshot_of(new_state)
-                if body is not None:
-                    hand = self.hand_of(new_state)
-                    checkpoint = hand >= self.checkpoint_hand + CHECKPOINT_EVERY
-                    self.journal.save_snapshot(self.last_seq, body, hand if checkpoint else None)
-                    if checkpoint:
-                        self.checkpoint_hand = hand
-            except Exception:  # a snapshot is only a shortcut for restarts: never lose effects for it
-                log.warning(
-                    "%s: snapshot after seq %d failed", self.journal.path, self.last_seq, exc_info=True
-                )
+            hand = self.hand_of(new_state)
+            checkpoint = hand >= self.checkpoint_hand + CHECKPOINT_EVERY
+            if self._snapshot(self.last_seq, new_state, hand if checkpoint else None) and checkpoint:
+                self.checkpoint_hand = hand
         return tuple(effects)
 
     def _append(self, event: Event, hand: int, key: str | None, outcome: str) -> None:
