@@ -10,7 +10,7 @@ from gpiozero import Device
 from gpiozero.pins.mock import MockFactory
 
 from tablectl.adapters.mqtt.broker import LocalBroker
-from tests.brokers import running_broker
+from tests.helpers.brokers import running_broker
 
 
 @pytest.fixture

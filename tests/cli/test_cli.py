@@ -7,7 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
+from tests.helpers.paths import DATA
 
 
 def tablectl(*args: str) -> subprocess.CompletedProcess[str]:

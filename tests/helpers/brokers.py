@@ -26,8 +26,9 @@ from paho.mqtt.packettypes import PacketTypes
 from paho.mqtt.properties import Properties
 
 from tablectl.adapters.mqtt.broker import LocalBroker
+from tests.helpers.paths import ROOT
 
-SCHEMAS = Path(__file__).resolve().parents[1] / "docs" / "schemas"
+SCHEMAS = ROOT / "docs" / "schemas"
 
 
 def require_mosquitto() -> None:

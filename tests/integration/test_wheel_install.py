@@ -18,9 +18,10 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from brokers import require_mosquitto
 
-ROOT = Path(__file__).resolve().parents[1]
+from tests.helpers.brokers import require_mosquitto
+from tests.helpers.paths import ROOT
+
 TOP_LEVEL = ("tablectl", "firmware_bridge", "vision")
 
 

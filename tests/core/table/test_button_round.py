@@ -19,7 +19,6 @@ import json
 import random
 from collections import Counter
 from dataclasses import dataclass, field
-from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -38,8 +37,8 @@ from tablectl.core.events import (
 from tablectl.core.game.engine import Phase
 from tablectl.core.table import ButtonFix, Positions, TableConfig, TableState, new_table, step
 from tablectl.journal.snapshot import dumps, loads, table_restore, table_snapshot
+from tests.helpers.paths import ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
 SETTINGS = settings(
     max_examples=150,
     deadline=None,

@@ -12,7 +12,6 @@ from typing import Any
 
 import paho.mqtt.client as mqtt
 import pytest
-from brokers import Listener, require_mosquitto, running_broker
 
 from tablectl.adapters.mqtt import TablePublisher, Topics
 from tablectl.adapters.mqtt.broker import ROLES, Credentials, LocalBroker, shipped_config
@@ -20,6 +19,7 @@ from tablectl.cli.audit import may_write, run_audit
 from tablectl.core.events import FloorCommand, FloorKind
 from tablectl.core.table import TableConfig, step
 from tablectl.sim.dealer import SimDealer, seated_table
+from tests.helpers.brokers import Listener, require_mosquitto, running_broker
 
 TABLES = ("1", "2")
 # What each role reads, as topic names below cardroom/main/table/<table>/ (docs/mqtt.md).

@@ -6,7 +6,6 @@ import re
 from pathlib import Path
 
 import pytest
-from journal_child import table_events
 
 from tablectl.core.cards import parse_card
 from tablectl.core.effects import HandEnded
@@ -15,6 +14,7 @@ from tablectl.core.table import TableConfig, TableState, new_table, step
 from tablectl.formats import phh
 from tablectl.journal import Controller, Journal, JournalCorrupt
 from tablectl.journal.replay import ReplayError, export_hand_phh, replay_hand
+from tests.helpers.journal_child import table_events
 
 CONFIG = TableConfig()
 T0 = 1_700_000_000.0

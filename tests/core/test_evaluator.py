@@ -9,7 +9,6 @@ import sys
 from collections import Counter
 from collections.abc import Sequence
 from itertools import combinations
-from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
@@ -37,8 +36,7 @@ from tablectl.core.evaluator import (
     evaluate_omaha_low8,
     rank_class,
 )
-
-ROOT = Path(__file__).resolve().parents[1]
+from tests.helpers.paths import ROOT
 
 
 def high(text: str) -> int:

@@ -16,8 +16,9 @@ from tablectl.service.tablefile import (
     load_table_config,
     parse_table_config,
 )
+from tests.helpers.paths import ROOT
 
-EXAMPLE = Path(__file__).resolve().parent.parent / "deploy" / "table.example.toml"
+EXAMPLE = ROOT / "deploy" / "table.example.toml"
 TEXT = EXAMPLE.read_text(encoding="utf-8")
 
 

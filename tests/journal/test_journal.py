@@ -12,7 +12,6 @@ import threading
 from pathlib import Path
 
 import pytest
-from journal_child import TOY_CONFIG, ToyState, state_digest, toy_events, toy_step
 
 from tablectl.core.cards import parse_card
 from tablectl.core.effects import Severity
@@ -35,8 +34,10 @@ from tablectl.journal import (
     JournalError,
     fold,
 )
+from tests.helpers import journal_child
+from tests.helpers.journal_child import TOY_CONFIG, ToyState, state_digest, toy_events, toy_step
 
-CHILD = Path(__file__).with_name("journal_child.py")
+CHILD = Path(journal_child.__file__)
 
 EVERY_KIND = [
     CardDrawn(parse_card("As"), at=1.5),
@@ -401,9 +402,8 @@ def test_kill_9_at_any_point_loses_no_acknowledged_event_toy(path: Path) -> None
 
 
 def test_kill_9_at_any_point_loses_no_acknowledged_event_real_table(path: Path) -> None:
-    from journal_child import table_events
-
     from tablectl.core.table import TableConfig, new_table, step
+    from tests.helpers.journal_child import table_events
 
     stream = table_events(700)
     kills = [None, 0, 3, 1, 31, None, 9, 120, 2, 0, 57]

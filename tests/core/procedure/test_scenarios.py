@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from tablectl.sim.scenario import ScenarioError, parse, run, run_paths
+from tests.helpers.paths import SCENARIOS
 
-SCENARIOS = Path(__file__).parent / "scenarios"
 FILES = sorted(SCENARIOS.rglob("*.scn"))
 
 

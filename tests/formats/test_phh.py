@@ -43,8 +43,8 @@ from tablectl.formats.phh import (
     replay,
 )
 from tablectl.sim.players import play_random_hand
+from tests.helpers.paths import DATA
 
-DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
 PHH = DATA / "phh"
 WSOP = PHH / "wsop-2023-43"
 PLURIBUS = PHH / "pluribus.tar.gz"

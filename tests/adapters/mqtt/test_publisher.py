@@ -18,7 +18,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from brokers import Listener, running_broker, schema_for, schemas
 from paho.mqtt.packettypes import PacketTypes
 from paho.mqtt.properties import Properties
 
@@ -29,8 +28,9 @@ from tablectl.core.effects import Ruling
 from tablectl.core.events import CardDrawn, DeviceStatus, FloorCommand, FloorKind, to_json
 from tablectl.core.table import TableConfig, TableState, step
 from tablectl.sim.dealer import SimDealer, seated_table
+from tests.helpers.brokers import Listener, running_broker, schema_for, schemas
+from tests.helpers.paths import ROOT
 
-ROOT = Path(__file__).resolve().parents[1]
 CONFIG = TableConfig(room="main", table="1", seats=9, game="NT", blinds=(50, 100))
 TOPICS = Topics("main", "1")
 

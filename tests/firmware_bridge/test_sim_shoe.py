@@ -31,8 +31,8 @@ from firmware_bridge.tags import card_of, deck_tags, tag_id
 from firmware_bridge.testing import LinkRecorder
 from tablectl.core.cards import card_str, parse_card
 from tablectl.sim.scenario import scenario_cards
+from tests.helpers.paths import ROOT
 
-ROOT = Path(__file__).resolve().parents[1]
 NAMES = CardNames(parse_card, card_str)  # what tablectl's command line gives the shoe
 
 # -- decks and tags -----------------------------------------------------------------------

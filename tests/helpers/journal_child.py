@@ -1,6 +1,6 @@
-"""A table controller process for the kill -9 test (tests/test_journal.py).
+"""A table controller process for the kill -9 test (tests/journal/test_journal.py).
 
-    python tests/journal_child.py JOURNAL toy|table COUNT
+    python tests/helpers/journal_child.py JOURNAL toy|table COUNT
 
 Opens the journal through Controller (folding what is already there), then feeds
 the known event stream from where the journal ends up to event COUNT, and after
@@ -24,7 +24,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from tablectl.core.effects import Prompt, Ruling, Severity  # noqa: E402
 from tablectl.core.events import (  # noqa: E402

@@ -18,9 +18,8 @@ from tablectl.adapters.mqtt.broker import LocalBroker
 from tablectl.core.events import FloorCommand, FloorKind, to_json
 from tablectl.service.serve import BrokerSettings, start_table
 from tablectl.service.tablefile import load_table_config
-from tests.brokers import Listener
-
-ROOT = Path(__file__).resolve().parents[1]
+from tests.helpers.brokers import Listener
+from tests.helpers.paths import ROOT
 
 
 def test_serve_a_table_on_a_bench(tmp_path: Path, table1_broker: LocalBroker, pins: MockFactory) -> None:

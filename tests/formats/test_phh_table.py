@@ -10,8 +10,9 @@ from pathlib import Path
 from tablectl.core.effects import HandEnded, Ruling, Severity
 from tablectl.formats.phh import PhhError, iter_sources, parse_phh
 from tablectl.sim.phh_table import play, table_hand
+from tests.helpers.paths import DATA as SHARED_DATA
 
-DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "phh"
+DATA = SHARED_DATA / "phh"
 
 
 def replay_at_table(paths: list[Path], limit: int | None = None) -> tuple[int, int, list[str]]:

@@ -28,9 +28,10 @@ from tablectl.core.table import new_table
 from tablectl.formats.phh import iter_sources, parse_phh
 from tablectl.service.table_service import open_service
 from tablectl.sim.phh_table import table_hand
-from tests.brokers import Listener
+from tests.helpers.brokers import Listener
+from tests.helpers.paths import DATA as SHARED_DATA
 
-DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "phh"
+DATA = SHARED_DATA / "phh"
 PINS = {
     "fold": 2,
     "check_call": 3,

@@ -17,13 +17,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from brokers import Listener, require_mosquitto
 
 from tablectl.adapters.mqtt import ALERT_SEVERITIES, Follower, TablePublisher, Topics
 from tablectl.adapters.mqtt.broker import LocalBroker, shipped_config
 from tablectl.core.events import DeviceStatus
 from tablectl.core.table import TableConfig, TableState, step
 from tablectl.sim.dealer import SimDealer, seated_table
+from tests.helpers.brokers import Listener, require_mosquitto
 
 CONFIG = TableConfig(room="main", table="1", seats=9, game="NT", blinds=(50, 100))
 TOPICS = Topics("main", "1")
