@@ -14,49 +14,26 @@ import pytest
 
 from tablectl.core.cards import parse_card, parse_cards
 from tablectl.core.game import (
-    HOLDEM,
-    BetRaise,
-    CheckCall,
     DealBoard,
     DealHole,
-    Fold,
     HandConfig,
     Legal,
     Phase,
     RuleViolation,
     Show,
     Structure,
-    Variant,
     apply,
-    house_rules,
     legal,
     start_hand,
 )
+from tests.helpers.hands import C, F, R, config
 
-NL = Structure.NO_LIMIT
 PL = Structure.POT_LIMIT
 FL = Structure.FIXED_LIMIT
 SL = Structure.SPREAD_LIMIT
 
 
 # -- helpers ----------------------------------------------------------------------------------
-
-
-def config(
-    stacks: Sequence[int],
-    blinds: tuple[int, ...] = (50, 100),
-    structure: Structure = NL,
-    profile: str = "tda",
-    options: dict[str, object] | None = None,
-    **kw: object,
-) -> HandConfig:
-    return HandConfig(
-        Variant(HOLDEM, structure),
-        tuple(stacks),
-        blinds=blinds,
-        rules=house_rules(profile, **(options or {})),
-        **kw,  # type: ignore[arg-type]
-    )
 
 
 class Table:
@@ -96,18 +73,6 @@ class Table:
         assert info.value.rule == rule, str(info.value)
         assert self.state == before
         return info.value
-
-
-def C(p: int) -> CheckCall:
-    return CheckCall(p)
-
-
-def F(p: int) -> Fold:
-    return Fold(p)
-
-
-def R(p: int, to: int) -> BetRaise:
-    return BetRaise(p, to)
 
 
 def limp_to_flop(t: Table) -> Table:

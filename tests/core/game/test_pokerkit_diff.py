@@ -30,10 +30,9 @@ import pytest
 
 pokerkit = pytest.importorskip("pokerkit")
 
-from pokerkit import Automation, Card, Mode, NoLimitTexasHoldem, State  # noqa: E402
-from pokerkit.games import PotLimitPokerMixin, TexasHoldemMixin, UnfixedLimitHoldem  # noqa: E402
+from pokerkit import State  # noqa: E402
 
-from tablectl.core.cards import card_str, parse_cards  # noqa: E402
+from tablectl.core.cards import parse_cards  # noqa: E402
 from tablectl.core.game import (  # noqa: E402
     HOLDEM,
     Action,
@@ -52,12 +51,13 @@ from tablectl.core.game import (  # noqa: E402
     apply,
     legal,
     show_down_all,
-    showdown_order,
     side_pots,
     start_hand,
 )
 from tablectl.formats.phh import export_phh  # noqa: E402
-from tablectl.sim.players import Style, next_action  # noqa: E402
+from tablectl.sim.players import Style  # noqa: E402
+from tests.helpers.hands import random_hand  # noqa: E402
+from tests.helpers.pokerkit_hands import PK_CARDS, pokerkit_state  # noqa: E402
 
 PINNED = "0.7.7"
 if importlib.metadata.version("pokerkit") != PINNED:
@@ -80,46 +80,9 @@ class PokerKitDifferences(UserWarning):
 
 # -- PokerKit side --------------------------------------------------------------------------------
 
-
-class _PotLimitTexasHoldem(PotLimitPokerMixin, TexasHoldemMixin, UnfixedLimitHoldem):
-    """PokerKit ships pot-limit Omaha but no pot-limit hold'em: composed from its own parts."""
-
-
-AUTOMATIONS = (
-    Automation.ANTE_POSTING,
-    Automation.BET_COLLECTION,
-    Automation.BLIND_OR_STRADDLE_POSTING,
-    Automation.CARD_BURNING,
-    Automation.HAND_KILLING,
-    Automation.CHIPS_PUSHING,
-    Automation.CHIPS_PULLING,
-)
-
-PK_CARDS = tuple(next(iter(Card.parse(card_str(c)))) for c in range(52))
-
 # PokerKit draws its automated burn card from its own deck (shuffled with the global
 # ``random``); when that card is one we deal later it warns and deals it anyway.
 BURN_WARNING = "A card being dealt"
-
-
-def pokerkit_state(config: HandConfig) -> State:
-    """The PokerKit state for one of our hand configs (same player order: PHH's)."""
-    game_class = (
-        NoLimitTexasHoldem if config.variant.structure is Structure.NO_LIMIT else _PotLimitTexasHoldem
-    )
-    antes = config.antes
-    # Uniform antes are contributions (a player all-in for a short ante wins only what they put
-    # in from each opponent, seed 001 "All-in"); a big-blind ante is dead money.
-    trimming = not antes or len(set(antes)) == 1
-    game = game_class(
-        AUTOMATIONS,
-        trimming,
-        antes or 0,
-        config.blinds,
-        config.opening_min,
-        mode=Mode.TOURNAMENT,
-    )
-    return game(config.starting_stacks, config.players)
 
 
 # -- random hands with our engine -------------------------------------------------------------
@@ -176,26 +139,10 @@ class Generated:
 
 
 def generate(config: HandConfig, rng: random.Random, style: Style) -> Generated:
-    """Play one hand with random legal actions. After an all-in run-out every hand is shown
-    (POT-5, the ``tda`` profile's tournament rule): PokerKit holds that showdown before the
-    rest of the board, where a muck would be a different decision from ours."""
-    deck = list(range(52))
-    rng.shuffle(deck)
-    state = start_hand(config)
-    steps: list[tuple[HandState, Action]] = []
-    ran_out = False
-    while True:
-        if state.phase is Phase.DEALING_BOARD and state.betting_over:
-            ran_out = True
-        if state.phase is Phase.SHOWDOWN and ran_out:
-            player = next(p for p in showdown_order(state) if state.shown[p] is None and not state.mucked[p])
-            action: Action | None = Show(player, state.hole[player])
-        else:
-            action = next_action(state, deck, rng, style)
-        if action is None:
-            return Generated(config, steps, state)
-        steps.append((state, action))
-        state = apply(state, action)
+    """Play one hand with random legal actions (tests/helpers/hands.py: every hand shown after
+    an all-in run-out)."""
+    steps, final = random_hand(config, rng, style)
+    return Generated(config, steps, final)
 
 
 # -- the known differences --------------------------------------------------------------------

@@ -21,21 +21,16 @@ from tablectl.core.game import (
     OMAHA,
     OMAHA_HI_LO,
     Award,
-    BetRaise,
     CheckCall,
     DealBoard,
     DealHole,
-    Fold,
     HandConfig,
     HandState,
     Phase,
     Pot,
     RuleViolation,
     Show,
-    Structure,
-    Variant,
     apply,
-    house_rules,
     legal,
     show_down_all,
     showdown_order,
@@ -43,25 +38,7 @@ from tablectl.core.game import (
     split,
     start_hand,
 )
-from tablectl.core.game.variants import Game
-
-NL = Structure.NO_LIMIT
-
-
-def config(
-    stacks: Sequence[int],
-    blinds: tuple[int, ...] = (50, 100),
-    game: Game = HOLDEM,
-    profile: str = "tda",
-    **kw: object,
-) -> HandConfig:
-    return HandConfig(
-        Variant(game, NL),
-        tuple(stacks),
-        blinds=blinds,
-        rules=house_rules(profile),
-        **kw,  # type: ignore[arg-type]
-    )
+from tests.helpers.hands import C, F, R, config
 
 
 class Table:
@@ -102,18 +79,6 @@ class Table:
         self.state = show_down_all(self.state)
         assert self.state.phase is Phase.COMPLETE
         return self.state
-
-
-def C(p: int) -> CheckCall:
-    return CheckCall(p)
-
-
-def F(p: int) -> Fold:
-    return Fold(p)
-
-
-def R(p: int, to: int) -> BetRaise:
-    return BetRaise(p, to)
 
 
 def won(state: HandState) -> list[int]:
