@@ -7,6 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from tests.helpers.paths import DATA
 
 
@@ -32,6 +34,7 @@ def test_phh_check_reports_a_missing_path_clearly(tmp_path: Path) -> None:
     assert "no such file" in result.stderr
 
 
+@pytest.mark.usefixtures("mosquitto")
 def test_run_deals_real_hands_with_rulings() -> None:
     result = tablectl("run", "--hands", "30")
     assert result.returncode == 0, result.stderr

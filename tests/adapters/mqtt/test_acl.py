@@ -60,7 +60,7 @@ ROOM_WIDE = {"floor", "broadcast", "admin"}
 
 
 @pytest.fixture(scope="module")
-def broker(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalBroker]:
+def broker(mosquitto: None, tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalBroker]:
     with running_broker(tmp_path_factory.mktemp("acl") / "broker", tables=TABLES) as running:
         yield running
 
@@ -195,6 +195,7 @@ def test_anonymous_and_wrong_passwords_are_refused(broker: LocalBroker) -> None:
         assert answer and answer[0].is_failure, username
 
 
+@pytest.mark.usefixtures("mosquitto")
 def test_mkusers_keeps_passwords_adds_tables_and_refuses_bad_names(tmp_path: Path) -> None:
     require_mosquitto()
     script = str(shipped_config() / "mkusers")
@@ -219,6 +220,7 @@ def _audit(tmp_path: Path, hands: int) -> dict[str, Any]:
         return run_audit(hands, broker.access())
 
 
+@pytest.mark.usefixtures("mosquitto")
 def test_audit_finds_nothing_any_role_must_not_see_or_do(tmp_path: Path) -> None:
     result = _audit(tmp_path, 120)
     assert result["hands"] == 120
@@ -232,12 +234,14 @@ def test_audit_finds_nothing_any_role_must_not_see_or_do(tmp_path: Path) -> None
 
 
 @pytest.mark.slow
+@pytest.mark.usefixtures("mosquitto")
 def test_audit_over_a_thousand_hands(tmp_path: Path) -> None:
     result = _audit(tmp_path, 1000)
     assert result["violations"] == {role: 0 for role in ROLES}, result["examples"]
     assert result["unobserved"] == {"audit-a": 0, "audit-b": 0}
 
 
+@pytest.mark.usefixtures("mosquitto")
 def test_audit_catches_a_leak(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The audit is not blind: with ruling texts left as they are, it finds the hole cards."""
     import tablectl.views.secrecy

@@ -36,7 +36,7 @@ TOPICS = Topics("main", "1")
 
 
 @pytest.fixture
-def broker(tmp_path: Path) -> Iterator[LocalBroker]:
+def broker(mosquitto: None, tmp_path: Path) -> Iterator[LocalBroker]:
     with running_broker(tmp_path / "broker") as running:
         yield running
 
