@@ -208,7 +208,7 @@ def main(argv: Sequence[str] | None = None) -> None:
                 "replay_reproduces_our_hands": ours_ok,
                 "pokerkit_finishing_stacks_differ": stack_mismatches,
                 "pokerkit_finishing_stacks_note": "expected only where a split pot leaves odd chips "
-                "(docs/pokerkit-differences.md class 6; tests/test_pokerkit_diff.py checks it)",
+                "(docs/pokerkit-differences.md class 6; tests/core/game/test_pokerkit_diff.py checks it)",
                 "repeat": args.repeat,
                 "pokerkit_version": importlib.metadata.version("pokerkit"),
                 "python": platform.python_version(),

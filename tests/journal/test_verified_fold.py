@@ -33,7 +33,7 @@ EVERY = 5  # a checkpoint every five hands: many stretches from a short journal
 @pytest.fixture(autouse=True)
 def small_stretches(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(controller_module, "CHECKPOINT_EVERY", EVERY)
-    # Thousands of appends: durability is tested elsewhere (tests/test_journal.py).
+    # Thousands of appends: durability is tested elsewhere (tests/journal/test_journal.py).
     monkeypatch.setattr(store_module, "SYNCHRONOUS", "OFF")
 
 

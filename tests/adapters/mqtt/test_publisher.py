@@ -1,4 +1,4 @@
-"""The table on a real mosquitto (tests/brokers.py): status by the last will, retained snapshots,
+"""The table on a real mosquitto (tests/helpers/brokers.py): status by the last will, retained snapshots,
 seq and epoch, payload schemas, hole cards only on private/, commands, the delayed broadcast
 feed, and a broker killed mid-hand."""
 
