@@ -27,9 +27,6 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from pokerkit import Automation, Card, Mode, NoLimitTexasHoldem  # noqa: E402
-
-from tablectl.core.cards import card_str  # noqa: E402
 from tablectl.core.game import (  # noqa: E402
     HOLDEM,
     Action,
@@ -40,15 +37,15 @@ from tablectl.core.game import (  # noqa: E402
     Fold,
     HandConfig,
     HandState,
-    Phase,
     Show,
     Structure,
     Variant,
     apply,
-    showdown_order,
     start_hand,
 )
-from tablectl.sim.players import Style, next_action  # noqa: E402
+from tablectl.sim.players import Style  # noqa: E402
+from tests.helpers.hands import random_hand  # noqa: E402
+from tests.helpers.pokerkit_hands import PK_CARDS, pokerkit_game  # noqa: E402
 
 PLAYERS = 6
 BLINDS = (50, 100)
@@ -57,17 +54,7 @@ GOAL = 30.0
 
 CONFIG = HandConfig(Variant(HOLDEM, Structure.NO_LIMIT), (STACK,) * PLAYERS, blinds=BLINDS)
 
-AUTOMATIONS = (
-    Automation.ANTE_POSTING,
-    Automation.BET_COLLECTION,
-    Automation.BLIND_OR_STRADDLE_POSTING,
-    Automation.CARD_BURNING,
-    Automation.HAND_KILLING,
-    Automation.CHIPS_PUSHING,
-    Automation.CHIPS_PULLING,
-)
-PK_GAME = NoLimitTexasHoldem(AUTOMATIONS, True, 0, BLINDS, BLINDS[1], mode=Mode.TOURNAMENT)
-PK_CARDS = tuple(next(iter(Card.parse(card_str(c)))) for c in range(52))
+PK_GAME = pokerkit_game(CONFIG)
 
 
 def generate(rng: random.Random, style: Style) -> tuple[list[Action], tuple[int, ...]]:
@@ -78,26 +65,14 @@ def generate(rng: random.Random, style: Style) -> tuple[list[Action], tuple[int,
     as a call, and after an all-in run-out every hand is shown (POT-5; PokerKit holds that
     showdown before the rest of the board).
     """
-    deck = list(range(52))
-    rng.shuffle(deck)
-    state = start_hand(CONFIG)
-    actions: list[Action] = []
-    ran_out = False
-    while True:
-        if state.phase is Phase.DEALING_BOARD and state.betting_over:
-            ran_out = True
-        action: Action | None
-        if state.phase is Phase.SHOWDOWN and ran_out:
-            player = next(p for p in showdown_order(state) if state.shown[p] is None and not state.mucked[p])
-            action = Show(player, state.hole[player])
-        else:
-            action = next_action(state, deck, rng, style)
-        if action is None:
-            return actions, state.finishing_stacks
-        if isinstance(action, BetRaise) and _nobody_can_call(state, action.player):
-            action = CheckCall(action.player)
-        state = apply(state, action)
-        actions.append(action)
+    steps, final = random_hand(CONFIG, rng, style, adjust=_call_when_nobody_can)
+    return [action for _, action in steps], final.finishing_stacks
+
+
+def _call_when_nobody_can(state: HandState, action: Action) -> Action:
+    if isinstance(action, BetRaise) and _nobody_can_call(state, action.player):
+        return CheckCall(action.player)
+    return action
 
 
 def _nobody_can_call(state: HandState, player: int) -> bool:
@@ -233,7 +208,7 @@ def main(argv: Sequence[str] | None = None) -> None:
                 "replay_reproduces_our_hands": ours_ok,
                 "pokerkit_finishing_stacks_differ": stack_mismatches,
                 "pokerkit_finishing_stacks_note": "expected only where a split pot leaves odd chips "
-                "(docs/pokerkit-differences.md class 6; tests/test_pokerkit_diff.py checks it)",
+                "(docs/pokerkit-differences.md class 6; tests/core/game/test_pokerkit_diff.py checks it)",
                 "repeat": args.repeat,
                 "pokerkit_version": importlib.metadata.version("pokerkit"),
                 "python": platform.python_version(),

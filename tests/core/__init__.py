@@ -1,0 +1,1 @@
+"""Tests of the pure core (tablectl/core/): the quick loop, ``pytest tests/core``."""

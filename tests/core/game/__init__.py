@@ -1,0 +1,1 @@
+"""Tests of the betting engine (tablectl/core/game/)."""

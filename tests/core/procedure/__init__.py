@@ -1,0 +1,1 @@
+"""Tests of the hand procedure (tablectl/core/procedure/), driven by tests/scenarios/*.scn."""

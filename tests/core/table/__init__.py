@@ -1,0 +1,1 @@
+"""Tests of the table step (tablectl/core/table/)."""

@@ -1,0 +1,1 @@
+"""Tests of the shoe's protocol, link and simulated shoe (firmware_bridge/)."""

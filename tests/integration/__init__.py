@@ -1,0 +1,1 @@
+"""End-to-end tests: a real mosquitto, subprocesses, an installed wheel; marked ``integration``."""

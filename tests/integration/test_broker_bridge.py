@@ -1,0 +1,239 @@
+"""A table's mosquitto bridged to the card room's central mosquitto, both real processes from the
+shipped deploy/mosquitto files: the table's local broker runs bridge.conf rendered as the README's
+installer line does (sed), the central broker is made by mkusers for the same room and table, so
+the bridge logs in there as table.<T> with the central broker's password, as in production."""
+
+from __future__ import annotations
+
+import json
+import random
+import re
+import signal
+import subprocess
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tablectl.adapters.mqtt import ALERT_SEVERITIES, Follower, TablePublisher, Topics
+from tablectl.adapters.mqtt.broker import LocalBroker, shipped_config
+from tablectl.core.events import DeviceStatus
+from tablectl.core.table import TableConfig, TableState, step
+from tablectl.sim.dealer import SimDealer, seated_table
+from tests.helpers.brokers import Listener, require_mosquitto
+
+CONFIG = TableConfig(room="main", table="1", seats=9, game="NT", blinds=(50, 100))
+TOPICS = Topics("main", "1")
+
+
+def render_bridge(central: LocalBroker, local: LocalBroker) -> str:
+    """deploy/mosquitto/bridge.conf with its placeholders filled by the README's sed line."""
+    assert central.credentials is not None and local.credentials is not None
+    remote = central.credentials.user("table", "1")[1]
+    local_password = local.credentials.user("bridge", "1")[1]
+    result = subprocess.run(
+        [
+            "sed",
+            "-e", "s/@ROOM@/main/g",
+            "-e", "s/@TABLE@/1/g",
+            "-e", f"s/@CENTRAL@/{central.host}:{central.port}/",
+            "-e", f"s/@REMOTE_PASSWORD@/{remote}/",
+            "-e", f"s/@LOCAL_PASSWORD@/{local_password}/",
+            str(shipped_config() / "bridge.conf"),
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+    )  # fmt: skip
+    text = result.stdout
+    settings = [line for line in text.splitlines() if line.strip() and not line.startswith("#")]
+    assert not [line for line in settings if re.search(r"@[A-Z_]+@", line)], "a placeholder is left"
+    return text
+
+
+@dataclass
+class Rig:
+    central: LocalBroker
+    local: LocalBroker
+
+    def bridge_log(self) -> str:
+        local, central = self.local.log()[-3000:], self.central.log()[-3000:]
+        return f"--- the table's mosquitto (bridge):\n{local}\n--- the central mosquitto:\n{central}"
+
+
+@pytest.fixture
+def rig(tmp_path: Path) -> Iterator[Rig]:
+    require_mosquitto()
+    central = LocalBroker(room="main", tables=("1",), folder=tmp_path / "central")
+    local = LocalBroker(room="main", tables=("1",), folder=tmp_path / "table")
+    try:
+        central.start()
+        local.prepare()  # users first (mkusers): the bridge needs bridge.1's password
+        local.extra_config = "\n" + render_bridge(central, local)
+        local.prepare()  # again, with the bridge: mkusers keeps the passwords, the ports stay
+        local.start()
+        yield Rig(central, local)
+    finally:
+        local.cleanup()
+        central.cleanup()
+
+
+def publisher_for(broker: LocalBroker) -> TablePublisher:
+    assert broker.credentials is not None
+    username, password = broker.credentials.user("table", "1")
+    return TablePublisher(
+        "main",
+        "1",
+        host=broker.host,
+        port=broker.port,
+        username=username,
+        password=password,
+        client_id=f"test-table-1-{random.randrange(1 << 30)}",
+    )
+
+
+def deal(
+    publisher: TablePublisher, state: TableState, sim: SimDealer, events: int, every: int = 0
+) -> TableState:
+    """``events`` events through step and the publisher; every ``every``-th one the shoe is lost
+    (an alert) or comes back."""
+    for number in range(events):
+        if every and number % every == every - 1:
+            event: Any = DeviceStatus("shoe", ok=not dict(state.devices).get("shoe", True), detail="test")
+        else:
+            event = sim.next_event(state)
+        state, effects = step(state, event)
+        publisher.publish_state(state, effects)
+    return state
+
+
+def link_state(listener: Listener) -> bytes | None:
+    """The last notification of the bridge (bridge.conf's notification_topic): b"1" up, b"0" down."""
+    states = [m.payload for m in listener.on("bridge")]
+    return states[-1] if states else None
+
+
+def latest_public_seq(publisher: TablePublisher) -> int:
+    return int(json.loads(publisher.retained()[TOPICS.view("public")])["seq"])
+
+
+def public_seqs(listener: Listener) -> list[int]:
+    return [p["seq"] for p in listener.payloads("public")]
+
+
+def test_the_floor_sees_the_tables_public_snapshot_and_alerts_through_the_bridge(rig: Rig) -> None:
+    floor = Listener(rig.central, "floor", None, client_id="central-floor").start()
+    table_admin = Listener(rig.local, "admin", None, topics=(TOPICS.base + "#",)).start()
+    publisher = publisher_for(rig.local).start()
+    try:
+        assert floor.wait_for(lambda: link_state(floor) == b"1", 15), rig.bridge_log()
+        assert publisher.wait_connected(10)
+        deal(publisher, seated_table(CONFIG, 6), SimDealer(random.Random(5)), 150, every=13)
+        assert publisher.wait_delivered(10)
+        last = publisher.seq
+        assert table_admin.wait_for(lambda: table_admin.max_seq >= last)  # what the table published
+        latest = latest_public_seq(publisher)
+        assert floor.wait_for(lambda: latest in public_seqs(floor), 15), rig.bridge_log()
+        sent = sorted(p["seq"] for p in table_admin.payloads("alerts"))
+        assert len(sent) >= 5
+        assert floor.wait_for(lambda: len(floor.payloads("alerts")) >= len(sent), 15)
+        assert sorted(p["seq"] for p in floor.payloads("alerts")) == sent
+        assert {p["ruling"]["severity"] for p in floor.payloads("alerts")} <= {
+            s.value for s in ALERT_SEVERITIES
+        }
+        # The central broker holds the table's current public snapshot, retained: a dashboard
+        # that subscribes now gets it, with its message expiry and content type (MQTT 5 bridge).
+        with Listener(rig.central, "floor", None, client_id="late-floor") as late:
+            public = TOPICS.view("public")
+            assert late.wait_for(lambda: any(m.topic == public and m.retain for m in late.messages))
+            retained = [m for m in late.messages if m.topic == public]
+            assert [m.payload for m in retained] == [publisher.retained()[public]]
+            assert retained[0].properties.ContentType == "application/json"
+            assert retained[0].properties.MessageExpiryInterval > 0
+    finally:
+        publisher.stop()
+        table_admin.stop()
+        floor.stop()
+
+
+def test_store_and_forward_while_the_central_broker_is_down(rig: Rig) -> None:
+    """SIGKILL the central broker mid-hand, keep dealing at the table (its broker queues for the
+    bridge), start the central broker again on the same port: the floor gets the current public
+    snapshot and every alert of the outage, each once after dropping repeats."""
+    floor = Listener(rig.central, "floor", None, client_id="central-floor", persistent=True).start()
+    table_admin = Listener(rig.local, "admin", None, topics=(TOPICS.base + "#",)).start()
+    publisher = publisher_for(rig.local).start()
+    try:
+        assert floor.wait_for(lambda: link_state(floor) == b"1", 15), rig.bridge_log()
+        assert publisher.wait_connected(10)
+        state, sim = seated_table(CONFIG, 6), SimDealer(random.Random(7))
+        state = deal(publisher, state, sim, 60, every=9)
+        while state.hand is None or state.hand.hole_dealt == 0:  # mid-hand
+            state = deal(publisher, state, sim, 1)
+        assert publisher.wait_delivered(10)
+        before = latest_public_seq(publisher)
+        assert floor.wait_for(lambda: before in public_seqs(floor), 15), rig.bridge_log()
+
+        # The floor's session (persistent) must outlive the crash: save the central database now,
+        # as its autosave would have (SIGUSR1), and wait for the file.
+        assert rig.central.process is not None and rig.central.folder is not None
+        database = rig.central.folder / "mosquitto.db"
+        rig.central.process.send_signal(signal.SIGUSR1)
+        deadline = time.monotonic() + 10
+        while not database.exists():
+            assert time.monotonic() < deadline, "the central mosquitto did not save its database"
+            time.sleep(0.01)  # polling for the file, with a deadline
+        rig.central.kill()
+        killed_at_seq = publisher.seq
+        # The table's broker says so on its own bridge topic ("0"): from now on it queues.
+        assert table_admin.wait_for(lambda: link_state(table_admin) == b"0", 10), rig.bridge_log()
+
+        state = deal(publisher, state, sim, 200, every=7)
+        assert publisher.wait_delivered(10)  # the table's broker took everything
+        last = publisher.seq
+        assert table_admin.wait_for(lambda: table_admin.max_seq >= last)  # what the table published
+        assert link_state(table_admin) == b"0", "the central broker was down the whole time"
+        outage_alerts = sorted(p["seq"] for p in table_admin.payloads("alerts") if p["seq"] > killed_at_seq)
+        assert len(outage_alerts) >= 10
+
+        rig.central.start()
+        restarted_at = len(floor.messages)
+        # The bridge reconnects (restart_timeout 2 30): the table's broker says "1" again.
+        assert table_admin.wait_for(lambda: link_state(table_admin) == b"1", 45), rig.bridge_log()
+        latest = latest_public_seq(publisher)
+        assert floor.wait_for(lambda: latest in public_seqs(floor), 20), rig.bridge_log()
+        assert floor.wait_for(
+            lambda: {p["seq"] for p in floor.payloads("alerts")} >= set(outage_alerts), 20
+        ), (
+            sorted({p["seq"] for p in floor.payloads("alerts")} & set(outage_alerts)),
+            outage_alerts,
+            rig.bridge_log(),
+        )
+
+        # Sent by the bridge after the restart, not before the crash.
+        assert all(
+            index >= restarted_at
+            for index, m in enumerate(floor.messages)
+            if m.topic == TOPICS.alerts and m.json()["seq"] > killed_at_seq
+        )
+        follower = Follower()
+        shown: list[int] = []
+        for message in floor.messages:
+            if message.topic == TOPICS.bridge or not message.payload:
+                continue
+            verdict = follower.accept(message.topic, message.json())
+            if message.topic == TOPICS.alerts and verdict in ("new", "gap"):
+                shown.append(message.json()["seq"])
+        assert sorted(s for s in shown if s > killed_at_seq) == outage_alerts  # each once
+        # The retained public snapshot on the central broker is the table's latest.
+        with Listener(rig.central, "floor", None, client_id="late-floor") as late:
+            public = TOPICS.view("public")
+            assert late.wait_for(lambda: any(m.topic == public and m.retain for m in late.messages))
+            assert [p["seq"] for p in late.payloads("public")] == [latest_public_seq(publisher)]
+    finally:
+        publisher.stop()
+        table_admin.stop()
+        floor.stop()

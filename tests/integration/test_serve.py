@@ -1,0 +1,87 @@
+"""`tablectl serve` on a bench: the table's config file, the simulated shoe on a pty, mock GPIO
+buttons, a real mosquitto with the shipped ACL; the floor seats players over MQTT, the dealer
+long-presses new hand, the shoe deals, and a public display sees the hand."""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+import paho.mqtt.client as mqtt
+from gpiozero.pins.mock import MockFactory
+
+from firmware_bridge.simshoe import SimShoe
+from firmware_bridge.tags import tag_id
+from tablectl.adapters.decks import Deck, DeckRegistry, save_registry
+from tablectl.adapters.mqtt.broker import LocalBroker
+from tablectl.core.events import FloorCommand, FloorKind, to_json
+from tablectl.service.serve import BrokerSettings, start_table
+from tablectl.service.tablefile import load_table_config
+from tests.helpers.brokers import Listener
+from tests.helpers.paths import ROOT
+
+
+def test_serve_a_table_on_a_bench(tmp_path: Path, table1_broker: LocalBroker, pins: MockFactory) -> None:
+    broker = table1_broker
+    registry = DeckRegistry()
+    registry.add_deck(Deck("sim-red", "red", {tag_id("sim-red", c): c for c in range(52)}), active=True)
+    save_registry(registry, tmp_path / "decks.json")
+    shoe = SimShoe(seed=3).start()
+    example = (ROOT / "deploy" / "table.example.toml").read_text()
+    config = (
+        example.replace('table = "12"', 'table = "1"')
+        .replace('port = "/dev/tablectl-shoe"', f'port = "{shoe.path}"')
+        .replace('registry = "/var/lib/tablectl/decks.json"', f'registry = "{tmp_path / "decks.json"}"')
+    )
+    (tmp_path / "table.toml").write_text(config)
+    table_file = load_table_config(tmp_path / "table.toml")
+    assert broker.credentials is not None
+    user, password = broker.credentials.user("table", "1")
+    now = [100.0]
+    running = start_table(
+        table_file,
+        tmp_path / "table.journal",
+        BrokerSettings(broker.host, broker.port, user, password),
+        clock=lambda: now[0],  # the panel's clock: a long press without waiting for it
+    )
+    display = Listener(broker, "public", "1").start()
+    floor = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, protocol=mqtt.MQTTv5)
+    floor.username_pw_set(*broker.credentials.user("floor", None))
+    floor.connect(broker.host, broker.port)
+    floor.loop_start()
+    try:
+        for seat, name in ((1, "Ann"), (2, "Bob"), (3, "Cy")):
+            command = FloorCommand(
+                FloorKind.SEAT_PLAYER, "Jane", seat=seat, name=name, amount=5000, at=time.time()
+            )
+            floor.publish("cardroom/main/table/1/cmd/floor", json.dumps(to_json(command)), qos=1)
+        command = FloorCommand(FloorKind.MOVE_BUTTON, "Jane", seat=3, at=time.time())
+        floor.publish("cardroom/main/table/1/cmd/floor", json.dumps(to_json(command)), qos=1)
+
+        def seated() -> bool:
+            views = [p["state"] for p in display.payloads("public")]
+            return bool(views) and sum(1 for s in views[-1]["seats"] if s.get("name")) == 3
+
+        assert display.wait_for(seated, timeout=10.0)
+        new_hand = pins.pin(25)  # deploy/table.example.toml: new_hand = 25, a long press
+        new_hand.drive_low()
+        assert running.panel is not None
+        now[0] += 2.0  # held past hold_time (1.5 s)
+        running.panel.poll()
+        new_hand.drive_high()
+        assert shoe.wait_connected(10.0)
+        for card in range(6):
+            shoe.deal(card)
+
+        def dealt() -> bool:
+            views = [p["state"] for p in display.payloads("public")]
+            return bool(views) and views[-1].get("hand") == 1 and views[-1].get("to_act") is not None
+
+        assert display.wait_for(dealt, timeout=10.0)
+        assert not display.on("private/hole")
+    finally:
+        floor.loop_stop()
+        display.stop()
+        running.stop()
+        shoe.stop()

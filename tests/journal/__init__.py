@@ -1,0 +1,1 @@
+"""Tests of the journal, its fold, snapshots and replay (tablectl/journal/)."""

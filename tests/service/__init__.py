@@ -1,0 +1,1 @@
+"""Tests of the running table's service and its table file (tablectl/service/)."""

@@ -1,0 +1,1 @@
+"""Tests of the views and their secrecy (tablectl/views/)."""
