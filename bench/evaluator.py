@@ -66,7 +66,7 @@ def main() -> None:
 
     cold_import = import_seconds()
     started = time.perf_counter()
-    from tablectl import evaluator as ev
+    from tablectl.core import evaluator as ev
 
     in_process_import = time.perf_counter() - started
     started = time.perf_counter()

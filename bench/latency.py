@@ -286,4 +286,6 @@ if __name__ == "__main__":
     if len(sys.argv) > 1 and sys.argv[1] == "--subscriber":
         subscriber(sys.argv[2], int(sys.argv[3]), sys.argv[4], sys.argv[5], sys.argv[6])
     else:
+        if len(sys.argv) > 2 and sys.argv[1] == "--cards":  # fewer samples (tests/test_benchmarks.py)
+            CARD_EVENTS = RTT_SAMPLES = int(sys.argv[2])
         main()

@@ -27,7 +27,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from tablectl import evaluator as ev  # noqa: E402
+from tablectl.core import evaluator as ev  # noqa: E402
 
 PUBLISHED = {
     "straight_flush": 41_584,

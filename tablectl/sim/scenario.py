@@ -194,7 +194,7 @@ def parse_event(text: str, where: str) -> Event:
         if isinstance(exc, ScenarioError):
             raise
         raise ScenarioError(f"{where}: cannot read {text!r}: {exc}") from None
-    raise ScenarioError(f"{where}: unknown event {head!r} (see the format in tablectl/scenario.py)")
+    raise ScenarioError(f"{where}: unknown event {head!r} (see the format in tablectl/sim/scenario.py)")
 
 
 def _floor(words: list[str], where: str) -> FloorCommand:
