@@ -190,8 +190,17 @@ def cmd_serve(args: argparse.Namespace) -> int:
         from gpiozero.pins.mock import MockFactory  # type: ignore[import-untyped]
 
         Device.pin_factory = MockFactory()  # a bench without the Pi's GPIO
-    broker = BrokerSettings(args.mqtt_host, args.mqtt_port, args.mqtt_user, password)
-    return serve(load_table_config(args.config), args.journal, broker)
+    table_file = load_table_config(args.config)
+    broker = BrokerSettings(args.mqtt_host, args.mqtt_port, mqtt_user(args, table_file.table.table), password)
+    return serve(table_file, args.journal, broker)
+
+
+def mqtt_user(args: argparse.Namespace, table: str) -> str:
+    """The broker user `tablectl serve` logs in as: --mqtt-user, or else the one mkusers makes for
+    the table the config names (table.<table>), so that the unit file needs no name of its own."""
+    from tablectl.adapters.mqtt.broker import table_user
+
+    return str(args.mqtt_user) if args.mqtt_user else table_user(table)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -234,7 +243,12 @@ def build_parser() -> argparse.ArgumentParser:
     srv.add_argument("--journal", default="/var/lib/tablectl/table.journal", help="the event journal")
     srv.add_argument("--mqtt-host", default="localhost")
     srv.add_argument("--mqtt-port", type=int, default=1883)
-    srv.add_argument("--mqtt-user", default=None, help="the table's broker user (deploy/mosquitto/mkusers)")
+    srv.add_argument(
+        "--mqtt-user",
+        default=None,
+        help="the table's broker user (default: table.<table> of --config, as deploy/mosquitto/mkusers "
+        "names it)",
+    )
     srv.add_argument("--mqtt-password-file", default=None, help="a file holding that user's password")
     srv.add_argument("--mock-gpio", action="store_true", help="mock GPIO pins (a bench without a Pi)")
     srv.set_defaults(func=cmd_serve)

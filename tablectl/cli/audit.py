@@ -13,8 +13,12 @@ that role saw or could do that it must not:
   public);
 * a hole card on ``broadcast/hole`` before the broadcast delay, or while its hand is played;
 * a write it may not make: each role publishes a marker to every topic of both tables and a
-  floor command to each ``cmd/floor``; an admin observer and the tables' command handlers
-  report what arrived.
+  floor command to each ``cmd/floor/<user>`` of every user the audit knows (a supervisor may
+  send only on its own, never as another supervisor); an admin observer, the first table's own
+  user (who reads its commands) and the tables' command handlers report what arrived.
+
+The roles are mkusers' (broker.ROLES) and ``supervisor``: one of two supervisors (floor.<name>),
+the other being whose topic the first must not write.
 
 The audit's result is ``{"hands": N, "violations": {role: count}, "examples": [...]}``; every
 count must be 0. Operators point it at a live deployment with ``tablectl audit --host ...
@@ -44,8 +48,12 @@ import paho.mqtt.client as mqtt
 from paho.mqtt.enums import CallbackAPIVersion
 
 from tablectl.adapters.mqtt.broker import ROLES, TABLE_ROLES, BrokerAccess, Credentials
+from tablectl.adapters.mqtt.topics import SUPERVISOR
 from tablectl.core.cards import CARD_TOKEN, card_str
 from tablectl.views import secrecy
+
+# Every role the audit logs in as: mkusers' roles and a supervisor (floor.<name>).
+AUDIT_ROLES = (*ROLES, SUPERVISOR)
 
 # The folder holding the tablectl package (a checkout or site-packages), for the observer process.
 ROOT = Path(__file__).resolve().parents[2]
@@ -79,23 +87,29 @@ def cards_named(payload: Any) -> set[str]:
     return found
 
 
-def may_write(role: str, own_table: str, topic: str, room: str) -> bool:
-    """What the shipped ACL is meant to allow (docs/mqtt.md): the audit's reference."""
+def may_write(role: str, own_table: str, topic: str, room: str, user: str = "") -> bool:
+    """What the shipped ACL is meant to allow (docs/mqtt.md): the audit's reference. ``user``:
+    the writer's login, for a supervisor (who writes only its own cmd/floor/<user>)."""
     if not topic.startswith(f"cardroom/{room}/"):
         return False  # another room: not even admin (its ACL is this room's)
-    if role == "admin":
-        return True
     parts = topic.split("/")
-    if len(parts) < 5 or parts[2] != "table":
+    is_table_topic = len(parts) >= 5 and parts[2] == "table"
+    rest = "/".join(parts[4:]) if is_table_topic else ""
+    command = is_table_topic and (rest == "cmd" or rest.startswith("cmd/"))
+    if role == "admin":
+        return not command  # everything but a command: those come from supervisors
+    if not is_table_topic:
         return False
-    table, rest = parts[3], "/".join(parts[4:])
-    if role == "floor":
-        return rest == "cmd/floor"
+    table = parts[3]
+    if role == SUPERVISOR:
+        return bool(user) and rest == f"cmd/floor/{user}"
     if role == "table":
-        return table == own_table and not rest.startswith("cmd/")
+        return table == own_table and not command
     if role == "bridge":
-        return table == own_table and rest in ("cmd/floor", "bridge")
-    return False
+        # The bridge brings each command in on the topic its supervisor sent it on (bridge.conf).
+        forwarded = rest.startswith("cmd/floor/") and rest.count("/") == 2 and rest != f"cmd/floor/{user}"
+        return table == own_table and (rest == "bridge" or forwarded)
+    return False  # floor (a read-only dashboard), dealer, public, broadcast
 
 
 @dataclass
@@ -146,18 +160,21 @@ class _Observer:
         tables: tuple[str, str],
         delay: float,
         run_id: str,
+        logins: Sequence[str] = (),
     ) -> None:
         self.host, self.port, self.users, self.room = host, port, users, room
         self.tables, self.delay, self.run_id = tables, delay, run_id
+        # Every user whose command topic each role tries: its own and everyone else's.
+        self.logins = sorted({*logins, *(user for user, _ in users.values())})
         self.own = {role: tables[0] for role in TABLE_ROLES}
         self.lock = threading.Lock()
         self.cache: dict[tuple[str, bytes], _Seen] = {}
-        self.violations = {role: 0 for role in ROLES}
+        self.violations = {role: 0 for role in AUDIT_ROLES}
         self.examples: list[dict[str, Any]] = []
-        self.received = {role: 0 for role in ROLES}
-        self.by_kind: dict[str, dict[str, int]] = {role: {} for role in ROLES}
+        self.received = {role: 0 for role in AUDIT_ROLES}
+        self.by_kind: dict[str, dict[str, int]] = {role: {} for role in AUDIT_ROLES}
         self.markers: list[tuple[str, str, str]] = []  # (writer, topic, seen by)
-        self.sentinels: dict[str, set[str]] = {role: set() for role in ROLES}
+        self.sentinels: dict[str, set[str]] = {role: set() for role in AUDIT_ROLES}
         self.facts: dict[tuple[str, int], tuple[_Seen, int]] = {}  # (table, seq) -> (seen, roles bitmask)
         self.changed = threading.Condition(self.lock)
         self.clients: dict[str, mqtt.Client] = {}
@@ -171,7 +188,7 @@ class _Observer:
 
     def connect(self) -> None:
         access = BrokerAccess(self.host, self.port, Credentials(self.room, {}))
-        for role in ROLES:
+        for role in AUDIT_ROLES:
             username, password = self.users[role]
             client = _client(access, username, password, f"audit-{role}-{self.run_id}")
             client.on_message = lambda c, u, m, role=role: self.receive(role, m.topic, m.payload)
@@ -194,6 +211,13 @@ class _Observer:
         data = json.loads(payload)
         if isinstance(data, dict) and "audit_marker" in data:
             return _Seen(table, rest, "marker", marker=str(data["audit_marker"]))
+        if (
+            rest.startswith("cmd/")
+            and isinstance(data, dict)
+            and str(data.get("by", "")).startswith("audit-")
+        ):
+            # A command the audit sent (only the table's own user reads them): who wrote it.
+            return _Seen(table, rest, "marker", marker=str(data["by"]).removeprefix("audit-"))
         if not isinstance(data, dict):
             return _Seen(table, rest, rest)
         seen = _Seen(table, rest, str(data.get("type", rest)))
@@ -224,15 +248,15 @@ class _Observer:
             if len(self.cache) > 50_000:
                 self.cache.clear()
             self.cache[key] = seen
+            own = self.own.get(role)
+            if own is not None and seen.kind != "broker" and seen.table != own:
+                self.violation(role, "another table's topic", topic, f"{role} of table {own} received it")
             if seen.kind == "marker":
                 self.markers.append((seen.marker, topic, role))
                 self.changed.notify_all()
                 return
             self.received[role] += 1
             self.by_kind[role][seen.kind] = self.by_kind[role].get(seen.kind, 0) + 1
-            own = self.own.get(role)
-            if own is not None and seen.kind != "broker" and seen.table != own:
-                self.violation(role, "another table's topic", topic, f"{role} of table {own} received it")
             if seen.rest == "private/hole" and role not in ("admin", "bridge"):
                 self.violation(role, "private hole cards", topic, f"seq {seen.seq}")
             if seen.rest.startswith("broadcast/"):
@@ -248,7 +272,7 @@ class _Observer:
             if seen.seq and (seen.named or seen.broadcast_hand is not None) and seen.rest != "private/hole":
                 fact_key = (seen.table, seen.seq)
                 old = self.facts.get(fact_key)
-                self.facts[fact_key] = (seen, (old[1] if old else 0) | (1 << ROLES.index(role)))
+                self.facts[fact_key] = (seen, (old[1] if old else 0) | (1 << AUDIT_ROLES.index(role)))
             if seen.stopped:
                 self.sentinels[role].add(seen.table)
                 self.changed.notify_all()
@@ -275,7 +299,7 @@ class _Observer:
         that the broker drops messages for a slow observer (max_queued_messages)."""
         wanted = [
             (role, table, seq)
-            for role in ROLES
+            for role in AUDIT_ROLES
             if role != "table"
             for table, seq in public_seqs.items()
             if role not in TABLE_ROLES or table == self.tables[0]
@@ -288,7 +312,7 @@ class _Observer:
 
     def try_writes(self) -> int:
         """Each role publishes a marker to every topic of both tables and a floor command to each
-        table; returns once the broker has routed them all."""
+        table's command topic of every user; returns once the broker has routed them all."""
         from tablectl.adapters.mqtt import Topics
 
         sent = 0
@@ -300,7 +324,9 @@ class _Observer:
                     client.publish(topic, marker, qos=1)
                     sent += 1
                 command = {"type": "floor", "kind": "deck_check", "by": f"audit-{role}", "amount": 52}
-                client.publish(topics.cmd_floor, json.dumps(command).encode(), qos=1)
+                for user in self.logins:
+                    client.publish(topics.cmd_floor(user), json.dumps(command).encode(), qos=1)
+                    sent += 1
         # QoS 1 acknowledgements come in order on a connection: once a last publish of each
         # client is acknowledged, the broker has routed everything that client sent before.
         for client in self.clients.values():
@@ -311,9 +337,10 @@ class _Observer:
         from tablectl.adapters.mqtt import Topics
 
         command = {"type": "floor", "kind": "deck_check", "by": "audit-last", "amount": 52}
+        user = self.users[SUPERVISOR][0]
         for table in self.tables:
-            info = self.clients["floor"].publish(
-                Topics(self.room, table).cmd_floor, json.dumps(command).encode(), qos=1
+            info = self.clients[SUPERVISOR].publish(
+                Topics(self.room, table).cmd_floor(user), json.dumps(command).encode(), qos=1
             )
             info.wait_for_publish(30)
 
@@ -322,7 +349,7 @@ class _Observer:
 
         wanted = {
             role: ({self.tables[0]} if role in TABLE_ROLES else set(self.tables))
-            for role in ROLES
+            for role in AUDIT_ROLES
             if role != "table"
         }
         self.wait_for(
@@ -356,7 +383,9 @@ class _Observer:
                 "examples": self.examples,
                 "received": self.received,
                 "by_kind": self.by_kind,
-                "markers": [list(m) for m in self.markers if m[2] == "admin"],
+                # What the admin saw, and the commands the first table's own user saw (admin
+                # reads no commands).
+                "markers": [list(m) for m in self.markers if m[2] == "admin" or m[1].count("/cmd/")],
                 "admin_seen": self.admin_seen,
                 "facts": [
                     [t, seq, sorted(seen.named), seen.broadcast_hand, mask]
@@ -375,9 +404,9 @@ def _observer_main() -> None:
         sys.stdout.flush()
 
     try:
-        host, port, users, room, tables, delay, run_id = json.loads(sys.stdin.readline())
+        host, port, users, room, tables, delay, run_id, logins = json.loads(sys.stdin.readline())
         observer = _Observer(
-            host, port, {r: tuple(u) for r, u in users.items()}, room, tuple(tables), delay, run_id
+            host, port, {r: tuple(u) for r, u in users.items()}, room, tuple(tables), delay, run_id, logins
         )
         observer.connect()
         answer("ok", "ready")
@@ -505,6 +534,7 @@ def run_audit(
     creds = broker.credentials
     room = creds.room
     tables = broker.audit_tables()
+    supervisors = broker.audit_supervisors()
     rng = random.Random(seed)
     clock = [1_700_000_000.0]  # simulated time: the broadcast delay passes during the audit
 
@@ -513,11 +543,15 @@ def run_audit(
 
     run_id = f"{os.getpid()}-{rng.randrange(1 << 30):x}"
     users = {role: creds.user(role, tables[0]) for role in ROLES}
-    child = _Child((broker.host, broker.port, users, room, tables, broadcast_delay, run_id))
+    users[SUPERVISOR] = creds.user(SUPERVISOR, supervisors[0])
+    other_supervisor = creds.user(SUPERVISOR, supervisors[1])[0]  # whose topic the first must not write
+    child = _Child(
+        (broker.host, broker.port, users, room, tables, broadcast_delay, run_id, [other_supervisor])
+    )
     timelines = {table: _Timeline() for table in tables}
     publishers: dict[str, TablePublisher] = {}
     controllers: dict[str, Any] = {}
-    commands_seen: list[tuple[str, str]] = []  # (table, by)
+    commands_seen: list[tuple[str, str, str]] = []  # (table, by, user)
     hands_dealt = {table: 0 for table in tables}
     events_done = 0
     shm = "/dev/shm" if os.path.isdir("/dev/shm") else None
@@ -528,7 +562,7 @@ def run_audit(
             username, password = creds.user("table", table)
 
             def handler(command: FloorCommand, key: str | None, table: str = table) -> None:
-                commands_seen.append((table, command.by))
+                commands_seen.append((table, command.by, command.user))
                 raise ValueError("audit: command received and not applied")
 
             publisher = TablePublisher(
@@ -604,7 +638,7 @@ def run_audit(
         writes = child.ask("writes", 120)
         child.ask("last_commands", 60)
         deadline = time.monotonic() + 30
-        while {t for t, by in list(commands_seen) if by == "audit-last"} != set(tables):
+        while {t for t, by, _ in list(commands_seen) if by == "audit-last"} != set(tables):
             if time.monotonic() > deadline:
                 raise AuditError("the tables did not receive the floor's last command within 30 s")
             time.sleep(0.01)  # waiting on the tables' command handlers, with a deadline
@@ -646,13 +680,14 @@ def run_audit(
             for role in roles:
                 violation(role, "a hidden card", topic, f"seq {seq} names {', '.join(leaked)}")
     for writer, topic, _seen_by in seen["markers"]:
-        if writer in ROLES and not may_write(writer, tables[0], topic, room):
+        if writer in AUDIT_ROLES and not may_write(writer, tables[0], topic, room, users[writer][0]):
             violation(writer, "a write the ACL must refuse", topic, f"{writer} published it")
-    for table, by in commands_seen:
+    for table, by, user in commands_seen:
+        # What the tables took: on whose topic (user), sent by whom (by).
         role = by.removeprefix("audit-")
-        allowed = role in ("floor", "admin") or (role == "bridge" and table == tables[0])
-        if role in ROLES and not allowed:
-            violation(role, "a command it may not send", f"cardroom/{room}/table/{table}/cmd/floor", by)
+        topic = Topics(room, table).cmd_floor(user)
+        if role in AUDIT_ROLES and not may_write(role, tables[0], topic, room, users[role][0]):
+            violation(role, "a command it may not send", topic, f"{by} sent it as {user}")
     return {
         "hands": sum(hands_dealt.values()),
         "violations": violations,
@@ -663,7 +698,9 @@ def run_audit(
         "received_by_kind": seen["by_kind"],
         "writes_tried": writes,
         "unobserved": unobserved,  # messages the admin observer did not receive: must be 0
-        "commands_arrived": sorted({by for _, by in commands_seen}),
+        # Commands the tables took: [by, user] (who the audit had send it, whose topic it came on).
+        "commands_arrived": sorted({(by, user) for _, by, user in commands_seen}),
+        "supervisors": list(supervisors),
     }
 
 

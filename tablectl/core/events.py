@@ -111,6 +111,10 @@ class FloorCommand:
     ante: int = 0
     to_seat: int | None = None
     at: float = 0.0
+    # The broker user who sent it, e.g. "floor.ann": the last level of its topic
+    # cmd/floor/<user>, which the broker's ACL lets only that user write. ``by`` is the name
+    # typed; this is the login. "" for commands that came no such way (scenarios, the sim).
+    user: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -212,6 +216,12 @@ def _true_or_false(value: Any) -> bool:
     return value
 
 
+def _user_name(value: Any) -> str:
+    if not isinstance(value, str):
+        raise TypeError(f"expected a broker user name, got {value!r}")
+    return value
+
+
 # Fields that readers before 0.x+7ab88cc passed through unchecked: journals may hold anything there.
 _JOURNAL_LENIENT = frozenset({"to_seat"})
 
@@ -229,4 +239,5 @@ _DECODERS: dict[str, Callable[[Any], Any]] = {
     "foreign": _true_or_false,
     "ok": _true_or_false,
     "at": float,
+    "user": _user_name,
 }

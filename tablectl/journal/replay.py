@@ -93,7 +93,9 @@ def describe_event(event: Event) -> str:
             words.append(f"({event.cause})")
         return " ".join(words)
     if isinstance(event, FloorCommand):
-        words = [f"floor {event.kind.value.replace('_', ' ')} by {event.by}"]
+        # Who: the name typed, and the broker user (the login) that sent it, when it came over MQTT.
+        who = f"{event.by} (user {event.user})" if event.user else event.by
+        words = [f"floor {event.kind.value.replace('_', ' ')} by {who}"]
         if event.seat is not None:
             words.append(f"seat {event.seat}")
         if event.name:

@@ -145,7 +145,11 @@ def floor(
     view = dict(base) if base is not None else dealer(state, rulings)
     view["view"] = "floor"
     view["devices"] = dict(state.devices)
-    view["overrides"] = [{"by": by, "ruling": rule, "decision": d} for by, rule, d in state.overrides]
+    # Who: the name the supervisor typed (by) and the broker user that sent it (user).
+    view["overrides"] = [
+        {"by": by, "user": user or None, "ruling": rule, "decision": d}
+        for by, rule, d, user in state.overrides
+    ]
     view["next_level"] = (
         {"blinds": list(state.next_level[0]), "ante": state.next_level[1]} if state.next_level else None
     )

@@ -200,4 +200,6 @@ SCHEMA_OF_TOPIC = {
 
 def schema_for(topic: str) -> str:
     rest = "/".join(topic.split("/")[4:])
+    if rest.startswith("cmd/floor/"):
+        rest = "cmd/floor"  # cmd/floor/<user>: one schema for every supervisor's topic
     return SCHEMA_OF_TOPIC[rest]

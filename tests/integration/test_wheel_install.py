@@ -88,7 +88,14 @@ def test_the_installed_package_is_the_wheel_and_carries_the_mosquitto_files(
                 f"{init.parent.relative_to(ROOT)} is not in the wheel"
             )
     shipped = {p.name for p in config.iterdir()}
-    assert {"mosquitto.conf", "acl.room.in", "acl.table.in", "mkusers", "bridge.conf"} <= shipped
+    assert {
+        "mosquitto.conf",
+        "acl.room.in",
+        "acl.supervisor.in",
+        "acl.table.in",
+        "mkusers",
+        "bridge.conf",
+    } <= shipped
     assert os.access(config / "mkusers", os.X_OK), "mkusers lost its executable bit in the wheel"
 
 
@@ -115,6 +122,7 @@ def test_the_installed_audit_finds_no_violation(installed: tuple[Path, Path, dic
     report = json.loads(result.stdout)
     assert report["hands"] == 5
     assert report["violations"] == {
-        role: 0 for role in ("table", "bridge", "dealer", "public", "floor", "broadcast", "admin")
+        role: 0
+        for role in ("table", "bridge", "dealer", "public", "floor", "broadcast", "admin", "supervisor")
     }, report["examples"]
     assert set(report["unobserved"].values()) == {0}

@@ -147,8 +147,14 @@ def test_floor_commands_and_their_supervisor_are_in_the_replay(path: Path) -> No
     events = SEATING + HAND_1[:8] + [FloorCommand(FloorKind.VOID_HAND, by="Ann")]
     journal_of(path, events)
     text = "\n".join(replay_hand(path, 1))
-    assert "floor void hand by Ann" in text
+    assert "floor void hand by Ann" in text and "(user" not in text
     assert "Result: hand void, every chip back" in text
+
+
+def test_a_command_over_mqtt_is_replayed_with_the_name_typed_and_the_login(path: Path) -> None:
+    events = SEATING + HAND_1[:8] + [FloorCommand(FloorKind.VOID_HAND, by="Ann Smith", user="floor.ann")]
+    journal_of(path, events)
+    assert "floor void hand by Ann Smith (user floor.ann)" in "\n".join(replay_hand(path, 1))
 
 
 def test_phh_export_replays_to_the_same_result(path: Path) -> None:

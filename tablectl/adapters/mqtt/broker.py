@@ -27,9 +27,16 @@ from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
 
+from tablectl.adapters.mqtt.topics import SUPERVISOR, supervisor_name
+
 ROLES = ("table", "bridge", "dealer", "public", "floor", "broadcast", "admin")
 TABLE_ROLES = ("table", "bridge", "dealer", "public")  # users that belong to one table
 ROOM_ROLES = ("floor", "broadcast", "admin")
+
+
+def table_user(table: str) -> str:
+    """The controller's broker user at ``table``, as mkusers names it: ``table.<table>``."""
+    return f"table.{table}"
 
 
 class BrokerError(ValueError):
@@ -57,7 +64,8 @@ class Credentials:
     """Users of one room, as written by deploy/mosquitto/mkusers ("ROLE ROOM TABLE USER PASSWORD")."""
 
     room: str
-    users: dict[tuple[str, str], tuple[str, str]]  # (role, table or "-") -> (username, password)
+    # (role, table or "-") -> (username, password); supervisors: ("supervisor", name)
+    users: dict[tuple[str, str], tuple[str, str]]
 
     @classmethod
     def read(cls, path: str | os.PathLike[str]) -> Credentials:
@@ -77,6 +85,14 @@ class Credentials:
             if room and line_room != room:
                 raise BrokerError(f"{path}:{number}: room {line_room!r}, but the file began with {room!r}")
             room = line_room
+            if role == SUPERVISOR:
+                name = supervisor_name(username)
+                if name is None or table != "-":
+                    raise BrokerError(
+                        f"{path}:{number}: a supervisor's line is 'supervisor ROOM - floor.NAME PASSWORD' "
+                        f"(deploy/mosquitto/mkusers --floor NAME)"
+                    )
+                table = name
             users[(role, table)] = (username, password)
         if not users:
             raise BrokerError(f"{path}: no users; create them with deploy/mosquitto/mkusers")
@@ -84,25 +100,39 @@ class Credentials:
 
     def with_login(self, username: str, password: str) -> Credentials:
         """These credentials with ``username``'s password (role and table read from the name:
-        ``admin``, ``floor``, ``broadcast``, or ``<role>.<table>`` as mkusers names them)."""
+        ``admin``, ``floor``, ``broadcast``, ``floor.<name>`` for a supervisor, or
+        ``<role>.<table>`` as mkusers names them)."""
         role, _, table = username.partition(".")
-        if role in ROOM_ROLES and not table:
+        if supervisor_name(username) is not None:
+            key = (SUPERVISOR, table)
+        elif role in ROOM_ROLES and not table:
             key = (role, "-")
         elif role in TABLE_ROLES and table:
             key = (role, table)
         else:
             raise BrokerError(
-                f"user {username!r}: expected admin, floor, broadcast or ROLE.TABLE with ROLE one of "
-                f"{', '.join(TABLE_ROLES)} (the names deploy/mosquitto/mkusers gives)"
+                f"user {username!r}: expected admin, floor, broadcast, floor.NAME or ROLE.TABLE with ROLE "
+                f"one of {', '.join(TABLE_ROLES)} (the names deploy/mosquitto/mkusers gives)"
             )
         return Credentials(self.room, {**self.users, key: (username, password)})
 
     def tables(self) -> list[str]:
         return sorted({table for (role, table) in self.users if role == "table"})
 
+    def supervisors(self) -> list[str]:
+        """The supervisors' names (their users are floor.<name>)."""
+        return sorted({name for (role, name) in self.users if role == SUPERVISOR})
+
     def user(self, role: str, table: str | None = None) -> tuple[str, str]:
+        """The username and password of ``role`` at ``table`` (for ``supervisor``: ``table`` is
+        the supervisor's name)."""
         key = (role, "-" if role in ROOM_ROLES else str(table))
         if key not in self.users:
+            if role == SUPERVISOR:
+                raise BrokerError(
+                    f"no user for supervisor {table} in the credentials; run deploy/mosquitto/mkusers "
+                    f"--floor {table} ROOM TABLE..."
+                )
             where = "the room" if role in ROOM_ROLES else f"table {table}"
             raise BrokerError(f"no {role} user for {where} in the credentials; run deploy/mosquitto/mkusers")
         return self.users[key]
@@ -116,6 +146,7 @@ class BrokerAccess:
     port: int
     credentials: Credentials
     tables: tuple[str, str] | None = None  # the two tables to deal at (default: the first two)
+    supervisors: tuple[str, str] | None = None  # the two supervisors it logs in as (default: audit*)
 
     def audit_tables(self) -> tuple[str, str]:
         """The two tables to deal at: given, or the first two named audit-* (never a real table:
@@ -129,6 +160,19 @@ class BrokerAccess:
                 "audit-*: create them on the broker with deploy/mosquitto/mkusers ROOM audit-a audit-b"
             )
         return tables[0], tables[1]
+
+    def audit_supervisors(self) -> tuple[str, str]:
+        """The two supervisors the audit logs in as (each must reach only its own command topic):
+        given, or the first two named audit*."""
+        if self.supervisors is not None:
+            return self.supervisors
+        names = [n for n in self.credentials.supervisors() if n.startswith("audit")]
+        if len(names) < 2:
+            raise BrokerError(
+                "the audit logs in as two supervisors of its own (one must never send as the other), "
+                "named audit*: create them with deploy/mosquitto/mkusers --floor audit-ann,audit-bob ROOM ..."
+            )
+        return names[0], names[1]
 
 
 # -- a throwaway broker with the shipped configuration --------------------------------------------
@@ -178,6 +222,7 @@ class LocalBroker:
 
     room: str = "main"
     tables: Sequence[str] = ("1", "2")
+    supervisors: Sequence[str] = ("ann", "bob")  # mkusers --floor: users floor.ann, floor.bob
     persistence: bool = True
     folder: Path | None = None
     host: str = "127.0.0.1"
@@ -207,7 +252,14 @@ class LocalBroker:
         env = dict(os.environ)
         env["PATH"] = env.get("PATH", "") + ":/usr/bin:/usr/sbin"
         result = subprocess.run(
-            [str(self.config_dir / "mkusers"), "--dir", str(self.folder), self.room, *self.tables],
+            [
+                str(self.config_dir / "mkusers"),
+                "--dir",
+                str(self.folder),
+                *(["--floor", ",".join(self.supervisors)] if self.supervisors else []),
+                self.room,
+                *self.tables,
+            ],
             capture_output=True,
             text=True,
             env=env,
@@ -292,9 +344,13 @@ class LocalBroker:
 
     def access(self) -> BrokerAccess:
         assert self.credentials is not None
-        tables = tuple(self.tables)
+        tables, names = tuple(self.tables), tuple(self.supervisors)
         return BrokerAccess(
-            self.host, self.port, self.credentials, (tables[0], tables[1]) if len(tables) >= 2 else None
+            self.host,
+            self.port,
+            self.credentials,
+            (tables[0], tables[1]) if len(tables) >= 2 else None,
+            (names[0], names[1]) if len(names) >= 2 else None,
         )
 
     def __enter__(self) -> LocalBroker:

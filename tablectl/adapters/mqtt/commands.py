@@ -1,6 +1,10 @@
-"""Floor commands from the broker, pure: reading one off ``cmd/floor`` and writing its answer
-for ``cmd_result`` (docs/mqtt.md, commands). No paho and no clock: the caller passes the
-message's parts and the time."""
+"""Floor commands from the broker, pure: reading one off ``cmd/floor/<user>`` and writing its
+answer for ``cmd_result`` (docs/mqtt.md, commands). No paho and no clock: the caller passes the
+message's parts and the time.
+
+Who sent a command is the topic's last level: the broker's ACL lets each user write only its own
+``cmd/floor/<user>`` (deploy/mosquitto/acl.room.in), so the user is vouched for by the login,
+and only supervisors' users (``floor.<name>``) give commands."""
 
 from __future__ import annotations
 
@@ -8,7 +12,7 @@ import json
 from dataclasses import dataclass, replace
 from typing import Any
 
-from tablectl.adapters.mqtt.topics import Topics
+from tablectl.adapters.mqtt.topics import Topics, supervisor_name
 from tablectl.core.events import EventError, FloorCommand, from_json
 
 
@@ -24,10 +28,21 @@ def parse_floor_command(
 ) -> FloorCommand | CommandRefused:
     """The floor command in a message received on ``topic`` at ``now``, or why it is refused.
 
-    A command without ``at`` is stamped ``now``; one whose ``at`` is more than ``max_age`` s
-    old was queued while the table was away and is refused (0: any age)."""
-    if topic != topics.cmd_floor:
-        return CommandRefused(f"unknown command topic {topic}: floor commands go to {topics.cmd_floor}")
+    The command carries the topic's user (``user``). A command without ``at`` is stamped
+    ``now``; one whose ``at`` is more than ``max_age`` s old was queued while the table was away
+    and is refused (0: any age)."""
+    user = topics.cmd_floor_user(topic)
+    if user is None:
+        return CommandRefused(
+            f"unknown command topic {topic}: floor commands go to {topics.cmd_floor('<your user>')}, "
+            f"e.g. {topics.cmd_floor('floor.ann')} for supervisor ann"
+        )
+    if supervisor_name(user) is None:
+        return CommandRefused(
+            f"user {user} gives no floor commands: only a supervisor's user floor.<name> does "
+            f"(deploy/mosquitto/mkusers --floor NAME); log in as yours and send on "
+            f"{topics.cmd_floor('floor.<name>')}"
+        )
     if retained:
         return CommandRefused(
             "a command must not be retained (it would be applied again on every reconnection): "
@@ -44,9 +59,14 @@ def parse_floor_command(
         return CommandRefused(f"not a floor command: {exc}")
     if not isinstance(event, FloorCommand):
         return CommandRefused(
-            f"only floor commands (type 'floor') are taken on {topics.cmd_floor}, "
-            f"not {data.get('type')!r} events"
+            f"only floor commands (type 'floor') are taken on {topic}, not {data.get('type')!r} events"
         )
+    if event.user and event.user != user:
+        return CommandRefused(
+            f"'user' is {event.user!r} but the command came from {user}: the table takes the user "
+            f"from the topic (the login); leave 'user' out"
+        )
+    event = replace(event, user=user)
     if not event.at:
         return replace(event, at=now)
     if max_age and now - event.at > max_age:
@@ -72,6 +92,7 @@ def command_result(
         "topic": topic,
         "command": command.kind.value if command is not None else None,
         "by": command.by if command is not None else None,
+        "user": command.user if command is not None else None,
         "error": error,
         "correlation": correlation.hex() if correlation is not None else None,
     }

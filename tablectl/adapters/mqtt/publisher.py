@@ -68,8 +68,9 @@ class TablePublisher:
     """The table's MQTT adapter. ``start()``, then ``publish_state(state, effects)`` after every
     event the controller handled; ``republish(state)`` after a restart; ``stop()``.
 
-    ``on_command(command, key)`` receives each floor command from ``cmd/floor``, parsed; ``key``
-    is the sender's correlation data (hex) when given, for the journal's idempotency key. It is
+    ``on_command(command, key)`` receives each floor command from ``cmd/floor/<user>``, parsed,
+    with ``user`` the topic's (which the broker's ACL vouches for); ``key`` is the sender's
+    correlation data (hex) when given, for the journal's idempotency key. It is
     called from the publisher's worker thread: hand the command to the controller's thread and
     return; raising (e.g. ``ValueError``) rejects it with the message on ``cmd_result``.
     """

@@ -12,6 +12,23 @@ SCHEMA_VERSION: Final = 1
 CONTENT_TYPE: Final = "application/json"
 VIEW_NAMES: Final = ("public", "dealer", "floor")
 _NAME = re.compile(r"^[A-Za-z0-9_-]{1,32}$")
+# A supervisor's broker user is floor.<name> (deploy/mosquitto/mkusers --floor NAME): the only
+# users that give floor commands, each on its own topic cmd/floor/floor.<name>. In mkusers'
+# credentials file its role is "supervisor".
+SUPERVISOR: Final = "supervisor"
+SUPERVISOR_PREFIX: Final = "floor."
+
+
+def supervisor_user(name: str) -> str:
+    """The broker user of supervisor ``name``."""
+    return SUPERVISOR_PREFIX + name
+
+
+def supervisor_name(username: str) -> str | None:
+    """The supervisor whose broker user ``username`` is, or None: ``floor.ann`` -> ``ann``; the
+    plain ``floor`` (a read-only dashboard), a table's users and admin are no supervisors."""
+    name = username.removeprefix(SUPERVISOR_PREFIX)
+    return name if name != username and _NAME.match(name) else None
 
 
 class PublisherError(ValueError):
@@ -62,11 +79,19 @@ class Topics:
 
     @property
     def cmd(self) -> str:
-        return self.base + "cmd/#"
+        """What the table subscribes to: every supervisor's command topic."""
+        return self.base + "cmd/floor/+"
 
-    @property
-    def cmd_floor(self) -> str:
-        return self.base + "cmd/floor"
+    def cmd_floor(self, user: str) -> str:
+        """Where broker user ``user`` sends floor commands: ``cmd/floor/<user>``, which the ACL
+        lets only that user write (deploy/mosquitto/acl.room.in), e.g. ``cmd/floor/floor.ann``."""
+        return self.base + "cmd/floor/" + user
+
+    def cmd_floor_user(self, topic: str) -> str | None:
+        """The user whose command topic ``topic`` is (its last level), or None for any other topic."""
+        prefix = self.base + "cmd/floor/"
+        user = topic.removeprefix(prefix)
+        return user if user != topic and user and "/" not in user else None
 
     @property
     def cmd_result(self) -> str:

@@ -162,6 +162,6 @@ def _button_misplaced(
         keep_button=False,
         orbit=orbit,
         button_fix=ButtonFix.REPORTED,
-        overrides=state.overrides + ((by, "TBL-1", decision),),
+        overrides=state.overrides + ((by, "TBL-1", decision, event.user),),
     )
     return state, (Ruling("TBL-1", text, Severity.INFO),)

@@ -42,7 +42,7 @@ def _floor(state: TableState, event: FloorCommand) -> tuple[TableState, tuple[Ef
     if kind is FloorKind.VOID_HAND:
         if state.hand is None:
             raise Refused("INPUT", "no hand in progress to void")
-        state = _evolve(state, overrides=state.overrides + ((by, "void", "void hand"),))
+        state = _evolve(state, overrides=state.overrides + ((by, "void", "void hand", event.user),))
         return _end_without_play(state, "void", "FLOOR")
     if kind is FloorKind.OVERRIDE:
         return _override(state, event, by)
@@ -59,7 +59,9 @@ def _floor(state: TableState, event: FloorCommand) -> tuple[TableState, tuple[Ef
         if rule == "BOARD-6":
             return _short_call(state, event, by, "dead")
         hand, effects = kill_hand(state.hand, event.seat, rule, by)
-        state = _evolve(state, hand=hand, overrides=state.overrides + ((by, "kill", f"seat {event.seat}"),))
+        state = _evolve(
+            state, hand=hand, overrides=state.overrides + ((by, "kill", f"seat {event.seat}", event.user),)
+        )
         if hand.game.phase is Phase.COMPLETE:
             return _hand_complete(state, effects)
         return state, effects
@@ -83,7 +85,7 @@ def _short_call(
     if state.hand is None or event.seat is None or event.amount is None:
         raise Refused("INPUT", "a BOARD-6 ruling needs a hand in progress, the seat and the amount short")
     hand, effects = short_call(state.hand, event.seat, event.amount, decision, by)
-    record = (by, "BOARD-6", f"{decision} seat {event.seat} {event.amount}")
+    record = (by, "BOARD-6", f"{decision} seat {event.seat} {event.amount}", event.user)
     state = _evolve(state, hand=hand, overrides=state.overrides + (record,))
     if hand.game.phase is Phase.COMPLETE:
         return _hand_complete(state, effects)
@@ -99,7 +101,7 @@ def _override(state: TableState, event: FloorCommand, by: str) -> tuple[TableSta
         raise Refused("INPUT", "no ruling is waiting: nothing to override")
     if decision not in ("accept", "reject"):
         raise Refused("INPUT", "an override decides 'accept' or 'reject' the waiting ruling")
-    record = (by, hand.pending.rule, decision)
+    record = (by, hand.pending.rule, decision, event.user)
     state = _evolve(state, overrides=state.overrides + (record,))
     if decision == "accept":
         if hand.pending.kind in ("misdeal", "void"):
@@ -155,7 +157,7 @@ def _seating(state: TableState, event: FloorCommand) -> tuple[TableState, tuple[
         seats[number - 1] = dataclasses.replace(current, stack=current.stack - event.amount)
         seats[to_seat - 1] = dataclasses.replace(target, stack=target.stack + event.amount)
         text = f"The floor ({event.by}) moves {event.amount:,} from seat {number} to seat {to_seat}."
-        record = (event.by, "TBL-5", f"transfer {event.amount} seat {number} to seat {to_seat}")
+        record = (event.by, "TBL-5", f"transfer {event.amount} seat {number} to seat {to_seat}", event.user)
         state = _evolve(state, seats=tuple(seats), overrides=state.overrides + (record,))
         return state, (Ruling("TBL-5", text, Severity.INFO),)
     if kind is FloorKind.ADD_CHIPS:

@@ -60,7 +60,8 @@ class TableState(NamedTuple):
     keep_button: bool = False  # the button was just placed (DEAL-5, TBL-1 correction)
     button_draw: tuple[int, ...] | None = None  # DEAL-5: seats still to draw for the button
     devices: tuple[tuple[str, bool], ...] = ()
-    overrides: tuple[tuple[str, str, str], ...] = ()  # (by, ruling, decision)
+    # (by, ruling, decision, user): the name typed and the broker user who sent it ("" if none)
+    overrides: tuple[tuple[str, str, str, str], ...] = ()
     # TBL-1: the hands of the current round of the button (the round is over once every active
     # player has had the big blind), and the correction of a misplaced button.
     orbit: tuple[Positions, ...] = ()

@@ -14,17 +14,18 @@ import paho.mqtt.client as mqtt
 import pytest
 
 from tablectl.adapters.mqtt import TablePublisher, Topics
-from tablectl.adapters.mqtt.broker import ROLES, Credentials, LocalBroker, shipped_config
-from tablectl.cli.audit import may_write, run_audit
+from tablectl.adapters.mqtt.broker import Credentials, LocalBroker, shipped_config
+from tablectl.cli.audit import AUDIT_ROLES, may_write, run_audit
 from tablectl.core.events import FloorCommand, FloorKind
 from tablectl.core.table import TableConfig, step
 from tablectl.sim.dealer import SimDealer, seated_table
 from tests.helpers.brokers import Listener, require_mosquitto, running_broker
 
 TABLES = ("1", "2")
+ANN = "cmd/floor/floor.ann"  # supervisor ann's command topic (LocalBroker: mkusers --floor ann,bob)
 # What each role reads, as topic names below cardroom/main/table/<table>/ (docs/mqtt.md).
 READS = {
-    "table": {"cmd/floor", "bridge"},
+    "table": {ANN, "bridge"},
     "bridge": {
         "status",
         "public",
@@ -35,12 +36,13 @@ READS = {
         "private/hole",
         "broadcast/hole",
         "cmd_result",
-        "cmd/floor",
+        ANN,
         "bridge",
     },
     "dealer": {"status", "public", "dealer", "events", "alerts"},
     "public": {"status", "public"},
     "floor": {"status", "public", "dealer", "floor", "events", "alerts", "cmd_result", "bridge"},
+    "supervisor": {"status", "public", "dealer", "floor", "events", "alerts", "cmd_result", "bridge"},
     "broadcast": {"status", "public", "broadcast/hole"},
     "admin": {
         "status",
@@ -52,11 +54,12 @@ READS = {
         "private/hole",
         "broadcast/hole",
         "cmd_result",
-        "cmd/floor",
         "bridge",
-    },
+    },  # no command: admin neither sends nor reads them
 }
-ROOM_WIDE = {"floor", "broadcast", "admin"}
+ROOM_WIDE = {"floor", "broadcast", "admin", "supervisor"}
+# The user each role logs in as in these tests: table "1", supervisor ann.
+WHO = {role: "ann" if role == "supervisor" else "1" for role in AUDIT_ROLES}
 
 
 @pytest.fixture(scope="module")
@@ -81,7 +84,9 @@ def table_publisher(broker: LocalBroker, table: str, **options: Any) -> TablePub
 
 
 def test_each_role_reads_what_it_may_and_nothing_else(broker: LocalBroker) -> None:
-    listeners = {role: Listener(broker, role, "1", client_id=f"reader-{role}").start() for role in ROLES}
+    listeners = {
+        role: Listener(broker, role, WHO[role], client_id=f"reader-{role}").start() for role in AUDIT_ROLES
+    }
     publishers = [
         table_publisher(
             broker,
@@ -108,7 +113,8 @@ def test_each_role_reads_what_it_may_and_nothing_else(broker: LocalBroker) -> No
             state, effects = step(state, DeviceStatus("shoe", ok=False))
             publisher.publish_state(state, effects)
             command = '{"type": "floor", "kind": "deck_check", "by": "Ann", "amount": 52}'
-            listeners["floor"].client.publish(Topics("main", publisher.table).cmd_floor, command, qos=1)
+            topic = Topics("main", publisher.table).cmd_floor("floor.ann")
+            listeners["supervisor"].client.publish(topic, command, qos=1)
             listeners["admin"].client.publish(Topics("main", publisher.table).bridge, b"1", qos=1)
         for publisher in publishers:
             assert publisher.wait_delivered(10)
@@ -116,7 +122,7 @@ def test_each_role_reads_what_it_may_and_nothing_else(broker: LocalBroker) -> No
             publisher.stop()  # the last message, on status, that most roles read
         admin = listeners["admin"]
         assert admin.wait_for(lambda: sum(m.payload.find(b'"stopped"') > 0 for m in admin.on("status")) == 2)
-        for role in ("bridge", "dealer", "public", "floor", "broadcast"):
+        for role in ("bridge", "dealer", "public", "floor", "broadcast", "supervisor"):
             listener = listeners[role]
             wanted = 1 if role not in ROOM_WIDE else 2
             assert listener.wait_for(
@@ -154,26 +160,39 @@ def _publish_all(client: mqtt.Client, topics: list[str]) -> dict[str, str]:
 
 
 def test_each_role_publishes_only_where_it_may(broker: LocalBroker) -> None:
+    assert broker.credentials is not None
+    logins = {role: broker.credentials.user(role, WHO[role])[0] for role in AUDIT_ROLES}
+    users = sorted({*logins.values(), "floor.bob", "table.2", "dealer.2"})
     topics = [
         t
         for table in TABLES
         for t in (
             *Topics("main", table).all_published(),
-            Topics("main", table).cmd_floor,
+            *(Topics("main", table).cmd_floor(user) for user in users),
+            f"cardroom/main/table/{table}/cmd/floor",
             Topics("main", table).bridge,
             f"cardroom/main/table/{table}/cmd/dealer",
         )
     ]
     topics += ["cardroom/other/table/1/public", "cardroom/main/elsewhere"]
-    for role in ROLES:
-        with Listener(broker, role, "1", topics=("nothing/here",), client_id=f"writer-{role}") as writer:
+    for role in AUDIT_ROLES:
+        with Listener(
+            broker, role, WHO[role], topics=("nothing/here",), client_id=f"writer-{role}"
+        ) as writer:
             reasons = _publish_all(writer.client, topics)
         for topic, reason in reasons.items():
-            allowed = may_write(role, "1", topic, "main")
+            allowed = may_write(role, "1", topic, "main", logins[role])
             assert (reason != "Not authorized") == allowed, (role, topic, reason)
-    # The essentials, spelled out: no display sends a command, no table writes another's topics.
-    for role in ("dealer", "public", "broadcast", "table"):
-        assert not may_write(role, "1", Topics("main", "1").cmd_floor, "main")
+    # The essentials, spelled out: a supervisor sends commands as itself only, at any table; no
+    # display, table, dashboard or admin sends one; no table writes another's topics.
+    for table in TABLES:
+        assert may_write("supervisor", "1", Topics("main", table).cmd_floor("floor.ann"), "main", "floor.ann")
+        assert not may_write(
+            "supervisor", "1", Topics("main", table).cmd_floor("floor.bob"), "main", "floor.ann"
+        )
+    for role in ("dealer", "public", "broadcast", "table", "floor", "admin"):
+        for user in users:
+            assert not may_write(role, "1", Topics("main", "1").cmd_floor(user), "main", logins[role])
     assert not may_write("table", "1", Topics("main", "2").view("public"), "main")
 
 
@@ -206,11 +225,30 @@ def test_mkusers_keeps_passwords_adds_tables_and_refuses_bad_names(tmp_path: Pat
     assert second.tables() == ["1", "2"]
     assert second.user("table", "1") == first.user("table", "1")
     acl = (tmp_path / "acl").read_text()
-    assert "user table.1" in acl and "user table.2" in acl and acl.count("user floor") == 1
+    assert "user table.1" in acl and "user table.2" in acl and acl.count("user floor\n") == 1
     assert oct((tmp_path / "credentials").stat().st_mode & 0o777) == "0o600"
     for bad in ("a/b", "t+1", "#", "x y"):
         result = subprocess.run([script, "--dir", str(tmp_path), "main", bad], capture_output=True, text=True)
         assert result.returncode == 2 and "table name" in result.stderr
+    # Supervisors: --floor adds floor.<name> users, kept (with their passwords) on later runs.
+    subprocess.run([script, "--dir", str(tmp_path), "--floor", "ann,bob", "main"], check=True)
+    subprocess.run([script, "--dir", str(tmp_path), "--floor=cy", "main", "3"], check=True)
+    third = Credentials.read(tmp_path / "credentials")
+    assert third.supervisors() == ["ann", "bob", "cy"] and third.tables() == ["1", "2", "3"]
+    assert third.user("supervisor", "ann")[0] == "floor.ann"
+    assert third.user("table", "1") == first.user("table", "1")
+    acl = (tmp_path / "acl").read_text()
+    assert all(f"user floor.{name}\n" in acl for name in ("ann", "bob", "cy"))
+    assert acl.count("pattern write cardroom/main/table/+/cmd/floor/%u") == 1
+    for bad in ("a.b", "a/b", "+", "#", "x y", "", "a" * 33):
+        result = subprocess.run(
+            [script, "--dir", str(tmp_path), "--floor", f"ok,{bad}" if bad else ",", "main"],
+            capture_output=True,
+            text=True,
+        )
+        if bad:
+            assert result.returncode == 2 and f"supervisor name '{bad}'" in result.stderr, bad
+    assert Credentials.read(tmp_path / "credentials").supervisors() == ["ann", "bob", "cy"]
     other = subprocess.run([script, "--dir", str(tmp_path), "other", "1"], capture_output=True, text=True)
     assert other.returncode == 2 and "one room per directory" in other.stderr
 
@@ -224,12 +262,23 @@ def _audit(tmp_path: Path, hands: int) -> dict[str, Any]:
 def test_audit_finds_nothing_any_role_must_not_see_or_do(tmp_path: Path) -> None:
     result = _audit(tmp_path, 120)
     assert result["hands"] == 120
-    assert result["violations"] == {role: 0 for role in ROLES}, result["examples"]
+    assert result["violations"] == {role: 0 for role in AUDIT_ROLES}, result["examples"]
     received = result["received_by_kind"]
     assert received["public"].get("snapshot", 0) > 100  # every role was really listening
     assert received["broadcast"].get("broadcast_hole", 0) > 0
     assert received["floor"].get("alert", 0) > 0 and received["dealer"].get("event", 0) > 0
-    assert result["commands_arrived"] == ["audit-admin", "audit-bridge", "audit-floor", "audit-last"]
+    assert received["supervisor"].get("alert", 0) > 0
+    # The tables took commands only on a supervisor's topic: ann's own (and the last ones), and
+    # the bridge's forwarding on the first table (what bridge.conf carries in from the central
+    # broker). Never the dashboard's, the displays', admin's, nor ann's on bob's topic.
+    arrived = {tuple(a) for a in result["commands_arrived"]}
+    ann, bob = (f"floor.{name}" for name in result["supervisors"])
+    assert arrived == {
+        ("audit-supervisor", ann),
+        ("audit-last", ann),
+        ("audit-bridge", ann),
+        ("audit-bridge", bob),
+    }
     assert result["unobserved"] == {"audit-a": 0, "audit-b": 0}  # the observers saw every message
 
 
@@ -237,7 +286,7 @@ def test_audit_finds_nothing_any_role_must_not_see_or_do(tmp_path: Path) -> None
 @pytest.mark.usefixtures("mosquitto")
 def test_audit_over_a_thousand_hands(tmp_path: Path) -> None:
     result = _audit(tmp_path, 1000)
-    assert result["violations"] == {role: 0 for role in ROLES}, result["examples"]
+    assert result["violations"] == {role: 0 for role in AUDIT_ROLES}, result["examples"]
     assert result["unobserved"] == {"audit-a": 0, "audit-b": 0}
 
 

@@ -4,6 +4,7 @@ on ``cmd_result`` (docs/mqtt.md, commands). No broker, no clock: the time is an 
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 
 import pytest
 
@@ -19,15 +20,14 @@ from tablectl.core.events import DeviceStatus, Event, FloorCommand, FloorKind, t
 TOPICS = Topics("main", "7")
 NOW = 1_800_000_000.0
 MAX_AGE = 120.0
+ANN = TOPICS.cmd_floor("floor.ann")  # supervisor ann's own command topic
 
 
 def _payload(event: Event) -> bytes:
     return json.dumps(to_json(event)).encode()
 
 
-def _parse(
-    payload: bytes, topic: str = TOPICS.cmd_floor, retained: bool = False, max_age: float = MAX_AGE
-) -> object:
+def _parse(payload: bytes, topic: str = ANN, retained: bool = False, max_age: float = MAX_AGE) -> object:
     return parse_floor_command(TOPICS, topic, payload, retained, NOW, max_age)
 
 
@@ -36,9 +36,33 @@ def _reason(result: object) -> str:
     return result.reason
 
 
-def test_a_fresh_command_is_taken_as_sent() -> None:
+def test_a_fresh_command_is_taken_as_sent_with_the_user_of_its_topic() -> None:
     command = FloorCommand(FloorKind.SET_BLINDS, by="Ann", blinds=(100, 200), ante=25, at=NOW - 3)
-    assert _parse(_payload(command)) == command
+    assert _parse(_payload(command)) == replace(command, user="floor.ann")
+    assert _parse(_payload(command), topic=TOPICS.cmd_floor("floor.bob")) == replace(
+        command, user="floor.bob"
+    )
+
+
+@pytest.mark.parametrize("user", ["floor", "table.7", "dealer.7", "bridge.7", "admin", "floor.a.b"])
+def test_a_command_from_a_user_who_is_no_supervisor_is_refused(user: str) -> None:
+    command = FloorCommand(FloorKind.VOID_HAND, by="Ann", at=NOW)
+    reason = _reason(_parse(_payload(command), topic=TOPICS.cmd_floor(user)))
+    assert reason.startswith(f"user {user} gives no floor commands") and "floor.<name>" in reason
+
+
+@pytest.mark.parametrize("rest", ["cmd/floor", "cmd/floor/", "cmd/floor/floor.ann/x", "cmd/dealer"])
+def test_a_command_off_a_supervisors_own_topic_is_refused(rest: str) -> None:
+    command = FloorCommand(FloorKind.VOID_HAND, by="Ann", at=NOW)
+    reason = _reason(_parse(_payload(command), topic=TOPICS.base + rest))
+    assert reason.startswith(f"unknown command topic {TOPICS.base}{rest}") and ANN in reason
+
+
+def test_a_user_written_in_the_command_must_be_the_topics() -> None:
+    forged = FloorCommand(FloorKind.VOID_HAND, by="Ann", at=NOW, user="floor.bob")
+    assert "came from floor.ann" in _reason(_parse(_payload(forged)))
+    same = FloorCommand(FloorKind.VOID_HAND, by="Ann", at=NOW, user="floor.ann")
+    assert _parse(_payload(same)) == same
 
 
 def test_a_command_without_at_is_stamped_with_the_time_it_arrived() -> None:
@@ -46,6 +70,7 @@ def test_a_command_without_at_is_stamped_with_the_time_it_arrived() -> None:
     parsed = _parse(_payload(command))
     assert isinstance(parsed, FloorCommand)
     assert parsed.at == NOW and parsed.kind is FloorKind.VOID_HAND and parsed.by == "Ann"
+    assert parsed.user == "floor.ann"
 
 
 def test_a_command_older_than_the_maximum_age_is_refused_and_one_at_the_limit_is_not() -> None:
@@ -53,23 +78,17 @@ def test_a_command_older_than_the_maximum_age_is_refused_and_one_at_the_limit_is
     reason = _reason(_parse(_payload(old)))
     assert "void_hand from Ann is 121 s old" in reason and "older than 120 s" in reason
     at_limit = FloorCommand(FloorKind.VOID_HAND, by="Ann", at=NOW - MAX_AGE)
-    assert _parse(_payload(at_limit)) == at_limit
+    assert _parse(_payload(at_limit)) == replace(at_limit, user="floor.ann")
 
 
 def test_a_maximum_age_of_zero_takes_a_command_of_any_age() -> None:
     ancient = FloorCommand(FloorKind.VOID_HAND, by="Ann", at=NOW - 86_400)
-    assert _parse(_payload(ancient), max_age=0) == ancient
+    assert _parse(_payload(ancient), max_age=0) == replace(ancient, user="floor.ann")
 
 
 def test_a_retained_command_is_refused_even_when_fresh() -> None:
     command = FloorCommand(FloorKind.VOID_HAND, by="Ann", at=NOW)
     assert "must not be retained" in _reason(_parse(_payload(command), retained=True))
-
-
-def test_another_command_topic_is_refused() -> None:
-    command = FloorCommand(FloorKind.VOID_HAND, by="Ann", at=NOW)
-    reason = _reason(_parse(_payload(command), topic=TOPICS.base + "cmd/dealer"))
-    assert reason.startswith(f"unknown command topic {TOPICS.base}cmd/dealer") and TOPICS.cmd_floor in reason
 
 
 @pytest.mark.parametrize(
@@ -89,23 +108,23 @@ def test_a_malformed_command_is_refused_with_what_is_wrong(payload: bytes, expec
 
 def test_an_event_that_is_not_a_floor_command_is_refused() -> None:
     reason = _reason(_parse(_payload(DeviceStatus("shoe", ok=False, at=NOW))))
-    assert (
-        reason == f"only floor commands (type 'floor') are taken on {TOPICS.cmd_floor}, not 'device' events"
-    )
+    assert reason == f"only floor commands (type 'floor') are taken on {ANN}, not 'device' events"
 
 
 def test_the_result_names_the_command_and_echoes_the_correlation_in_hex() -> None:
-    command = FloorCommand(FloorKind.KILL_HAND, by="Bob", seat=3)
-    assert command_result(TOPICS.cmd_floor, command, True, None, b"\x01\xab") == {
+    command = FloorCommand(FloorKind.KILL_HAND, by="Bob", seat=3, user="floor.bob")
+    assert command_result(TOPICS.cmd_floor("floor.bob"), command, True, None, b"\x01\xab") == {
         "ok": True,
-        "topic": TOPICS.cmd_floor,
+        "topic": TOPICS.cmd_floor("floor.bob"),
         "command": "kill_hand",
         "by": "Bob",
+        "user": "floor.bob",
         "error": None,
         "correlation": "01ab",
     }
-    refused = command_result(TOPICS.cmd_floor, None, False, "a command is a JSON object", None)
+    refused = command_result(ANN, None, False, "a command is a JSON object", None)
     assert refused["command"] is None and refused["by"] is None and refused["correlation"] is None
+    assert refused["user"] is None
     assert refused["ok"] is False and refused["error"] == "a command is a JSON object"
 
 
