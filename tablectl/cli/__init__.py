@@ -156,7 +156,7 @@ def cmd_audit(args: argparse.Namespace) -> int:
         if args.credentials is None:
             raise ValueError(
                 "--credentials FILE: the audit logs in as every role (the file mkusers writes, "
-                "with users for two tables named audit-*)"
+                "with users for two tables named audit-* and two supervisors named audit*)"
             )
         credentials = Credentials.read(args.credentials)
         for username, password in zip(args.user, args.password, strict=True):
@@ -262,7 +262,10 @@ def build_parser() -> argparse.ArgumentParser:
     aud.add_argument("--json", action="store_true", help="print one JSON object")
     aud.add_argument("--host", help="a live broker (default: start a throwaway one)")
     aud.add_argument("--port", type=int, default=1883)
-    aud.add_argument("--credentials", help="the credentials file mkusers wrote (two tables named audit-*)")
+    aud.add_argument(
+        "--credentials",
+        help="the credentials file mkusers wrote (two tables named audit-* and two supervisors audit*)",
+    )
     aud.add_argument("--user", action="append", default=[], help="log in as USER instead of its line")
     aud.add_argument("--password", action="append", default=[], help="the password of the --user before it")
     aud.add_argument("--seed", type=int, default=2026)

@@ -237,3 +237,32 @@ def test_store_and_forward_while_the_central_broker_is_down(rig: Rig) -> None:
         publisher.stop()
         table_admin.stop()
         floor.stop()
+
+
+def test_a_supervisors_command_on_the_central_broker_reaches_the_table_as_hers(rig: Rig) -> None:
+    """bridge.conf carries cmd/floor/+ in, each command on its sender's topic: the table on its
+    own broker journals the user the central broker's ACL vouched for."""
+    from tablectl.core.events import FloorCommand, FloorKind, to_json
+
+    received: list[FloorCommand] = []
+    publisher = publisher_for(rig.local)
+    publisher.on_command = lambda command, key: received.append(command)
+    publisher.start()
+    ann = Listener(rig.central, "supervisor", "ann", topics=(TOPICS.cmd_result, TOPICS.bridge)).start()
+    try:
+        assert publisher.wait_connected(10)
+        assert ann.wait_for(lambda: link_state(ann) == b"1", 15), rig.bridge_log()
+        command = FloorCommand(FloorKind.DECK_CHECK, "Ann Smith", amount=52, at=time.time())
+        # The bridge's subscription on the central broker may be a moment behind the link: send
+        # until the table answers (each send is a fresh command; the answer is what is waited on).
+        deadline = time.monotonic() + 15
+        while not ann.payloads("cmd_result") and time.monotonic() < deadline:
+            ann.client.publish(TOPICS.cmd_floor("floor.ann"), json.dumps(to_json(command)), qos=1)
+            ann.wait_for(lambda: bool(ann.payloads("cmd_result")), 1.0)
+        results = ann.payloads("cmd_result")
+        assert results, rig.bridge_log()
+        assert (results[0]["ok"], results[0]["by"], results[0]["user"]) == (True, "Ann Smith", "floor.ann")
+        assert received and {(c.by, c.user) for c in received} == {("Ann Smith", "floor.ann")}
+    finally:
+        ann.stop()
+        publisher.stop()

@@ -47,7 +47,7 @@ def test_serve_a_table_on_a_bench(tmp_path: Path, table1_broker: LocalBroker, pi
     )
     display = Listener(broker, "public", "1").start()
     floor = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, protocol=mqtt.MQTTv5)
-    floor.username_pw_set(*broker.credentials.user("floor", None))
+    floor.username_pw_set(*broker.credentials.user("supervisor", "ann"))  # supervisor ann: floor.ann
     floor.connect(broker.host, broker.port)
     floor.loop_start()
     try:
@@ -55,9 +55,9 @@ def test_serve_a_table_on_a_bench(tmp_path: Path, table1_broker: LocalBroker, pi
             command = FloorCommand(
                 FloorKind.SEAT_PLAYER, "Jane", seat=seat, name=name, amount=5000, at=time.time()
             )
-            floor.publish("cardroom/main/table/1/cmd/floor", json.dumps(to_json(command)), qos=1)
+            floor.publish("cardroom/main/table/1/cmd/floor/floor.ann", json.dumps(to_json(command)), qos=1)
         command = FloorCommand(FloorKind.MOVE_BUTTON, "Jane", seat=3, at=time.time())
-        floor.publish("cardroom/main/table/1/cmd/floor", json.dumps(to_json(command)), qos=1)
+        floor.publish("cardroom/main/table/1/cmd/floor/floor.ann", json.dumps(to_json(command)), qos=1)
 
         def seated() -> bool:
             views = [p["state"] for p in display.payloads("public")]

@@ -11,7 +11,8 @@
   are the rulings that need someone now (floor, void, misdeal);
 * ``private/hole``: the hole cards (the ``private`` view), retained, and nowhere else;
 * ``broadcast/hole``: the same, held back for the broadcast delay (30 minutes by default);
-* ``cmd/floor`` in, ``cmd_result`` out: floor commands, parsed and handed to a callback.
+* ``cmd/floor/<user>`` in, ``cmd_result`` out: floor commands, parsed (with the sending
+  supervisor's user, the topic's last level) and handed to a callback.
 
 Every payload is JSON with ``schema``, ``epoch`` (this run of the table: it changes on every
 restart, so displays re-read), ``seq`` (one counter per table and epoch, over everything the

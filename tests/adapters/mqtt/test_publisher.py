@@ -356,13 +356,15 @@ def test_floor_commands_reach_the_handler_and_anything_else_is_refused(broker: L
 
     publisher = publisher_for(broker, on_command=handler, command_max_age=60).start()
     assert publisher.wait_connected(10)
-    with Listener(broker, "floor", None, topics=(TOPICS.cmd_result,)) as floor:
+    with Listener(broker, "supervisor", "ann", topics=(TOPICS.cmd_result,)) as floor:
 
         def send(payload: bytes, correlation: bytes | None = None, retain: bool = False) -> None:
             props = Properties(PacketTypes.PUBLISH)
             if correlation:
                 props.CorrelationData = correlation
-            floor.client.publish(TOPICS.cmd_floor, payload, qos=1, retain=retain, properties=props)
+            floor.client.publish(
+                TOPICS.cmd_floor("floor.ann"), payload, qos=1, retain=retain, properties=props
+            )
 
         void = FloorCommand(FloorKind.VOID_HAND, by="Ann")
         send(json.dumps(to_json(void)).encode(), correlation=b"\x01\x02")
@@ -387,7 +389,10 @@ def test_floor_commands_reach_the_handler_and_anything_else_is_refused(broker: L
     assert not results[3]["ok"] and "old" in results[3]["error"]
     assert not results[4]["ok"] and results[4]["error"] == "no hand in progress to kill"
     assert not results[5]["ok"] and "retained" in results[5]["error"]
-    assert [(c.kind, c.by, key) for c, key in received] == [(FloorKind.VOID_HAND, "Ann", "0102")]
+    assert [(c.kind, c.by, c.user, key) for c, key in received] == [
+        (FloorKind.VOID_HAND, "Ann", "floor.ann", "0102")
+    ]
+    assert results[0]["user"] == "floor.ann"
     assert received[0][0].at > 0  # stamped when it arrived
     publisher.stop()
 
