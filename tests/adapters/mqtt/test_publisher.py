@@ -25,7 +25,7 @@ from tablectl.adapters.mqtt import ALERT_SEVERITIES, Follower, TablePublisher, T
 from tablectl.adapters.mqtt.broker import LocalBroker
 from tablectl.cli.audit import cards_named, secret_cards
 from tablectl.core.effects import Ruling
-from tablectl.core.events import CardDrawn, DeviceStatus, FloorCommand, FloorKind, to_json
+from tablectl.core.events import CardDrawn, DeviceStatus, FloorCommand, FloorKind, InputRefused, to_json
 from tablectl.core.table import TableConfig, TableState, step
 from tablectl.sim.dealer import SimDealer, seated_table
 from tests.helpers.brokers import Listener, running_broker, schema_for, schemas
@@ -348,8 +348,12 @@ def test_publishing_with_no_broker_at_all_never_blocks(tmp_path: Path) -> None:
 def test_floor_commands_reach_the_handler_and_anything_else_is_refused(broker: LocalBroker) -> None:
     validate = schemas()
     received: list[tuple[FloorCommand, str | None]] = []
+    refused: list[tuple[InputRefused, str | None]] = []
 
-    def handler(command: FloorCommand, key: str | None) -> None:
+    def handler(command: FloorCommand | InputRefused, key: str | None) -> None:
+        if isinstance(command, InputRefused):  # refused at the boundary, handed over for the journal
+            refused.append((command, key))
+            return
         if command.kind is FloorKind.KILL_HAND:
             raise ValueError("no hand in progress to kill")
         received.append((command, key))
@@ -388,6 +392,15 @@ def test_floor_commands_reach_the_handler_and_anything_else_is_refused(broker: L
     assert not results[4]["ok"] and results[4]["error"] == "no hand in progress to kill"
     assert not results[5]["ok"] and "retained" in results[5]["error"]
     assert [(c.kind, c.by, key) for c, key in received] == [(FloorKind.VOID_HAND, "Ann", "0102")]
+    # Every one refused at the boundary is handed over to be journaled, with its reason, no key.
+    assert [(r.what, r.by, key) for r, key in refused] == [
+        ("?", "", None),
+        ("?", "", None),
+        ("sit_out", "Bob", None),
+        ("sit_in", "Di", None),
+        ("?", "", None),  # the empty retained message that clears it
+    ]
+    assert [r.reason for r, _ in refused][:4] == [results[i]["error"] for i in (1, 2, 3, 5)]
     assert received[0][0].at > 0  # stamped when it arrived
     publisher.stop()
 
