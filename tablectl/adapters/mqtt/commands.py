@@ -96,7 +96,7 @@ def parse_floor_command(
         return replace(event, at=now)
     if event.at - now > MAX_CLOCK_SKEW:
         return refused(
-            f"command {event.kind.value} from {event.by} is dated {event.at - now:,.0f} s ahead of the "
+            f"command {event.kind.value} from {event.by} is dated {event.at - now:.6g} s ahead of the "
             f"table's clock (its 'at', {event.at:.15g}): 'at' is in seconds since the epoch, not "
             f"milliseconds; check the sender's clock"
         )
