@@ -525,7 +525,7 @@ def run_audit(
     """Deal ``hands`` simulated hands (shared between two tables dealt side by side) through the
     controller and a TablePublisher per table, watched by every role; see the module doc."""
     from tablectl.adapters.mqtt import TablePublisher, Topics
-    from tablectl.core.events import CardDrawn, CardSeen, DeviceStatus, FloorCommand, Zone
+    from tablectl.core.events import CardDrawn, CardSeen, DeviceStatus, FloorCommand, InputRefused, Zone
     from tablectl.core.table import TableConfig, step
     from tablectl.journal import Controller
     from tablectl.journal.snapshot import table_restore, table_snapshot
@@ -561,7 +561,9 @@ def run_audit(
         for table in tables:
             username, password = creds.user("table", table)
 
-            def handler(command: FloorCommand, key: str | None, table: str = table) -> None:
+            def handler(command: FloorCommand | InputRefused, key: str | None, table: str = table) -> None:
+                if isinstance(command, InputRefused):
+                    return  # refused at the boundary: nothing reached the table
                 commands_seen.append((table, command.by, command.user))
                 raise ValueError("audit: command received and not applied")
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import enum
+import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -125,13 +126,29 @@ class DeviceStatus:
     at: float = 0.0
 
 
-Event = CardDrawn | CardSeen | DealerInput | FloorCommand | DeviceStatus
+@dataclass(frozen=True, slots=True)
+class InputRefused:
+    """Input the table refused at its boundary (a floor command that is not JSON, of the wrong
+    shape, too old, too large...): journaled so that the record shows what was sent, by whom and
+    why it was not applied. It changes nothing. Made by :func:`input_refused`, which bounds every
+    text: the journal and the displays stay small whatever was sent."""
+
+    source: str  # "floor": where it came from
+    what: str  # the command's kind when it could be read, else "?"
+    by: str  # the sender's name as written (shortened), "" when unreadable
+    reason: str  # what was wrong, as the sender was told
+    at: float = 0.0  # when the table received it (its own clock: always a real time)
+    user: str = ""  # the broker user it came from (its topic cmd/floor/<user>), "" when unknown
+
+
+Event = CardDrawn | CardSeen | DealerInput | FloorCommand | DeviceStatus | InputRefused
 EVENT_TYPES: dict[str, type[Any]] = {
     "card_drawn": CardDrawn,
     "card_seen": CardSeen,
     "dealer": DealerInput,
     "floor": FloorCommand,
     "device": DeviceStatus,
+    "refused": InputRefused,
 }
 _TYPE_NAMES = {cls: name for name, cls in EVENT_TYPES.items()}
 
@@ -184,7 +201,7 @@ def from_json(data: dict[str, Any], journaled: bool = False) -> Event:
             continue
         if key not in names:
             raise EventError(f"{kind} events have no field {key!r}; fields: {', '.join(names)}")
-        decode = _DECODERS.get(key)
+        decode = _DECODERS.get(key) if journaled else _STRICT.get(key, _DECODERS.get(key))
         if decode is None or (journaled and key in _JOURNAL_LENIENT):
             kwargs[key] = value
             continue
@@ -222,6 +239,27 @@ def _user_name(value: Any) -> str:
     return value
 
 
+def _real_time(value: Any) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        raise TypeError(f"expected a time in seconds since the epoch, got {value!r:.40}")
+    if value < 0:
+        raise ValueError(f"a time is not negative, got {value!r:.40}")
+    return float(value)
+
+
+def _whole_numbers(value: Any) -> tuple[int, ...]:
+    if not isinstance(value, list) or any(isinstance(v, bool) or not isinstance(v, int) for v in value):
+        raise TypeError(f"expected a list of whole numbers, got {value!r:.60}")
+    return tuple(value)
+
+
+def _strict_whole(value: Any) -> int:
+    number = _whole_number(value)
+    if number is None:
+        raise TypeError("expected a whole number, got null")
+    return number
+
+
 # Fields that readers before 0.x+7ab88cc passed through unchecked: journals may hold anything there.
 _JOURNAL_LENIENT = frozenset({"to_seat"})
 
@@ -241,3 +279,131 @@ _DECODERS: dict[str, Callable[[Any], Any]] = {
     "at": float,
     "user": _user_name,
 }
+# New input (not a journal) is read strictly: a time is a real number of seconds, a list of
+# chips holds whole numbers (not true, 100.7 or "100"). A journal is read as it was written: an
+# older version let these through, and the fold must give the state it gave then.
+_STRICT: dict[str, Callable[[Any], Any]] = {
+    "at": _real_time,
+    "blinds": _whole_numbers,
+    "ante": _strict_whole,
+}
+
+
+# -- the bounds of a floor command (docs/schemas/cmd-floor.json says the same; a test holds them
+# together) -------------------------------------------------------------------------------------
+
+# Texts, in characters. A name is shown on a seat plate and in sentences on every display: 40 is
+# more than any plate holds. ``by`` is a person's name or login, likewise. ``ruling`` is a RULES
+# id (the longest is seven characters). ``decision`` is one word of a short list ("accept",
+# "reject", "make_good", "dead"): 40 leaves room for a new one. Every text lands in the journal
+# and in the retained snapshots: bounded here, no text can make either grow without limit.
+TEXT_LIMITS: dict[str, int] = {"by": 40, "name": 40, "ruling": 16, "decision": 40}
+# Chips: one fixed cap on any amount, blind, ante and stack, so that every stack and pot is exact
+# in a JavaScript display (whose numbers are exact to 2**53, about 9 * 10**15) with room to spare.
+MAX_CHIPS = 10**12
+MAX_SEAT = 10  # the most seats a table has (TableConfig); the table's own count is checked too
+MAX_BLINDS = 3  # small, big and a straddle
+REASON_LIMIT = 300  # characters of a refusal's reason (journaled, on cmd_result)
+
+
+def shorten(text: str, limit: int) -> str:
+    """``text`` cut to ``limit`` characters, an ellipsis marking the cut."""
+    return text if len(text) <= limit else text[: max(limit - 1, 0)] + "\u2026"
+
+
+def input_refused(
+    source: str, what: object, by: object, reason: str, at: float, user: str = ""
+) -> InputRefused:
+    """The journal's record of refused input: texts shortened, anything not a string written
+    as its type, so that it stays small and readable whatever was sent."""
+
+    def text(value: object, limit: int) -> str:
+        if isinstance(value, str):
+            return shorten(value, limit)
+        return "" if value is None else f"<{type(value).__name__}>"
+
+    return InputRefused(
+        text(source, 16),
+        text(what, 24) or "?",
+        text(by, TEXT_LIMITS["by"]),
+        shorten(reason, REASON_LIMIT),
+        at,
+        text(user, TEXT_LIMITS["by"]),
+    )
+
+
+# Word for word as the step said it before this check (journals record it as their outcome).
+NO_SUPERVISOR = "a floor command names the supervisor who gives it"
+
+
+def _whole(value: object) -> bool:
+    return type(value) is int
+
+
+# The fields each kind of command reads (``by`` aside: every kind).
+FLOOR_FIELDS: dict[FloorKind, frozenset[str]] = {
+    FloorKind.OVERRIDE: frozenset({"ruling", "decision", "seat", "amount"}),
+    FloorKind.VOID_HAND: frozenset(),
+    FloorKind.SET_BLINDS: frozenset({"blinds", "ante"}),
+    FloorKind.SEAT_PLAYER: frozenset({"seat", "name", "amount"}),
+    FloorKind.REMOVE_PLAYER: frozenset({"seat"}),
+    FloorKind.ADD_CHIPS: frozenset({"seat", "amount"}),
+    FloorKind.SIT_OUT: frozenset({"seat"}),
+    FloorKind.SIT_IN: frozenset({"seat"}),
+    FloorKind.MOVE_BUTTON: frozenset({"seat"}),
+    FloorKind.BUTTON_MISPLACED: frozenset({"seat"}),
+    FloorKind.KILL_HAND: frozenset({"seat", "ruling", "amount"}),
+    FloorKind.DECK_CHECK: frozenset({"amount"}),
+    FloorKind.TRANSFER: frozenset({"seat", "to_seat", "amount"}),
+}
+_ALL_FIELDS = frozenset({"name", "ruling", "decision", "seat", "to_seat", "amount", "ante", "blinds"})
+
+
+def floor_command_problem(
+    command: FloorCommand, seats: int = MAX_SEAT, fields: frozenset[str] = _ALL_FIELDS
+) -> str | None:
+    """What is wrong with ``command`` at a table of ``seats`` seats (None: nothing), in words for
+    the supervisor: each of ``fields`` (and ``by``) checked for its type and its bounds. New
+    input is checked whole (every field: a command is taken whole or not at all); the step
+    checks the fields the command's kind reads (FLOOR_FIELDS), since a journal an older version
+    wrote may carry anything in the others. What depends on the table's moment (a seat that is
+    taken, a stack too small) is the step's to say; ``at`` is the boundary's
+    (tablectl.adapters.mqtt.commands): a time is no rule of the table."""
+    for key, limit in TEXT_LIMITS.items():
+        if key != "by" and key not in fields:
+            continue
+        value = getattr(command, key)
+        if value is None and key != "by":
+            continue
+        if not isinstance(value, str):
+            return f"{key} is a text, not {type(value).__name__}"
+        if len(value) > limit:
+            return f"{key} is {len(value):,} characters long: at most {limit}"
+    if not command.by.strip():
+        return NO_SUPERVISOR
+    for key in ("seat", "to_seat"):
+        value = getattr(command, key)
+        if value is None or key not in fields:
+            continue
+        if not _whole(value):
+            return f"{key} is a seat number, not {value!r:.40}"
+        if not 1 <= value <= seats:
+            return f"there is no seat {value} at this table: seats are 1 to {seats}"
+    if command.amount is not None and "amount" in fields:
+        if not _whole(command.amount):
+            return f"amount is a whole number of chips, not {command.amount!r:.40}"
+        if not 0 <= command.amount <= MAX_CHIPS:
+            return f"amount {command.amount!r:.40} is out of bounds: 0 to {MAX_CHIPS:,} chips"
+    if "ante" in fields and (not _whole(command.ante) or not 0 <= command.ante <= MAX_CHIPS):
+        return f"ante is a whole number of chips from 0 to {MAX_CHIPS:,}, not {command.ante!r:.40}"
+    blinds = command.blinds
+    if "blinds" not in fields:
+        return None
+    if not isinstance(blinds, tuple) or len(blinds) > MAX_BLINDS:
+        return f"blinds are at most {MAX_BLINDS} whole numbers of chips, e.g. [100, 200]"
+    if blinds:
+        if not all(_whole(b) and 1 <= b <= MAX_CHIPS for b in blinds):
+            return f"blinds are whole numbers of chips from 1 to {MAX_CHIPS:,}, e.g. [100, 200]"
+        if list(blinds) != sorted(blinds):
+            return f"blinds go from the small to the big, e.g. [100, 200], not {list(blinds)}"
+    return None

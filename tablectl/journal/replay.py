@@ -23,7 +23,15 @@ from typing import Any
 
 from tablectl.core.cards import card_str
 from tablectl.core.effects import Applied, HandEnded, Ruling, Severity
-from tablectl.core.events import CardDrawn, CardSeen, DealerInput, DeviceStatus, Event, FloorCommand
+from tablectl.core.events import (
+    CardDrawn,
+    CardSeen,
+    DealerInput,
+    DeviceStatus,
+    Event,
+    FloorCommand,
+    InputRefused,
+)
 from tablectl.core.game.actions import Action, Kill
 from tablectl.core.game.engine import HandState, Phase, apply
 from tablectl.core.game.errors import RuleViolation
@@ -75,8 +83,21 @@ def _is_stacks(line: str) -> bool:
     return line.strip().startswith("Stacks:")
 
 
+def _local(at: object) -> time.struct_time | None:
+    """The local time of an event's ``at``, or None when it is no time: zero, or whatever an
+    older version journaled unchecked (NaN, infinity, 1e300, milliseconds past year 9999)."""
+    if isinstance(at, bool) or not isinstance(at, (int, float)) or not at:
+        return None
+    try:
+        moment = time.localtime(at)
+    except (ValueError, OverflowError, OSError):
+        return None
+    return moment if moment.tm_year <= 9999 else None
+
+
 def _clock(at: float) -> str:
-    return time.strftime("%H:%M:%S", time.localtime(at)) if at else "--:--:--"
+    moment = _local(at)
+    return time.strftime("%H:%M:%S", moment) if moment is not None else "--:--:--"
 
 
 def describe_event(event: Event) -> str:
@@ -117,6 +138,9 @@ def describe_event(event: Event) -> str:
         card = card_str(event.card) if event.card is not None else "a card"
         where = f"seat {event.seat}" if event.seat is not None else event.zone.value
         return f"camera: {card} {'face up' if event.face_up else 'face down'} at {where}"
+    if isinstance(event, InputRefused):
+        who = f" by {event.by}" if event.by else ""
+        return f"refused {event.source} {event.what.replace('_', ' ')}{who}: {event.reason}"
     if isinstance(event, DeviceStatus):
         return f"{event.device} {'ok' if event.ok else 'lost'}" + (
             f" ({event.detail})" if event.detail else ""
@@ -335,8 +359,8 @@ def export_hand_phh(journal_path: str | os.PathLike[str], hand: int | None = Non
         )
     finishing = record.game.finishing_stacks if record.game.phase is Phase.COMPLETE else None
     extra: dict[str, Any] = {"table": record.table, "hand": record.number}
-    if record.started_at:
-        day = time.localtime(record.started_at)
+    day = _local(record.started_at)
+    if day is not None:
         extra.update(year=day.tm_year, month=day.tm_mon, day=day.tm_mday)
     extra.update(
         seat_count=record.seat_count,

@@ -20,7 +20,7 @@ from tablectl.adapters.mqtt import TablePublisher
 from tablectl.adapters.panel import DealerPanel
 from tablectl.adapters.shoe import ShoeAdapter
 from tablectl.core.effects import Effect, Ruling
-from tablectl.core.events import FloorCommand
+from tablectl.core.events import FloorCommand, InputRefused
 from tablectl.core.table import TableState, new_table
 from tablectl.service.table_service import TableService, open_service
 from tablectl.service.tablefile import TableFile
@@ -77,7 +77,7 @@ def start_table(
     service = open_service(str(journal), new_table(config))
     adapter = ShoeAdapter(registry, service.submit, confirm=lambda message: link.confirm(message))
 
-    def on_command(command: FloorCommand, key: str | None) -> None:
+    def on_command(command: FloorCommand | InputRefused, key: str | None) -> None:
         service.submit(command, key)
 
     publisher = TablePublisher(

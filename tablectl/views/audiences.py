@@ -141,14 +141,16 @@ def floor(
     state: TableState, rulings: Sequence[RecentRuling] = (), base: dict[str, Any] | None = None
 ) -> dict[str, Any]:
     """The supervisors' dashboard: the dealer's view (``base``, when already made), devices,
-    overrides, the table's levels."""
+    the floor's remedies of this hand and the last, the table's levels."""
     view = dict(base) if base is not None else dealer(state, rulings)
     view["view"] = "floor"
     view["devices"] = dict(state.devices)
-    # Who: the name the supervisor typed (by) and the broker user that sent it (user).
+    # The remedies of this hand and the last (the state keeps no more: core/table/state.py,
+    # MAX_REMEDIES); the whole history is the journal's (tablectl replay). Who: the name the
+    # supervisor typed (by) and the broker user that sent it (user).
     view["overrides"] = [
-        {"by": by, "user": user or None, "ruling": rule, "decision": d}
-        for by, rule, d, user in state.overrides
+        {"hand": r.hand, "by": r.by, "user": r.user or None, "ruling": r.rule, "decision": r.decision}
+        for r in state.overrides
     ]
     view["next_level"] = (
         {"blinds": list(state.next_level[0]), "ante": state.next_level[1]} if state.next_level else None

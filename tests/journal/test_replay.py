@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+import math
 import re
 from pathlib import Path
 
@@ -229,3 +231,30 @@ def test_a_hand_killed_by_the_floor_replays_but_does_not_export(path: Path) -> N
     assert "Seat 3 Carol (BTN)'s hand is dead (IRR-9)   (pot 300)" in text
     with pytest.raises(ReplayError, match="seat 3's hand was ruled dead"):
         export_hand_phh(path, 1)
+
+
+@pytest.mark.parametrize("at", [math.nan, math.inf, -math.inf, 1e300, 1.7e12])
+def test_replay_shows_a_hand_whatever_times_an_older_version_journaled(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], at: float
+) -> None:
+    """Before the boundary checked 'at', a command's time went to the journal as sent: NaN,
+    infinity, 1e300, milliseconds. The hand it is in must still be shown and exported."""
+    from tablectl.cli import main
+
+    path = tmp_path / "t.journal"
+    events = timed([*SEATING, *HAND_1])
+    odd = len(SEATING) + 7  # the call out of turn in hand 1, and the first seating
+    events[odd] = dataclasses.replace(events[odd], at=at)  # type: ignore[type-var]
+    events[0] = dataclasses.replace(events[0], at=at)  # type: ignore[type-var]
+    with Controller.open(path, CONFIG, step, new_table(CONFIG)) as controller:
+        for event in events:
+            controller.handle(event)  # journaled as the old reader journaled it: no check
+    with Journal(path) as journal:
+        bodies = [e.event.at for e in journal.events()]
+    assert repr(bodies[odd]) == repr(at)  # the journal holds the odd time
+    assert main(["replay", str(path), "--hand", "1"]) == 0
+    out = capsys.readouterr().out
+    assert f"#{odd + 1} --:--:-- REFUSED BET-14 on dealer call seat 1" in out, out
+    assert "Journal events" in out
+    assert main(["replay", str(path), "--hand", "1", "--phh"]) == 0
+    assert "players" in capsys.readouterr().out

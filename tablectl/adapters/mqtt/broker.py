@@ -13,6 +13,7 @@ an editable install and in a wheel.
 
 from __future__ import annotations
 
+import functools
 import getpass
 import os
 import re
@@ -54,6 +55,19 @@ def shipped_config() -> Path:
             f"or give LocalBroker a config_dir"
         )
     return folder
+
+
+@functools.cache
+def shipped_max_packet_size() -> int:
+    """The largest MQTT packet, in bytes, that a broker with the shipped mosquitto.conf takes
+    (its ``max_packet_size``; 0: no limit). The configuration file is the one place that says
+    it: the publisher reads it from there, so the two cannot disagree."""
+    conf = resources.files("tablectl._deploy") / "mosquitto" / "mosquitto.conf"
+    for line in conf.read_text(encoding="utf-8").splitlines():
+        words = line.split("#", 1)[0].split()
+        if len(words) == 2 and words[0] == "max_packet_size" and words[1].isdigit():
+            return int(words[1])
+    return 0  # mosquitto's default: no limit of its own
 
 
 # -- credentials ------------------------------------------------------------------------------

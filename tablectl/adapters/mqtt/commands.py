@@ -4,47 +4,87 @@ message's parts and the time.
 
 Who sent a command is the topic's last level: the broker's ACL lets each user write only its own
 ``cmd/floor/<user>`` (deploy/mosquitto/acl.room.in), so the user is vouched for by the login,
-and only supervisors' users (``floor.<name>``) give commands."""
+and only supervisors' users (``floor.<name>``) give commands.
+
+Every field is checked here, at the boundary, before anything reaches the table: its type,
+its bounds (tablectl.core.events.floor_command_problem: texts, chips, seats, blinds) and the
+time it was sent, on both sides. A command refused is answered with the reason and journaled
+as :class:`~tablectl.core.events.InputRefused` (small, whatever was sent): it changes nothing."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 from dataclasses import dataclass, replace
 from typing import Any
 
 from tablectl.adapters.mqtt.topics import Topics, supervisor_name
-from tablectl.core.events import EventError, FloorCommand, from_json
+from tablectl.core.events import (
+    MAX_SEAT,
+    REASON_LIMIT,
+    EventError,
+    FloorCommand,
+    InputRefused,
+    floor_command_problem,
+    from_json,
+    input_refused,
+    shorten,
+)
+
+# s a command's ``at`` may be ahead of the table's clock: NTP keeps a Pi and a tablet within a
+# second or two; a command from further ahead is refused (a dashboard that sends Date.now(), in
+# milliseconds, would otherwise have every command taken whatever its age).
+MAX_CLOCK_SKEW = 10.0
 
 
 @dataclass(frozen=True, slots=True)
 class CommandRefused:
-    """A message on the command topics that is not applied; ``reason`` goes to ``cmd_result``."""
+    """A message on the command topics that is not applied; ``reason`` goes to ``cmd_result``
+    and ``event`` (the same reason, what was sent and by whom, shortened) to the journal."""
 
     reason: str
+    event: InputRefused
 
 
 def parse_floor_command(
-    topics: Topics, topic: str, payload: bytes, retained: bool, now: float, max_age: float
+    topics: Topics,
+    topic: str,
+    payload: bytes,
+    retained: bool,
+    now: float,
+    max_age: float,
+    seats: int = MAX_SEAT,
 ) -> FloorCommand | CommandRefused:
     """The floor command in a message received on ``topic`` at ``now``, or why it is refused.
 
-    The command carries the topic's user (``user``). A command without ``at`` is stamped
-    ``now``; one whose ``at`` is more than ``max_age`` s old was queued while the table was away
-    and is refused (0: any age)."""
+    The command carries the topic's user (``user``). Every field is checked for its type and
+    bounds at a table of ``seats`` seats. A command without ``at`` is stamped ``now``; one whose
+    ``at`` is more than ``max_age`` s old was queued while the table was away and is refused (0:
+    any age), and so is one from more than MAX_CLOCK_SKEW s ahead of ``now``."""
+    data: object = None
     user = topics.cmd_floor_user(topic)
+
+    def refused(reason: str) -> CommandRefused:
+        fields = data if isinstance(data, dict) else {}
+        reason = shorten(reason, REASON_LIMIT)
+        event = input_refused("floor", fields.get("kind"), fields.get("by"), reason, now, user or "")
+        return CommandRefused(reason, event)
+
     if user is None:
-        return CommandRefused(
+        return refused(
             f"unknown command topic {topic}: floor commands go to {topics.cmd_floor('<your user>')}, "
             f"e.g. {topics.cmd_floor('floor.ann')} for supervisor ann"
         )
     if supervisor_name(user) is None:
-        return CommandRefused(
+        return refused(
             f"user {user} gives no floor commands: only a supervisor's user floor.<name> does "
             f"(deploy/mosquitto/mkusers --floor NAME); log in as yours and send on "
             f"{topics.cmd_floor('floor.<name>')}"
         )
     if retained:
-        return CommandRefused(
+        with contextlib.suppress(ValueError):  # only to journal what it was and who sent it
+            data = json.loads(payload)
+        return refused(
             "a command must not be retained (it would be applied again on every reconnection): "
             "ignored; publish it without the retain flag, and clear the retained one with an empty "
             "retained message"
@@ -52,25 +92,33 @@ def parse_floor_command(
     try:
         data = json.loads(payload.decode("utf-8"))
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        return CommandRefused(f"a command is a JSON object (tablectl.core.events.to_json): {exc}")
+        return refused(f"a command is a JSON object (tablectl.core.events.to_json): {exc}")
     try:
-        event = from_json(data)
+        event = from_json(data)  # type: ignore[arg-type]  # from_json checks it is an object
     except EventError as exc:
-        return CommandRefused(f"not a floor command: {exc}")
+        return refused(f"not a floor command: {exc}")
     if not isinstance(event, FloorCommand):
-        return CommandRefused(
-            f"only floor commands (type 'floor') are taken on {topic}, not {data.get('type')!r} events"
-        )
+        kind = data.get("type") if isinstance(data, dict) else None
+        return refused(f"only floor commands (type 'floor') are taken on {topic}, not {kind!r:.40} events")
     if event.user and event.user != user:
-        return CommandRefused(
-            f"'user' is {event.user!r} but the command came from {user}: the table takes the user "
+        return refused(
+            f"'user' is {event.user!r:.40} but the command came from {user}: the table takes the user "
             f"from the topic (the login); leave 'user' out"
         )
     event = replace(event, user=user)
+    problem = floor_command_problem(event, seats)
+    if problem is not None:
+        return refused(f"{event.kind.value}: {problem}")
     if not event.at:
         return replace(event, at=now)
+    if event.at - now > MAX_CLOCK_SKEW:
+        return refused(
+            f"command {event.kind.value} from {event.by} is dated {event.at - now:.6g} s ahead of the "
+            f"table's clock (its 'at', {event.at:.15g}): 'at' is in seconds since the epoch, not "
+            f"milliseconds; check the sender's clock"
+        )
     if max_age and now - event.at > max_age:
-        return CommandRefused(
+        return refused(
             f"command {event.kind.value} from {event.by} is {now - event.at:.0f} s old (its 'at'); "
             f"commands older than {max_age:.0f} s are not applied: send it again"
         )

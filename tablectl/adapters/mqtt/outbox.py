@@ -25,6 +25,12 @@ Two clocks come in. ``now`` is the table's clock (the publisher's ``clock``): it
 payload's ``ts`` and runs the broadcast delay and the refresh. ``at`` is a monotonic clock for
 the link alone (how long a resynchronisation waits, the replay window), so that a wall clock
 that steps (NTP at a Pi's boot) moves neither.
+
+No message goes out bigger than the broker takes (``max_packet_size``, the shipped
+mosquitto.conf's): mosquitto drops the connection of a client that sends one, and a table that
+reconnects and sends it again is off the air for good. Such a message is not queued; the floor
+gets one alert per topic until a message on it fits again, and :meth:`Outbox.notices` gives the
+publisher the line to log.
 """
 
 from __future__ import annotations
@@ -34,7 +40,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Final
 
-from tablectl.adapters.mqtt.topics import Topics, dumps, envelope
+from tablectl.adapters.mqtt.topics import CONTENT_TYPE, Topics, dumps, envelope
 from tablectl.core.effects import Effect, HandEnded, Ruling, Severity
 from tablectl.core.sentences import Said, render
 from tablectl.views import RecentRuling, ruling_body
@@ -61,6 +67,7 @@ class OutboxConfig:
     max_pending_events: int = 10_000
     resync_timeout: float = 5.0
     replay_window: float = 65.0
+    max_packet_size: int = 0  # bytes: no message over it is sent (the broker's limit); 0: none
 
 
 @dataclass
@@ -79,6 +86,7 @@ class PublisherStats:
     commands: int = 0
     commands_rejected: int = 0
     last_refusal: str = ""
+    oversize: int = 0  # messages not sent: over the broker's max_packet_size
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,6 +102,15 @@ class Message:
     kind: str  # status, snapshot, hole, broadcast_hole, event, alert, cmd_result
     correlation: bytes | None = None  # MQTT 5 correlation data (a command's result echoes it)
     qos: int = 1
+
+
+def packet_size(message: Message) -> int:
+    """An upper bound of the size in bytes of the MQTT 5 PUBLISH packet that carries ``message``
+    as the publisher sends it (fixed header, topic, packet id, its properties, the payload)."""
+    properties = 4 + 2 + 3 + len(CONTENT_TYPE) + 5  # length, format indicator, content type, expiry
+    if message.correlation is not None:
+        properties += 3 + len(message.correlation)
+    return 5 + 2 + len(message.topic.encode()) + 2 + properties + len(message.payload)
 
 
 @dataclass(frozen=True, slots=True)
@@ -156,6 +173,8 @@ class Outbox:
         self._delayed: deque[_Delayed] = deque()
         self._live_hand: int | None = None
         self._last_refresh = now
+        self._oversize: set[str] = set()  # topics whose last message was too big (alerted once)
+        self._notices: list[str] = []
 
     # -- queries ----------------------------------------------------------------------------------
     @property
@@ -172,6 +191,11 @@ class Outbox:
     def delivered(self) -> bool:
         """Nothing queued, nothing unacknowledged, no resynchronisation to come."""
         return not self._pending and not self._in_flight and not self._resyncing
+
+    def notices(self) -> list[str]:
+        """What the publisher should log (a message too big for the broker), once each; emptied."""
+        notices, self._notices = self._notices, []
+        return notices
 
     def retained(self) -> dict[str, bytes]:
         """The payload each retained topic should hold now (status aside)."""
@@ -236,7 +260,8 @@ class Outbox:
         message = Message(
             self.topics.cmd_result, dumps(payload), False, self._event_expiry, seq, "cmd_result", correlation
         )
-        self._queue(message, ("cmd_result", seq))
+        if self._fits(message, None, now):
+            self._queue(message, ("cmd_result", seq))
 
     def tick(self, now: float) -> int:
         """Release the broadcast copies that are due, and queue the retained snapshots again at
@@ -364,8 +389,10 @@ class Outbox:
             "kind": what,
             what: body,
         }
-        self._prev[topic] = seq
-        self._queue(Message(topic, dumps(payload), False, self._event_expiry, seq, kind), ("event", seq))
+        message = Message(topic, dumps(payload), False, self._event_expiry, seq, kind)
+        if self._fits(message, hand, now):
+            self._prev[topic] = seq
+            self._queue(message, ("event", seq))
         return seq
 
     def _snapshot(
@@ -380,6 +407,8 @@ class Outbox:
             payload["view"] = name
         payload["state"] = view
         message = Message(topic, dumps(payload), True, self._snapshot_expiry, seq, kind)
+        if not self._fits(message, view.get("hand"), now):
+            return 0  # the topic keeps its last snapshot that fitted
         self._current[topic] = message
         self._queue(message, topic)
         if kind == "hole":
@@ -407,11 +436,39 @@ class Outbox:
             message = Message(
                 self.topics.broadcast_hole, dumps(payload), True, self._snapshot_expiry, seq, "broadcast_hole"
             )
+            if not self._fits(message, entry.hand, now):
+                continue
             self._current[message.topic] = message
             # Not coalesced: the broadcast replays the hand card by card.
             self._queue(message, ("broadcast", seq))
             count += 1
         return count
+
+    def _fits(self, message: Message, hand: object, now: float) -> bool:
+        """Whether ``message`` is within the broker's max_packet_size. If not, it is counted, and
+        the first time on its topic (until one fits again) logged and told the floor."""
+        limit = self.config.max_packet_size
+        size = packet_size(message)
+        if not limit or size <= limit:
+            self._oversize.discard(message.topic)
+            return True
+        self.stats.oversize += 1
+        if message.topic in self._oversize or message.topic == self.topics.alerts:
+            return False
+        self._oversize.add(message.topic)
+        what = f"{message.kind} on {message.topic} (seq {message.seq})"
+        self._notices.append(
+            f"{what} is {size:,} bytes, over the broker's max_packet_size of {limit:,} "
+            f"(deploy/mosquitto/mosquitto.conf): not sent, so that the broker keeps the table connected. "
+            f"This is a bug: keep the journal for the engineers"
+        )
+        text = (
+            f"The table could not publish its {message.kind} ({size:,} bytes, over the broker's limit of "
+            f"{limit:,}): displays may show an older one. Call the engineers."
+        )
+        body = {"rule": "INPUT", "text": text, "severity": "floor", "needs_confirm": False}
+        self._event(self.topics.alerts, "alert", "ruling", body, hand if type(hand) is int else None, now)
+        return False
 
     def _queue(self, message: Message, key: _Key) -> None:
         """Queue a message; a retained topic keeps only its newest message (moved to the end)."""

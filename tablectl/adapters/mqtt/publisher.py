@@ -26,6 +26,7 @@ from paho.mqtt.properties import Properties
 from paho.mqtt.reasoncodes import ReasonCode
 from paho.mqtt.subscribeoptions import SubscribeOptions
 
+from tablectl.adapters.mqtt.broker import shipped_max_packet_size
 from tablectl.adapters.mqtt.commands import (
     CommandRefused,
     command_result,
@@ -35,14 +36,14 @@ from tablectl.adapters.mqtt.commands import (
 from tablectl.adapters.mqtt.outbox import Message, Outbox, OutboxConfig, Outgoing, PublisherStats
 from tablectl.adapters.mqtt.topics import CONTENT_TYPE, PublisherError, Topics
 from tablectl.core.effects import Effect
-from tablectl.core.events import FloorCommand
+from tablectl.core.events import MAX_SEAT, FloorCommand, InputRefused
 from tablectl.core.table import TableState
 from tablectl.views import dealer, floor, private, public, secrecy
 
 # The package's name, as before the split: logging configured for it keeps working.
 log = logging.getLogger("tablectl.adapters.mqtt")
 
-CommandHandler = Callable[[FloorCommand, str | None], object]
+CommandHandler = Callable[[FloorCommand | InputRefused, str | None], object]
 
 
 def _new_properties(packet_type: int) -> Properties:
@@ -72,7 +73,10 @@ class TablePublisher:
     with ``user`` the topic's (which the broker's ACL vouches for); ``key`` is the sender's
     correlation data (hex) when given, for the journal's idempotency key. It is
     called from the publisher's worker thread: hand the command to the controller's thread and
-    return; raising (e.g. ``ValueError``) rejects it with the message on ``cmd_result``.
+    return; raising (e.g. ``ValueError``) rejects it with the message on ``cmd_result``. A
+    command refused at the boundary comes as an ``InputRefused`` (key None: the sender may send
+    the corrected command with the same correlation data), to be journaled; it is answered
+    ``ok: false`` with the reason.
     """
 
     room: str
@@ -104,6 +108,11 @@ class TablePublisher:
     epoch: str | None = None
     on_command: CommandHandler | None = None
     tls: bool = False
+    # bytes: the largest MQTT packet the broker takes (mosquitto's max_packet_size; None: the
+    # shipped deploy/mosquitto/mosquitto.conf's). A message over it is not sent (the outbox
+    # raises an alert instead): the broker would drop the connection, and every reconnection
+    # would send it again.
+    max_packet_size: int | None = None
     stats: PublisherStats = field(default_factory=PublisherStats)
 
     def __post_init__(self) -> None:
@@ -123,7 +132,11 @@ class TablePublisher:
             max_pending_events=self.max_pending_events,
             resync_timeout=self.resync_timeout,
             replay_window=self.replay_window,
+            max_packet_size=self.max_packet_size
+            if self.max_packet_size is not None
+            else shipped_max_packet_size(),
         )
+        self._seats = MAX_SEAT  # the table's seats, from the last state published
         # The outbox is touched only under the lock, by the caller's thread, the worker and
         # on_pre_connect; paho's other callbacks only leave notes in the inbox.
         self._lock = threading.Lock()
@@ -188,6 +201,8 @@ class TablePublisher:
         return self._link_seen == self._link_changes
 
     def _flush_locked(self) -> None:
+        for notice in self._outbox.notices():
+            log.error("%s", notice)
         if self._link_in_step():
             self._send_locked(self._outbox.take())
 
@@ -358,6 +373,7 @@ class TablePublisher:
 
     def _publish(self, state: TableState, effects: Sequence[Effect], force: bool) -> int:
         now = self.clock()
+        self._seats = len(state.seats)  # commands are checked against the table's seats
         pub = public(state)
         priv = private(state)
         hand_number = state.hand_number if state.hand_number else None
@@ -469,8 +485,11 @@ class TablePublisher:
                 bool(message.retain),
                 self.clock(),
                 self.command_max_age,
+                self._seats,
             )
             if isinstance(parsed, CommandRefused):
+                if self.on_command is not None:
+                    self.on_command(parsed.event, None)  # journaled as refused
                 raise PublisherError(parsed.reason)
             command = parsed
             if self.on_command is None:

@@ -12,6 +12,8 @@ Contracts of ``step``:
   state given;
 * while a hand is in progress the effects always end with a ``Prompt``: the dealer's
   next step;
+* input refused at the boundary (``InputRefused``) is journaled for the record and answered
+  with a ``Severity.REFUSED`` ruling: it changes nothing;
 * the floor's ``void_hand`` ends any hand in progress with every chip back where it
   was when the hand started; ``new hand`` then deals the next one (button and blinds
   unchanged after a void hand or a misdeal, MD-2);
@@ -26,13 +28,21 @@ hands, MD-2), ``floor`` (floor commands, devices); this module holds the step.
 from __future__ import annotations
 
 from tablectl.core.effects import Applied, Effect, Prompt
-from tablectl.core.events import CardDrawn, DealerInput, DealerKey, DeviceStatus, Event, FloorCommand
+from tablectl.core.events import (
+    CardDrawn,
+    DealerInput,
+    DealerKey,
+    DeviceStatus,
+    Event,
+    FloorCommand,
+    InputRefused,
+)
 from tablectl.core.game.engine import Phase
 from tablectl.core.procedure import Refused, prompt_for, step_hand
 from tablectl.core.table.config import TableConfig, TableConfigError
-from tablectl.core.table.floor import _device, _floor
+from tablectl.core.table.floor import _device, _floor, _refused_input
 from tablectl.core.table.hands import _between_hands, _end_without_play, _hand_complete
-from tablectl.core.table.state import ButtonFix, Positions, Seat, TableState, _evolve, new_table
+from tablectl.core.table.state import ButtonFix, Positions, Remedy, Seat, TableState, _evolve, new_table
 
 
 def step(state: TableState, event: Event) -> tuple[TableState, tuple[Effect, ...]]:
@@ -53,6 +63,8 @@ def step(state: TableState, event: Event) -> tuple[TableState, tuple[Effect, ...
 def _step(state: TableState, event: Event) -> tuple[TableState, tuple[Effect, ...]]:
     if isinstance(event, DeviceStatus):
         return _device(state, event)
+    if isinstance(event, InputRefused):
+        return _refused_input(event)
     seat = None if isinstance(event, CardDrawn) else event.seat
     if seat is not None and not 1 <= seat <= len(state.seats):
         raise Refused("INPUT", f"there is no seat {seat} at this table: seats are 1 to {len(state.seats)}")
@@ -76,6 +88,7 @@ __all__ = [
     "Applied",
     "ButtonFix",
     "Positions",
+    "Remedy",
     "Seat",
     "TableConfig",
     "TableConfigError",

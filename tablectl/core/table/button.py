@@ -20,7 +20,7 @@ from tablectl.core.effects import Effect, Prompt, Ruling, Severity
 from tablectl.core.events import CardDrawn, FloorCommand
 from tablectl.core.procedure import Refused
 from tablectl.core.sentences import Mention, sentence
-from tablectl.core.table.state import ButtonFix, Positions, TableState, _active_seats, _evolve
+from tablectl.core.table.state import ButtonFix, Positions, TableState, _active_seats, _evolve, _remedied
 
 ACE = 12
 
@@ -162,6 +162,6 @@ def _button_misplaced(
         keep_button=False,
         orbit=orbit,
         button_fix=ButtonFix.REPORTED,
-        overrides=state.overrides + ((by, "TBL-1", decision, event.user),),
+        overrides=_remedied(state, by, "TBL-1", decision, event.user),
     )
     return state, (Ruling("TBL-1", text, Severity.INFO),)

@@ -12,12 +12,21 @@ from __future__ import annotations
 import dataclasses
 
 from tablectl.core.effects import Effect, Ruling, Severity
-from tablectl.core.events import DeviceStatus, FloorCommand, FloorKind
+from tablectl.core.events import (
+    FLOOR_FIELDS,
+    MAX_CHIPS,
+    NO_SUPERVISOR,
+    DeviceStatus,
+    FloorCommand,
+    FloorKind,
+    InputRefused,
+    floor_command_problem,
+)
 from tablectl.core.game.engine import Phase
 from tablectl.core.procedure import Refused, kill_hand, prompt_for, short_call
 from tablectl.core.table.button import _button_misplaced
 from tablectl.core.table.hands import _end_without_play, _hand_complete
-from tablectl.core.table.state import ButtonFix, Positions, Seat, TableState, _evolve
+from tablectl.core.table.state import ButtonFix, Positions, Seat, TableState, _evolve, _remedied
 
 
 def _device(state: TableState, event: DeviceStatus) -> tuple[TableState, tuple[Effect, ...]]:
@@ -34,15 +43,26 @@ def _device(state: TableState, event: DeviceStatus) -> tuple[TableState, tuple[E
     return state, (Ruling("INPUT", text, Severity.FLOOR),)
 
 
+def _refused_input(event: InputRefused) -> tuple[TableState, tuple[Effect, ...]]:
+    """Input refused at the boundary, journaled for the record: it changes nothing."""
+    who = f" from {event.by}" if event.by else ""
+    raise Refused("INPUT", f"{event.source} {event.what}{who} refused: {event.reason}")
+
+
 def _floor(state: TableState, event: FloorCommand) -> tuple[TableState, tuple[Effect, ...]]:
+    # The type and bounds of every field this kind reads first, on every path (the boundary
+    # checks every field, to answer the supervisor at once). to_seat is the transfer's to check:
+    # an older reader let a boolean through, and its journals fold as they did then.
+    fields = FLOOR_FIELDS[event.kind] - {"to_seat"}
+    problem = floor_command_problem(event, len(state.seats), fields)
+    if problem is not None:
+        raise Refused("INPUT", problem if problem == NO_SUPERVISOR else f"{event.kind.value}: {problem}")
     kind = event.kind
     by = event.by.strip()
-    if not by:
-        raise Refused("INPUT", "a floor command names the supervisor who gives it")
     if kind is FloorKind.VOID_HAND:
         if state.hand is None:
             raise Refused("INPUT", "no hand in progress to void")
-        state = _evolve(state, overrides=state.overrides + ((by, "void", "void hand", event.user),))
+        state = _evolve(state, overrides=_remedied(state, by, "void", "void hand", event.user))
         return _end_without_play(state, "void", "FLOOR")
     if kind is FloorKind.OVERRIDE:
         return _override(state, event, by)
@@ -60,7 +80,7 @@ def _floor(state: TableState, event: FloorCommand) -> tuple[TableState, tuple[Ef
             return _short_call(state, event, by, "dead")
         hand, effects = kill_hand(state.hand, event.seat, rule, by)
         state = _evolve(
-            state, hand=hand, overrides=state.overrides + ((by, "kill", f"seat {event.seat}", event.user),)
+            state, hand=hand, overrides=_remedied(state, by, "kill", f"seat {event.seat}", event.user)
         )
         if hand.game.phase is Phase.COMPLETE:
             return _hand_complete(state, effects)
@@ -85,8 +105,8 @@ def _short_call(
     if state.hand is None or event.seat is None or event.amount is None:
         raise Refused("INPUT", "a BOARD-6 ruling needs a hand in progress, the seat and the amount short")
     hand, effects = short_call(state.hand, event.seat, event.amount, decision, by)
-    record = (by, "BOARD-6", f"{decision} seat {event.seat} {event.amount}", event.user)
-    state = _evolve(state, hand=hand, overrides=state.overrides + (record,))
+    remedies = _remedied(state, by, "BOARD-6", f"{decision} seat {event.seat} {event.amount}", event.user)
+    state = _evolve(state, hand=hand, overrides=remedies)
     if hand.game.phase is Phase.COMPLETE:
         return _hand_complete(state, effects)
     return state, effects
@@ -101,16 +121,16 @@ def _override(state: TableState, event: FloorCommand, by: str) -> tuple[TableSta
         raise Refused("INPUT", "no ruling is waiting: nothing to override")
     if decision not in ("accept", "reject"):
         raise Refused("INPUT", "an override decides 'accept' or 'reject' the waiting ruling")
-    record = (by, hand.pending.rule, decision, event.user)
-    state = _evolve(state, overrides=state.overrides + (record,))
+    rule = hand.pending.rule
+    state = _evolve(state, overrides=_remedied(state, by, rule, decision, event.user))
     if decision == "accept":
         if hand.pending.kind in ("misdeal", "void"):
             return _end_without_play(state, hand.pending.kind, hand.pending.rule)
         hand = hand._replace(pending=None)
         return _evolve(state, hand=hand), (prompt_for(hand),)
     hand = hand._replace(pending=None)
-    text = f"The floor ({by}) overrides {record[1]}: the hand goes on."
-    return _evolve(state, hand=hand), (Ruling(record[1], text, Severity.INFO), prompt_for(hand))
+    text = f"The floor ({by}) overrides {rule}: the hand goes on."
+    return _evolve(state, hand=hand), (Ruling(rule, text, Severity.INFO), prompt_for(hand))
 
 
 def _seating(state: TableState, event: FloorCommand) -> tuple[TableState, tuple[Effect, ...]]:
@@ -131,7 +151,7 @@ def _seating(state: TableState, event: FloorCommand) -> tuple[TableState, tuple[
     if kind is FloorKind.SEAT_PLAYER:
         if current is not None:
             raise Refused("INPUT", f"seat {number} is taken by {current.name}")
-        if not event.name or not event.amount or event.amount <= 0:
+        if not event.name or not event.name.strip() or not event.amount or event.amount <= 0:
             raise Refused("INPUT", "seat player needs a name and a buy-in > 0")
         seats[number - 1] = Seat(event.name, event.amount)
         text = f"{event.name} sits in seat {number} and is dealt in from the next deal, blinds included."
@@ -157,14 +177,18 @@ def _seating(state: TableState, event: FloorCommand) -> tuple[TableState, tuple[
         seats[number - 1] = dataclasses.replace(current, stack=current.stack - event.amount)
         seats[to_seat - 1] = dataclasses.replace(target, stack=target.stack + event.amount)
         text = f"The floor ({event.by}) moves {event.amount:,} from seat {number} to seat {to_seat}."
-        record = (event.by, "TBL-5", f"transfer {event.amount} seat {number} to seat {to_seat}", event.user)
-        state = _evolve(state, seats=tuple(seats), overrides=state.overrides + (record,))
+        what = f"transfer {event.amount} seat {number} to seat {to_seat}"
+        state = _evolve(
+            state, seats=tuple(seats), overrides=_remedied(state, event.by, "TBL-5", what, event.user)
+        )
         return state, (Ruling("TBL-5", text, Severity.INFO),)
     if kind is FloorKind.ADD_CHIPS:
         if in_hand:
             raise Refused("BET-17", "table stakes: chips are added between hands only")
         if not event.amount or event.amount <= 0:
             raise Refused("INPUT", "add chips needs an amount > 0")
+        if current.stack + event.amount > MAX_CHIPS:
+            raise Refused("INPUT", f"add chips: a stack holds at most {MAX_CHIPS:,} chips")
         seats[number - 1] = dataclasses.replace(current, stack=current.stack + event.amount)
         return _evolve(state, seats=tuple(seats)), ()
     if kind is FloorKind.REMOVE_PLAYER:

@@ -24,7 +24,7 @@ from tablectl.core.table.button import (
     _orbit_before_deal,
     _positions,
 )
-from tablectl.core.table.state import ButtonFix, TableState, _active_seats, _evolve
+from tablectl.core.table.state import ButtonFix, TableState, _active_seats, _evolve, _kept_remedies
 
 
 def _between_hands(state: TableState, event: Event) -> tuple[TableState, tuple[Effect, ...]]:
@@ -114,6 +114,7 @@ def _start_hand(state: TableState) -> tuple[TableState, tuple[Effect, ...]]:
         big_blind_ante=bb_ante,
         next_level=None if not state.redeal else state.next_level,
         hand_number=number,
+        overrides=_kept_remedies(state.overrides, number),
         hand=hand,
         last_hand=None,
         redeal=False,

@@ -33,6 +33,22 @@ class Positions(NamedTuple):
     big: int
 
 
+class Remedy(NamedTuple):
+    """A floor remedy as the floor view lists it: on which hand, who gave it, the rule, what."""
+
+    hand: int
+    by: str  # the name the supervisor typed
+    rule: str
+    decision: str
+    user: str = ""  # the broker login that sent it (cmd/floor/<user>), "" when none
+
+
+# The remedies the state keeps: those of the current hand and the last one, at most this many
+# (the newest). The journal keeps every one for good (``tablectl replay``); the state and the
+# floor snapshot stay the same size whatever the journal's length.
+MAX_REMEDIES = 32
+
+
 class ButtonFix(enum.Enum):
     """TBL-1: where the correction of a misplaced button stands."""
 
@@ -60,8 +76,7 @@ class TableState(NamedTuple):
     keep_button: bool = False  # the button was just placed (DEAL-5, TBL-1 correction)
     button_draw: tuple[int, ...] | None = None  # DEAL-5: seats still to draw for the button
     devices: tuple[tuple[str, bool], ...] = ()
-    # (by, ruling, decision, user): the name typed and the broker user who sent it ("" if none)
-    overrides: tuple[tuple[str, str, str, str], ...] = ()
+    overrides: tuple[Remedy, ...] = ()  # the floor's remedies of this hand and the last (MAX_REMEDIES)
     # TBL-1: the hands of the current round of the button (the round is over once every active
     # player has had the big blind), and the correction of a misplaced button.
     orbit: tuple[Positions, ...] = ()
@@ -93,6 +108,18 @@ def new_table(
 
 
 _evolve = copier(TableState)  # once per event
+
+
+def _kept_remedies(remedies: tuple[Remedy, ...], hand_number: int) -> tuple[Remedy, ...]:
+    """The remedies of hand ``hand_number`` and the one before, at most MAX_REMEDIES."""
+    return tuple(r for r in remedies if r.hand >= hand_number - 1)[-MAX_REMEDIES:]
+
+
+def _remedied(state: TableState, by: str, rule: str, decision: str, user: str = "") -> tuple[Remedy, ...]:
+    """``state.overrides`` with one more remedy, given now."""
+    return _kept_remedies(
+        (*state.overrides, Remedy(state.hand_number, by, rule, decision, user)), state.hand_number
+    )
 
 
 def _active_seats(state: TableState) -> list[int]:

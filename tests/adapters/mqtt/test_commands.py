@@ -7,15 +7,30 @@ import json
 from dataclasses import replace
 
 import pytest
+from jsonschema import ValidationError
 
 from tablectl.adapters.mqtt.commands import (
+    MAX_CLOCK_SKEW,
     CommandRefused,
     command_result,
     correlation_key,
     parse_floor_command,
 )
 from tablectl.adapters.mqtt.topics import Topics
-from tablectl.core.events import DeviceStatus, Event, FloorCommand, FloorKind, to_json
+from tablectl.core.events import (
+    MAX_BLINDS,
+    MAX_CHIPS,
+    MAX_SEAT,
+    REASON_LIMIT,
+    TEXT_LIMITS,
+    DeviceStatus,
+    Event,
+    FloorCommand,
+    FloorKind,
+    to_json,
+)
+from tests.helpers.brokers import schemas
+from tests.helpers.paths import ROOT
 
 TOPICS = Topics("main", "7")
 NOW = 1_800_000_000.0
@@ -131,3 +146,143 @@ def test_the_result_names_the_command_and_echoes_the_correlation_in_hex() -> Non
 def test_the_idempotency_key_is_the_correlation_in_hex_and_none_without_one() -> None:
     assert correlation_key(b"\x00\x10") == "0010"
     assert correlation_key(b"") is None and correlation_key(None) is None
+
+
+# -- every field checked at the boundary (issue 10, point 3) ------------------------------------
+
+BAD: list[tuple[dict[str, object], str]] = [
+    ({"kind": "void_hand", "by": "Ann", "at": "nan"}, "floor.at"),
+    ({"kind": "void_hand", "by": "Ann", "at": "inf"}, "floor.at"),
+    ({"kind": "void_hand", "by": "Ann", "at": True}, "floor.at"),
+    ({"kind": "void_hand", "by": "Ann", "at": -5}, "floor.at"),
+    ({"kind": "void_hand", "by": {"name": "Ann"}}, "by is a text, not dict"),
+    ({"kind": "void_hand", "by": "   "}, "names the supervisor"),
+    ({"kind": "void_hand", "by": "A" * 41}, "by is 41 characters long: at most 40"),
+    ({"kind": "seat_player", "by": "Ann", "seat": 2, "name": {"x": 1}, "amount": 500}, "name is a text"),
+    ({"kind": "seat_player", "by": "Ann", "seat": 2, "name": "N" * 41, "amount": 500}, "at most 40"),
+    ({"kind": "override", "by": "Ann", "ruling": "R" * 17, "decision": "accept"}, "ruling is 17"),
+    ({"kind": "override", "by": "Ann", "ruling": "MD-a", "decision": "d" * 41}, "decision is 41"),
+    ({"kind": "set_blinds", "by": "Ann", "blinds": [True, True]}, "floor.blinds"),
+    ({"kind": "set_blinds", "by": "Ann", "blinds": [100.7, 200.2]}, "floor.blinds"),
+    ({"kind": "set_blinds", "by": "Ann", "blinds": ["100", "200"]}, "floor.blinds"),
+    ({"kind": "set_blinds", "by": "Ann", "blinds": [0, 100]}, "blinds are whole numbers of chips from 1"),
+    ({"kind": "set_blinds", "by": "Ann", "blinds": [25, 50, 100, 200]}, "at most 3"),
+    ({"kind": "set_blinds", "by": "Ann", "blinds": [100, 200], "ante": -1}, "ante is a whole number"),
+    ({"kind": "set_blinds", "by": "Ann", "blinds": [100, 200], "ante": 2.5}, "floor.ante"),
+    (
+        {"kind": "add_chips", "by": "Ann", "seat": 2, "amount": 10**23},
+        "out of bounds: 0 to 1,000,000,000,000",
+    ),
+    ({"kind": "add_chips", "by": "Ann", "seat": 2, "amount": 5.5}, "floor.amount"),
+    ({"kind": "add_chips", "by": "Ann", "seat": 2, "amount": -1}, "out of bounds"),
+    ({"kind": "sit_out", "by": "Ann", "seat": 0}, "no seat 0"),
+    ({"kind": "sit_out", "by": "Ann", "seat": 11}, "no seat 11"),
+    ({"kind": "transfer", "by": "Ann", "seat": 1, "to_seat": True, "amount": 5}, "floor.to_seat"),
+]
+# What the schema cannot say, and the code refuses: the order of the blinds.
+UNORDERED: list[tuple[dict[str, object], str]] = [
+    ({"kind": "set_blinds", "by": "Ann", "blinds": [200, 100]}, "from the small to the big"),
+]
+GOOD: list[dict[str, object]] = [
+    {"kind": "void_hand", "by": "Ann"},
+    {"kind": "void_hand", "by": "A" * 40, "at": NOW - 5},
+    {"kind": "void_hand", "by": "Ann", "at": int(NOW)},
+    {"kind": "seat_player", "by": "Ann", "seat": 10, "name": "N" * 40, "amount": 10**12},
+    {"kind": "set_blinds", "by": "Ann", "blinds": [100, 200], "ante": 25},
+    {"kind": "set_blinds", "by": "Ann", "blinds": [100, 100, 200]},
+    {"kind": "add_chips", "by": "Ann", "seat": 1, "amount": 0},
+    {"kind": "override", "by": "Ann", "ruling": "BOARD-6", "decision": "make_good", "seat": 2, "amount": 50},
+    {"kind": "transfer", "by": "Ann", "seat": 1, "to_seat": 2, "amount": 5},
+]
+
+
+def _floor(fields: dict[str, object]) -> bytes:
+    return json.dumps({"type": "floor", **fields}).encode()
+
+
+@pytest.mark.parametrize(("fields", "expected"), BAD + UNORDERED)
+def test_every_field_is_checked_and_a_bad_one_is_refused_with_the_reason(
+    fields: dict[str, object], expected: str
+) -> None:
+    result = _parse(_floor(fields))
+    assert expected in _reason(result)
+    assert isinstance(result, CommandRefused)
+    record = result.event  # what the journal keeps: small whatever was sent
+    assert record.source == "floor" and record.reason == result.reason and record.at == NOW
+    assert record.what == fields["kind"]
+    assert len(record.by) <= TEXT_LIMITS["by"]
+
+
+@pytest.mark.parametrize("fields", GOOD)
+def test_commands_within_every_bound_are_taken(fields: dict[str, object]) -> None:
+    assert isinstance(_parse(_floor(fields)), FloorCommand)
+
+
+def test_the_schema_and_the_code_agree_on_every_good_and_bad_command() -> None:
+    validate = schemas()
+    for fields in GOOD:
+        validate("cmd-floor", json.loads(_floor(fields)))
+    for fields, _ in BAD:
+        with pytest.raises(ValidationError):
+            validate("cmd-floor", json.loads(_floor(fields)))
+    for fields, _ in UNORDERED:  # the schema says so in words only
+        validate("cmd-floor", json.loads(_floor(fields)))
+    schema = json.loads((ROOT / "docs" / "schemas" / "cmd-floor.json").read_text())["properties"]
+    for key, limit in TEXT_LIMITS.items():
+        assert schema[key]["maxLength"] == limit, key
+    assert schema["amount"]["maximum"] == schema["ante"]["maximum"] == MAX_CHIPS
+    assert schema["blinds"]["items"]["maximum"] == MAX_CHIPS and schema["blinds"]["maxItems"] == MAX_BLINDS
+    assert schema["seat"]["maximum"] == schema["to_seat"]["maximum"] == MAX_SEAT
+
+
+@pytest.mark.parametrize(
+    ("at", "expected"),
+    [
+        (NOW * 1000, "ahead of the table's clock"),  # a dashboard's Date.now(): milliseconds
+        (1e300, "ahead of the table's clock"),
+        (NOW + MAX_CLOCK_SKEW + 1, "11 s ahead"),
+        (NOW - MAX_AGE - 1, "121 s old"),
+    ],
+)
+def test_a_time_is_checked_on_both_sides(at: float, expected: str) -> None:
+    payload = _floor({"kind": "void_hand", "by": "Ann", "at": at})
+    assert expected in _reason(_parse(payload))
+    # Without a maximum age, a time from the future is still refused.
+    if "ahead" in expected:
+        assert expected in _reason(_parse(payload, max_age=0))
+
+
+def test_a_small_clock_skew_is_taken() -> None:
+    ahead = NOW + MAX_CLOCK_SKEW
+    parsed = _parse(_floor({"kind": "void_hand", "by": "Ann", "at": ahead}))
+    assert isinstance(parsed, FloorCommand) and parsed.at == ahead
+
+
+def test_a_seat_beyond_this_table_is_refused_at_the_boundary() -> None:
+    payload = _floor({"kind": "sit_out", "by": "Ann", "seat": 7})
+    assert "seats are 1 to 6" in _reason(
+        parse_floor_command(TOPICS, TOPICS.cmd_floor("floor.ann"), payload, False, NOW, 0, 6)
+    )
+    assert isinstance(
+        parse_floor_command(TOPICS, TOPICS.cmd_floor("floor.ann"), payload, False, NOW, 0, 7), FloorCommand
+    )
+
+
+@pytest.mark.parametrize(
+    "fields",
+    [
+        {"kind": "transfer", "by": "B" * 200_000, "seat": 1, "to_seat": 2, "amount": 5},
+        {"kind": "K" * 200_000, "by": "Ann"},
+        {"kind": "void_hand", "by": "Ann", "x" * 100_000: 1},
+        {"kind": "seat_player", "by": "Ann", "seat": 1, "name": "N" * 250_000, "amount": 5},
+        {"kind": "set_blinds", "by": "Ann", "blinds": list(range(1, 30_000))},
+    ],
+)
+def test_a_hostile_size_is_refused_and_what_is_kept_of_it_stays_small(fields: dict[str, object]) -> None:
+    result = _parse(_floor(fields))
+    assert isinstance(result, CommandRefused)
+    assert len(result.reason) <= REASON_LIMIT
+    record = result.event
+    assert len(json.dumps(to_json(record))) < 600
+    body = command_result(TOPICS.cmd_floor("floor.ann"), None, False, result.reason, None)
+    assert len(json.dumps(body)) < 600

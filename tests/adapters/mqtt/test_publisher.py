@@ -12,6 +12,7 @@ import signal
 import statistics
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -25,7 +26,7 @@ from tablectl.adapters.mqtt import ALERT_SEVERITIES, Follower, TablePublisher, T
 from tablectl.adapters.mqtt.broker import LocalBroker
 from tablectl.cli.audit import cards_named, secret_cards
 from tablectl.core.effects import Ruling
-from tablectl.core.events import CardDrawn, DeviceStatus, FloorCommand, FloorKind, to_json
+from tablectl.core.events import CardDrawn, DeviceStatus, FloorCommand, FloorKind, InputRefused, to_json
 from tablectl.core.table import TableConfig, TableState, step
 from tablectl.sim.dealer import SimDealer, seated_table
 from tests.helpers.brokers import Listener, running_broker, schema_for, schemas
@@ -348,8 +349,15 @@ def test_publishing_with_no_broker_at_all_never_blocks(tmp_path: Path) -> None:
 def test_floor_commands_reach_the_handler_and_anything_else_is_refused(broker: LocalBroker) -> None:
     validate = schemas()
     received: list[tuple[FloorCommand, str | None]] = []
+    refused: list[tuple[InputRefused, str | None]] = []
+    handed_over = threading.Condition()
 
-    def handler(command: FloorCommand, key: str | None) -> None:
+    def handler(command: FloorCommand | InputRefused, key: str | None) -> None:
+        if isinstance(command, InputRefused):  # refused at the boundary, handed over for the journal
+            with handed_over:
+                refused.append((command, key))
+                handed_over.notify_all()
+            return
         if command.kind is FloorKind.KILL_HAND:
             raise ValueError("no hand in progress to kill")
         received.append((command, key))
@@ -379,6 +387,9 @@ def test_floor_commands_reach_the_handler_and_anything_else_is_refused(broker: L
         send(json.dumps(to_json(FloorCommand(FloorKind.SIT_IN, by="Di", seat=2))).encode(), retain=True)
         send(b"", retain=True)  # clears the retained one
         assert floor.wait_for(lambda: len(floor.payloads("cmd_result")) >= 6)
+        # The empty retained message is refused without an answer: wait for it to be handed over.
+        with handed_over:
+            assert handed_over.wait_for(lambda: len(refused) >= 5, timeout=10)
         results = floor.payloads("cmd_result")
     for result in results:
         validate("cmd-result", result)
@@ -393,6 +404,15 @@ def test_floor_commands_reach_the_handler_and_anything_else_is_refused(broker: L
         (FloorKind.VOID_HAND, "Ann", "floor.ann", "0102")
     ]
     assert results[0]["user"] == "floor.ann"
+    # Every one refused at the boundary is handed over to be journaled, with its reason, no key.
+    assert [(r.what, r.by, key) for r, key in refused] == [
+        ("?", "", None),
+        ("?", "", None),
+        ("sit_out", "Bob", None),
+        ("sit_in", "Di", None),
+        ("?", "", None),  # the empty retained message that clears it
+    ]
+    assert [r.reason for r, _ in refused][:4] == [results[i]["error"] for i in (1, 2, 3, 5)]
     assert received[0][0].at > 0  # stamped when it arrived
     publisher.stop()
 

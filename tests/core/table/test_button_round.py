@@ -242,7 +242,7 @@ def test_the_round_is_kept_hand_by_hand_and_survives_a_snapshot() -> None:
     ]
     assert state.orbit == (Positions(4, 1, 2), Positions(2, 3, 4))
     assert state.button == 2 and state.button_fix is ButtonFix.REPORTED
-    assert state.overrides[-1] == ("Flo", "TBL-1", "button misplaced: seat 2", "")
+    assert state.overrides[-1][1:] == ("Flo", "TBL-1", "button misplaced: seat 2", "")
     assert loads(dumps(state)) == state
     snapshot = table_snapshot(state)
     assert snapshot is not None and table_restore(snapshot) == state
