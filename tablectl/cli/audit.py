@@ -35,7 +35,7 @@ import subprocess
 import tempfile
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -299,7 +299,13 @@ class _Observer:
                 for topic in (*topics.all_published(), topics.bridge):
                     client.publish(topic, marker, qos=1)
                     sent += 1
-                command = {"type": "floor", "kind": "deck_check", "by": f"audit-{role}", "amount": 52}
+                command = {
+                    "type": "floor",
+                    "kind": "deck_check",
+                    "by": f"audit-{role}",
+                    "amount": 52,
+                    "at": time.time(),
+                }
                 client.publish(topics.cmd_floor, json.dumps(command).encode(), qos=1)
         # QoS 1 acknowledgements come in order on a connection: once a last publish of each
         # client is acknowledged, the broker has routed everything that client sent before.
@@ -310,7 +316,7 @@ class _Observer:
     def last_commands(self) -> None:
         from tablectl.adapters.mqtt import Topics
 
-        command = {"type": "floor", "kind": "deck_check", "by": "audit-last", "amount": 52}
+        command = {"type": "floor", "kind": "deck_check", "by": "audit-last", "amount": 52, "at": time.time()}
         for table in self.tables:
             info = self.clients["floor"].publish(
                 Topics(self.room, table).cmd_floor, json.dumps(command).encode(), qos=1
@@ -527,7 +533,9 @@ def run_audit(
         for table in tables:
             username, password = creds.user("table", table)
 
-            def handler(command: FloorCommand, key: str | None, table: str = table) -> None:
+            def handler(
+                command: FloorCommand, key: str | None, done: Callable[[], None], table: str = table
+            ) -> None:
                 commands_seen.append((table, command.by))
                 raise ValueError("audit: command received and not applied")
 

@@ -4,6 +4,7 @@ message's parts and the time."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 from dataclasses import dataclass, replace
 from typing import Any
@@ -60,6 +61,28 @@ def parse_floor_command(
 def correlation_key(correlation: bytes | None) -> str | None:
     """The sender's MQTT 5 correlation data as the journal's idempotency key (hex), if given."""
     return correlation.hex() if correlation else None
+
+
+def command_key(payload: bytes, correlation: bytes | None) -> str | CommandRefused:
+    """The journal's idempotency key for a command message, the same for every copy of it.
+
+    The broker resends a command the table did not acknowledge (the table acknowledges once it
+    is journaled), byte for byte: the key is a digest of the payload and the correlation data,
+    so a copy is journaled once, and a dashboard that reuses its correlation data for another
+    command is not taken for a repeat. A command with neither ``at`` nor correlation data has
+    nothing that tells a copy from a second command of the same words: it is refused."""
+    if not correlation:
+        try:
+            data = json.loads(payload.decode("utf-8"))
+        except (UnicodeDecodeError, json.JSONDecodeError):
+            data = None
+        if not (isinstance(data, dict) and data.get("at")):
+            return CommandRefused(
+                "a command needs its time 'at' (seconds since the epoch) or MQTT 5 correlation data, "
+                "so that a copy the broker resends is applied once: send it again with 'at'"
+            )
+    digest = hashlib.sha256(len(correlation or b"").to_bytes(4, "big") + (correlation or b"") + payload)
+    return "cmd:" + digest.hexdigest()[:40]
 
 
 def command_result(

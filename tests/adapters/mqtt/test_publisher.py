@@ -13,7 +13,7 @@ import statistics
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +23,7 @@ from paho.mqtt.properties import Properties
 
 from tablectl.adapters.mqtt import ALERT_SEVERITIES, Follower, TablePublisher, Topics
 from tablectl.adapters.mqtt.broker import LocalBroker
+from tablectl.adapters.mqtt.commands import command_key
 from tablectl.cli.audit import cards_named, secret_cards
 from tablectl.core.effects import Ruling
 from tablectl.core.events import CardDrawn, DeviceStatus, FloorCommand, FloorKind, to_json
@@ -349,10 +350,11 @@ def test_floor_commands_reach_the_handler_and_anything_else_is_refused(broker: L
     validate = schemas()
     received: list[tuple[FloorCommand, str | None]] = []
 
-    def handler(command: FloorCommand, key: str | None) -> None:
+    def handler(command: FloorCommand, key: str | None, done: Callable[[], None]) -> None:
         if command.kind is FloorKind.KILL_HAND:
             raise ValueError("no hand in progress to kill")
         received.append((command, key))
+        done()  # journaled: answered and acknowledged now
 
     publisher = publisher_for(broker, on_command=handler, command_max_age=60).start()
     assert publisher.wait_connected(10)
@@ -373,7 +375,8 @@ def test_floor_commands_reach_the_handler_and_anything_else_is_refused(broker: L
                 to_json(FloorCommand(FloorKind.SIT_OUT, by="Bob", seat=2, at=time.time() - 3600))
             ).encode()
         )
-        send(json.dumps(to_json(FloorCommand(FloorKind.KILL_HAND, by="Cy", seat=3))).encode())
+        kill = FloorCommand(FloorKind.KILL_HAND, by="Cy", seat=3, at=time.time())
+        send(json.dumps(to_json(kill)).encode())
         send(json.dumps(to_json(FloorCommand(FloorKind.SIT_IN, by="Di", seat=2))).encode(), retain=True)
         send(b"", retain=True)  # clears the retained one
         assert floor.wait_for(lambda: len(floor.payloads("cmd_result")) >= 6)
@@ -387,7 +390,8 @@ def test_floor_commands_reach_the_handler_and_anything_else_is_refused(broker: L
     assert not results[3]["ok"] and "old" in results[3]["error"]
     assert not results[4]["ok"] and results[4]["error"] == "no hand in progress to kill"
     assert not results[5]["ok"] and "retained" in results[5]["error"]
-    assert [(c.kind, c.by, key) for c, key in received] == [(FloorKind.VOID_HAND, "Ann", "0102")]
+    void_key = command_key(json.dumps(to_json(void)).encode(), b"\x01\x02")
+    assert [(c.kind, c.by, key) for c, key in received] == [(FloorKind.VOID_HAND, "Ann", void_key)]
     assert received[0][0].at > 0  # stamped when it arrived
     publisher.stop()
 
