@@ -140,8 +140,14 @@ def start_table(
     return RunningTable(service, publisher, link, panel)
 
 
-def serve(table_file: TableFile, journal: str | Path, broker: BrokerSettings) -> int:
-    running = start_table(table_file, journal, broker)
+def serve(
+    table_file: TableFile,
+    journal: str | Path,
+    broker: BrokerSettings,
+    publisher_options: dict[str, Any] | None = None,
+) -> int:
+    """Run the table until SIGTERM or SIGINT (or until the service has to stop); the exit code."""
+    running = start_table(table_file, journal, broker, publisher_options)
     service = running.service
     done = threading.Event()
     signalled: list[int] = []
@@ -165,7 +171,10 @@ def serve(table_file: TableFile, journal: str | Path, broker: BrokerSettings) ->
         broker.host,
         broker.port,
     )
-    done.wait()
+    # Never an untimed wait: the kernel may hand SIGTERM to any thread, and Python runs the
+    # handler only when the main thread next runs; blocked for good, it would never stop.
+    while not done.wait(0.2):
+        pass
     if signalled:
         log.info(
             "%s: stopping: no more input; handling the %d events already taken",
