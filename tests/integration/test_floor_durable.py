@@ -35,7 +35,6 @@ from firmware_bridge.simshoe import SimShoe
 from firmware_bridge.tags import tag_id
 from tablectl.adapters.decks import Deck, DeckRegistry, save_registry
 from tablectl.adapters.mqtt.broker import LocalBroker
-from tablectl.adapters.mqtt.commands import command_key
 from tablectl.core.events import FloorCommand, FloorKind, to_json
 from tests.helpers.paths import ROOT
 
@@ -50,7 +49,7 @@ class Floor:
 
     broker: LocalBroker
     results: dict[str, list[dict[str, Any]]] = field(default_factory=dict)  # correlation hex -> answers
-    sent: dict[str, str] = field(default_factory=dict)  # correlation hex -> the journal's key
+    sent: dict[str, str] = field(default_factory=dict)  # correlation hex -> the command's `by`
     status: str | None = None  # the table's, as last published
 
     def __post_init__(self) -> None:
@@ -83,11 +82,10 @@ class Floor:
     def flood(self, count: int, start: int = 0) -> None:
         for i in range(start, start + count):
             correlation = b"flood-%05d" % i
-            command = FloorCommand(FloorKind.DECK_CHECK, by="Floor Ann", amount=52, at=time.time())
+            by = f"Ann {i:05d}"  # the journal's row says which command it is
+            command = FloorCommand(FloorKind.DECK_CHECK, by=by, amount=52, at=time.time())
             payload = json.dumps(to_json(command)).encode()
-            key = command_key(payload, correlation)
-            assert isinstance(key, str)
-            self.sent[correlation.hex()] = key
+            self.sent[correlation.hex()] = by
             props = Properties(PacketTypes.PUBLISH)
             props.CorrelationData = correlation
             self.client.publish(CMD, payload, qos=1, properties=props)
@@ -175,13 +173,14 @@ class Table:
 
 
 def journaled(path: Path) -> list[str]:
-    """The keys of the floor commands in the journal, one per row (read with the child dead)."""
+    """The floor commands in the journal (their `by`), one per row (read with the child dead)."""
     db = sqlite3.connect(path)
     try:
-        rows = db.execute("SELECT key, body FROM events").fetchall()
+        rows = db.execute("SELECT body FROM events").fetchall()
     finally:
         db.close()
-    return [key for key, body in rows if json.loads(body).get("type") == "floor"]
+    bodies = [json.loads(body) for (body,) in rows]
+    return [body["by"] for body in bodies if body.get("type") == "floor"]
 
 
 @pytest.fixture
