@@ -113,7 +113,7 @@ class Floor:
 class Table:
     """`tablectl serve` in a child process; its log collected as it comes."""
 
-    def __init__(self, folder: Path, broker: LocalBroker) -> None:
+    def __init__(self, folder: Path, broker: LocalBroker, cli: bool = False) -> None:
         assert broker.credentials is not None
         user, password = broker.credentials.user("table", "1")
         self.argv = [
@@ -126,6 +126,25 @@ class Table:
             user,
             password,
         ]
+        if cli:  # the command systemd runs, as it runs it
+            (folder / "mqtt-password").write_text(password + "\n")
+            self.argv = [
+                str(Path(sys.executable).parent / "tablectl"),
+                "serve",
+                "--config",
+                str(folder / "table.toml"),
+                "--journal",
+                str(folder / "table.journal"),
+                "--mqtt-host",
+                broker.host,
+                "--mqtt-port",
+                str(broker.port),
+                "--mqtt-user",
+                user,
+                "--mqtt-password-file",
+                str(folder / "mqtt-password"),
+                "--mock-gpio",
+            ]
         self.lines: list[str] = []
         self.changed = threading.Condition()
         self.process = subprocess.Popen(
@@ -275,6 +294,27 @@ def test_sigterm_stops_taking_commands_answers_all_it_journaled_and_exits_at_onc
         assert floor.wait_for(lambda: len(floor.results) == count, 30), f"seed {seed}: {len(floor.results)}"
         assert table.terminate(20) == 0
         assert sorted(journaled(journal)) == sorted(floor.sent.values())
+    finally:
+        if table.process.poll() is None:
+            table.kill()
+        floor.stop()
+
+
+def test_tablectl_serve_stops_on_sigterm_with_its_commands_answered(bench: tuple[Path, LocalBroker]) -> None:
+    folder, broker = bench
+    floor = Floor(broker)
+    table = Table(folder, broker, cli=True)
+    try:
+        assert floor.wait_for(lambda: floor.status == "online", 10)
+        floor.flood(10)  # within the limits: a supervisor's work
+        assert floor.wait_for(lambda: len(floor.results) == 10, 10)
+        assert table.terminate(10) == 0, table.log()
+        log = table.log()
+        assert "Traceback" not in log, log
+        assert "SIGTERM: stopping" in log and "stopped: " in log
+        assert floor.wait_for(lambda: floor.status == "offline", 10)
+        assert sorted(journaled(folder / "table.journal")) == sorted(floor.sent.values())
+        assert floor.answered_ok() == set(floor.sent.values())
     finally:
         if table.process.poll() is None:
             table.kill()
