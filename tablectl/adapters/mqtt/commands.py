@@ -89,7 +89,7 @@ def command_result(
     topic: str, command: FloorCommand | None, ok: bool, error: str | None, correlation: bytes | None
 ) -> dict[str, Any]:
     """The body of a ``cmd_result`` message (the envelope aside): what was done with a command.
-    ``ok`` means handed to the controller; the rules' answer follows as events."""
+    ``ok`` means journaled; the rules' answer follows as events."""
     return {
         "ok": ok,
         "topic": topic,
