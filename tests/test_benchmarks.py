@@ -43,11 +43,16 @@ def test_the_latency_benchmark_runs_on_its_own_broker() -> None:
     assert "e2e_p99_ms" in run_bench("latency.py", ["--cards", "100"])
 
 
+@pytest.mark.usefixtures("mosquitto")
+def test_the_commands_benchmark_runs_on_its_own_broker() -> None:
+    assert "card_flood_p99_ratio" in run_bench("commands.py", ["--commands", "100", "--cards", "30"])
+
+
 def test_the_census_imports() -> None:
     # 133 million hands is a job for bench/, not for the suite: its module must still load.
     runpy.run_path(str(BENCH / "seven_card_census.py"), run_name="census_check")
 
 
 def test_every_benchmark_is_checked() -> None:
-    checked = {*SMALL, "latency.py", "seven_card_census.py"}
+    checked = {*SMALL, "latency.py", "commands.py", "seven_card_census.py"}
     assert {path.name for path in BENCH.glob("*.py")} == checked

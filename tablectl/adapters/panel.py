@@ -485,6 +485,7 @@ class DealerPanel:
         self.buzzer: AlertBuzzer | None = None
         self._ticker: threading.Thread | None = None
         self._stop = threading.Event()
+        self._input_stopped = False
         self._turn: int | None = None
         try:
             for name, pin in config.buttons.items():
@@ -530,6 +531,8 @@ class DealerPanel:
 
     def _sender(self, key: DealerKey, confirm_beep: bool = False) -> Callback:
         def send() -> None:
+            if self._input_stopped:
+                return  # shutting down: a press now would not be handled
             if confirm_beep and self.buzzer is not None:
                 self.buzzer.alert("ok")
             self.on_input(self.input_for(key))
@@ -612,10 +615,16 @@ class DealerPanel:
 
     # -- life -------------------------------------------------------------------------------
 
-    def close(self) -> None:
+    def stop_input(self) -> None:
+        """Send no more input (a shutdown's first step); the lights and the buzzer keep following
+        the table until :meth:`close`."""
+        self._input_stopped = True
         self._stop.set()
         if self._ticker is not None:
             self._ticker.join(1.0)
+
+    def close(self) -> None:
+        self.stop_input()
         buttons = list(self.buttons.values())
         if isinstance(self.amount_input, AmountButtons):
             buttons += [self.amount_input.plus, self.amount_input.minus]

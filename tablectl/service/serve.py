@@ -10,6 +10,7 @@ from __future__ import annotations
 import logging
 import signal
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -48,12 +49,19 @@ class RunningTable:
     stopped: threading.Event = field(default_factory=threading.Event)
 
     def stop(self) -> None:
-        # Inputs first, then the service (it handles what they already sent), then the output.
+        """Stop taking input (the command topic, the shoe, the panel's buttons), handle every
+        event already taken (the journal has them all before anyone is told), publish what that
+        produced, then close the outputs. Never hangs: each step ends on its own."""
+        if not self.publisher.close_intake():
+            log.error("the MQTT worker did not close the command intake within 5 s")
+        self.link.stop()  # reads not yet confirmed are sent again by the shoe to the next run
+        if self.panel is not None:
+            self.panel.stop_input()
+        if not self.service.stop():
+            log.error("the table service did not finish its queue; the journal has what it handled")
+        self.publisher.stop()  # the answers and snapshots of the drain, then offline
         if self.panel is not None:
             self.panel.close()
-        self.link.stop()
-        self.service.stop()
-        self.publisher.stop()
         self.stopped.set()
 
 
@@ -69,16 +77,22 @@ def log_rulings(state: TableState, effects: tuple[Effect, ...]) -> None:
 
 
 def start_table(
-    table_file: TableFile, journal: str | Path, broker: BrokerSettings, **panel_options: Any
+    table_file: TableFile,
+    journal: str | Path,
+    broker: BrokerSettings,
+    publisher_options: dict[str, Any] | None = None,
+    **panel_options: Any,
 ) -> RunningTable:
-    """Start every adapter of one table and return them running."""
+    """Start every adapter of one table and return them running. ``publisher_options``:
+    :class:`TablePublisher` fields to set (tests and benchmarks: the command limits)."""
     config = table_file.table
     registry = load_registry(table_file.decks.registry, missing_ok=True)
     service = open_service(str(journal), new_table(config))
     adapter = ShoeAdapter(registry, service.submit, confirm=lambda message: link.confirm(message))
 
-    def on_command(command: FloorCommand | InputRefused, key: str | None) -> None:
-        service.submit(command, key)
+    def on_command(command: FloorCommand | InputRefused, key: str | None, done: Callable[[], None]) -> None:
+        # Acknowledged to the broker, and answered, once journaled (done), as a card read is.
+        service.submit(command, key, durable=done)
 
     publisher = TablePublisher(
         config.room,
@@ -88,6 +102,8 @@ def start_table(
         username=broker.username,
         password=broker.password,
         on_command=on_command,
+        backlog=service.pending,
+        **(publisher_options or {}),
     )
     panel = None
     if table_file.panel is not None:
@@ -124,15 +140,29 @@ def start_table(
     return RunningTable(service, publisher, link, panel)
 
 
-def serve(table_file: TableFile, journal: str | Path, broker: BrokerSettings) -> int:
-    running = start_table(table_file, journal, broker)
-    done = running.service.failed  # a service that had to stop ends the process: systemd restarts it
+def serve(
+    table_file: TableFile,
+    journal: str | Path,
+    broker: BrokerSettings,
+    publisher_options: dict[str, Any] | None = None,
+) -> int:
+    """Run the table until SIGTERM or SIGINT (or until the service has to stop); the exit code."""
+    running = start_table(table_file, journal, broker, publisher_options)
+    service = running.service
+    done = threading.Event()
+    signalled: list[int] = []
 
     def on_signal(signum: int, frame: Any) -> None:
+        signalled.append(signum)
+        done.set()
+
+    def on_failure() -> None:  # a service that had to stop ends the process: systemd restarts it
+        service.failed.wait()
         done.set()
 
     signal.signal(signal.SIGTERM, on_signal)
     signal.signal(signal.SIGINT, on_signal)
+    threading.Thread(target=on_failure, name="tablectl-failed", daemon=True).start()
     log.info(
         "table %s/%s serving: shoe %s, broker %s:%s",
         table_file.table.room,
@@ -141,9 +171,19 @@ def serve(table_file: TableFile, journal: str | Path, broker: BrokerSettings) ->
         broker.host,
         broker.port,
     )
-    done.wait()
+    # Never an untimed wait: the kernel may hand SIGTERM to any thread, and Python runs the
+    # handler only when the main thread next runs; blocked for good, it would never stop.
+    while not done.wait(0.2):
+        pass
+    if signalled:
+        log.info(
+            "%s: stopping: no more input; handling the %d events already taken",
+            signal.Signals(signalled[0]).name,
+            service.pending(),
+        )
     running.stop()
-    if running.service.error is not None:
-        log.error("the table service stopped: %s", running.service.error)
+    if service.error is not None:
+        log.error("the table service stopped: %s", service.error)
         return 1
+    log.info("stopped: %d events handled in this run, every one journaled", service.handled)
     return 0

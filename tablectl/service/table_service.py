@@ -6,10 +6,14 @@ service thread takes one event at a time, hands it to the journaled controller (
 before anything is shown), and gives the new state and the effects to every sink (the
 MQTT publisher, the panel's LEDs and buzzer, the terminal). A sink that fails is logged
 and never stops the table.
+
+The cards come first: what the table's own devices report (the shoe, the panel, a camera) is
+taken ahead of floor commands, which only wait; within each the order of arrival is kept.
 """
 
 from __future__ import annotations
 
+import itertools
 import logging
 import queue
 import threading
@@ -19,7 +23,7 @@ from dataclasses import replace
 from typing import Any
 
 from tablectl.core.effects import Effect
-from tablectl.core.events import Event
+from tablectl.core.events import Event, FloorCommand, InputRefused
 from tablectl.core.table import TableState
 from tablectl.journal import Controller
 
@@ -27,6 +31,18 @@ log = logging.getLogger(__name__)
 
 Sink = Callable[[TableState, tuple[Effect, ...]], object]  # what a sink returns is ignored
 Clock = Callable[[], float]
+Durable = Callable[[], object]
+
+# Lower goes first. The devices at the table (a card read, a dealer's key, a device's news)
+# are never kept waiting behind a queue of floor commands; a floor command waits a few ms.
+DEVICE_PRIORITY = 0
+FLOOR_PRIORITY = 1
+
+
+def priority_of(event: Event) -> int:
+    """The table's own devices first; the floor's commands, taken or refused, after them (in
+    their order: a refusal is answered in turn with the commands around it)."""
+    return FLOOR_PRIORITY if isinstance(event, (FloorCommand, InputRefused)) else DEVICE_PRIORITY
 
 
 class TableService:
@@ -45,7 +61,11 @@ class TableService:
         self.ready = threading.Event()
         self.sinks: list[Sink] = list(sinks or [])
         self.clock = clock
-        self._events: queue.Queue[tuple[Event, str | None, Callable[[], object] | None]] = queue.Queue()
+        # (priority, arrival, ...): FIFO within a priority, so one source's events keep their order.
+        self._events: queue.PriorityQueue[tuple[int, int, Event, str | None, Durable | None]] = (
+            queue.PriorityQueue()
+        )
+        self._arrival = itertools.count()
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self.handled = 0
@@ -75,12 +95,17 @@ class TableService:
         """
         if getattr(event, "at", 0.0) == 0.0:
             event = replace(event, at=self.clock())
-        self._events.put((event, key, durable))
+        # next() on itertools.count is atomic under the GIL: arrivals are numbered in order.
+        self._events.put((priority_of(event), next(self._arrival), event, key, durable))
+
+    def pending(self) -> int:
+        """Events queued and not yet taken (sinks use it to coalesce what they show under load)."""
+        return self._events.qsize()
 
     def process(self, timeout: float | None = None) -> tuple[Effect, ...] | None:
         """Handle the next queued event (waiting up to ``timeout``); None when none came."""
         try:
-            event, key, durable = self._events.get(timeout=timeout)
+            _, _, event, key, durable = self._events.get(timeout=timeout)
         except queue.Empty:
             return None
         try:
@@ -131,10 +156,32 @@ class TableService:
         self._thread = threading.Thread(target=loop, name="tablectl-service", daemon=True)
         self._thread.start()
 
-    def stop(self, timeout: float = 5.0) -> None:
+    def stop(self, stall: float = 30.0) -> bool:
+        """Handle every event already queued, then stop; True once the service thread has ended.
+
+        Stop the inputs first: the queue is then finite and drained completely, however long it
+        is (nothing accepted is dropped). It never hangs: a journal that cannot be written ends
+        the thread at once (``error``), and if no event is handled for ``stall`` s (a sink that
+        blocks) the wait gives up with an error in the log."""
         self._stop.set()
-        if self._thread is not None:
-            self._thread.join(timeout)
+        thread = self._thread
+        if thread is None:
+            return True
+        handled, since = self.handled, time.monotonic()
+        while True:
+            thread.join(0.1)
+            if not thread.is_alive():
+                return True
+            if self.handled != handled:
+                handled, since = self.handled, time.monotonic()
+            elif time.monotonic() - since > stall:
+                log.error(
+                    "the table service handled nothing for %.0f s while stopping (%d events still "
+                    "queued): giving up; the journal has every event handled so far",
+                    stall,
+                    self.pending(),
+                )
+                return False
 
     def drain(self, timeout: float = 5.0) -> None:
         """Handle every queued event (for tests and orderly shutdown)."""

@@ -11,7 +11,7 @@ import re
 import signal
 import subprocess
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -246,7 +246,12 @@ def test_a_supervisors_command_on_the_central_broker_reaches_the_table_as_hers(r
 
     received: list[FloorCommand] = []
     publisher = publisher_for(rig.local)
-    publisher.on_command = lambda command, key: received.append(command)
+
+    def take(command: FloorCommand, key: str | None, done: Callable[[], None]) -> None:
+        received.append(command)
+        done()  # as the journal would, once the command is in it
+
+    publisher.on_command = take
     publisher.start()
     ann = Listener(rig.central, "supervisor", "ann", topics=(TOPICS.cmd_result, TOPICS.bridge)).start()
     try:

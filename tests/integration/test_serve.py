@@ -59,9 +59,13 @@ def test_serve_a_table_on_a_bench(tmp_path: Path, table1_broker: LocalBroker, pi
         command = FloorCommand(FloorKind.MOVE_BUTTON, "Jane", seat=3, at=time.time())
         floor.publish("cardroom/main/table/1/cmd/floor/floor.ann", json.dumps(to_json(command)), qos=1)
 
-        def seated() -> bool:
+        def seated() -> bool:  # and the button placed: the dealer's keys go ahead of floor commands
             views = [p["state"] for p in display.payloads("public")]
-            return bool(views) and sum(1 for s in views[-1]["seats"] if s.get("name")) == 3
+            return (
+                bool(views)
+                and sum(1 for s in views[-1]["seats"] if s.get("name")) == 3
+                and views[-1]["button"] == 3
+            )
 
         assert display.wait_for(seated, timeout=10.0)
         new_hand = pins.pin(25)  # deploy/table.example.toml: new_hand = 25, a long press

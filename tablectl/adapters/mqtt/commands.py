@@ -14,6 +14,7 @@ as :class:`~tablectl.core.events.InputRefused` (small, whatever was sent): it ch
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import json
 from dataclasses import dataclass, replace
 from typing import Any
@@ -130,11 +131,38 @@ def correlation_key(correlation: bytes | None) -> str | None:
     return correlation.hex() if correlation else None
 
 
+# Why a command without a key is refused (command_key gives None).
+NO_KEY = (
+    "a command needs its time 'at' (seconds since the epoch) or MQTT 5 correlation data, "
+    "so that a copy the broker resends is applied once: send it again with 'at'"
+)
+
+
+def command_key(payload: bytes, correlation: bytes | None) -> str | None:
+    """The journal's idempotency key for a command message, the same for every copy of it.
+
+    The broker resends a command the table did not acknowledge (the table acknowledges once it
+    is journaled), byte for byte: the key is a digest of the payload and the correlation data,
+    so a copy is journaled once, and a dashboard that reuses its correlation data for another
+    command is not taken for a repeat. A command with neither ``at`` nor correlation data has
+    nothing that tells a copy from a second command of the same words: None (it is refused,
+    :data:`NO_KEY`)."""
+    if not correlation:
+        try:
+            data = json.loads(payload.decode("utf-8"))
+        except (UnicodeDecodeError, json.JSONDecodeError):
+            data = None
+        if not (isinstance(data, dict) and data.get("at")):
+            return None
+    digest = hashlib.sha256(len(correlation or b"").to_bytes(4, "big") + (correlation or b"") + payload)
+    return "cmd:" + digest.hexdigest()[:40]
+
+
 def command_result(
     topic: str, command: FloorCommand | None, ok: bool, error: str | None, correlation: bytes | None
 ) -> dict[str, Any]:
     """The body of a ``cmd_result`` message (the envelope aside): what was done with a command.
-    ``ok`` means handed to the controller; the rules' answer follows as events."""
+    ``ok`` means journaled; the rules' answer follows as events."""
     return {
         "ok": ok,
         "topic": topic,

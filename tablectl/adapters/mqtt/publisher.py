@@ -5,6 +5,11 @@
 the replay after a broker loss, the broadcast delay...) is :class:`~.outbox.Outbox`'s; reading a
 floor command and writing its answer is :mod:`.commands`'. The publisher feeds them what paho
 reports and sends what the outbox returns, mapping paho's message ids to the outbox's.
+
+Commands are acknowledged by hand (paho's ``manual_ack``): the broker is told a command was
+received, and ``cmd_result`` says ``ok``, only once the journal has it; until then the broker
+keeps it in the table's session and sends it again after a crash. A refused command is
+acknowledged with its refusal; every other message at once.
 """
 
 from __future__ import annotations
@@ -28,22 +33,42 @@ from paho.mqtt.subscribeoptions import SubscribeOptions
 
 from tablectl.adapters.mqtt.broker import shipped_max_packet_size
 from tablectl.adapters.mqtt.commands import (
+    NO_KEY,
     CommandRefused,
+    command_key,
     command_result,
-    correlation_key,
     parse_floor_command,
 )
 from tablectl.adapters.mqtt.outbox import Message, Outbox, OutboxConfig, Outgoing, PublisherStats
+from tablectl.adapters.mqtt.ratelimit import Limit, RateLimiter, seconds_to_say
 from tablectl.adapters.mqtt.topics import CONTENT_TYPE, PublisherError, Topics
 from tablectl.core.effects import Effect
-from tablectl.core.events import MAX_SEAT, FloorCommand, InputRefused
+from tablectl.core.events import MAX_SEAT, FloorCommand, InputRefused, input_refused
 from tablectl.core.table import TableState
 from tablectl.views import dealer, floor, private, public, secrecy
 
 # The package's name, as before the split: logging configured for it keeps working.
 log = logging.getLogger("tablectl.adapters.mqtt")
 
-CommandHandler = Callable[[FloorCommand | InputRefused, str | None], object]
+# handler(command, key, done): take the command (journal it) and call done() once it is
+# durable, from any thread; raise (e.g. ValueError) to refuse it with the message. A command
+# refused at the boundary comes as an InputRefused, to be journaled the same way.
+CommandHandler = Callable[[FloorCommand | InputRefused, str | None, Callable[[], None]], object]
+
+# One supervisor: seating a full table with its buy-ins is about 20 commands in a few seconds;
+# after that a few a minute. One table's command topic, all its senders together (the `by` is
+# whatever the sender writes, so a flood could vary it): several supervisors at once.
+SENDER_LIMIT = Limit(burst=30, per_second=1.0)
+TOPIC_LIMIT = Limit(burst=100, per_second=10.0)
+
+
+@dataclass(frozen=True, slots=True)
+class _Delivery:
+    """A received message, to acknowledge on the connection it came on (and no other)."""
+
+    mid: int
+    qos: int
+    link: int  # the publisher's count of connections made and lost when it arrived
 
 
 def _new_properties(packet_type: int) -> Properties:
@@ -69,14 +94,19 @@ class TablePublisher:
     """The table's MQTT adapter. ``start()``, then ``publish_state(state, effects)`` after every
     event the controller handled; ``republish(state)`` after a restart; ``stop()``.
 
-    ``on_command(command, key)`` receives each floor command from ``cmd/floor/<user>``, parsed,
-    with ``user`` the topic's (which the broker's ACL vouches for); ``key`` is the sender's
-    correlation data (hex) when given, for the journal's idempotency key. It is
-    called from the publisher's worker thread: hand the command to the controller's thread and
-    return; raising (e.g. ``ValueError``) rejects it with the message on ``cmd_result``. A
-    command refused at the boundary comes as an ``InputRefused`` (key None: the sender may send
-    the corrected command with the same correlation data), to be journaled; it is answered
-    ``ok: false`` with the reason.
+    ``on_command(command, key, done)`` receives each floor command from ``cmd/floor/<user>``,
+    parsed, with ``user`` the topic's (which the broker's ACL vouches for); ``key`` is the
+    journal's idempotency key (the same for a copy the broker sends again). It is called from the
+    publisher's worker thread: hand the command to the controller's thread and return, and call
+    ``done()`` once it is journaled: only then is the message acknowledged to the broker and
+    answered ``ok`` on ``cmd_result``. Raising (e.g. ``ValueError``) refuses it with the message.
+    A command never done is never acknowledged: the broker sends it again when the table
+    reconnects. A command refused at the boundary comes as an ``InputRefused`` (key None), to be
+    journaled; once it is, it is answered ``ok: false`` with the reason and acknowledged.
+
+    ``backlog()``, when given, is the number of events waiting for the controller: while it is
+    not 0, the dealer and floor snapshots are sent at most every ``coalesce_interval`` s (the
+    newest state wins; events and alerts still go out each).
     """
 
     room: str
@@ -95,6 +125,13 @@ class TablePublisher:
     hold_live_hand: bool = True  # never release a hand's hole cards to broadcast while it is played
     command_max_age: float = 120.0  # s: an older command (its ``at``) is refused, not applied
     recent_rulings: int = 20  # rulings listed in the dealer and floor snapshots
+    # Commands the broker may send before the table acknowledges them (MQTT 5 Receive Maximum):
+    # the most floor commands ever waiting in the table's queue.
+    command_window: int = 20
+    sender_limit: Limit | None = SENDER_LIMIT  # None: no limit (tests, benchmarks)
+    topic_limit: Limit | None = TOPIC_LIMIT
+    backlog: Callable[[], int] | None = None
+    coalesce_interval: float = 0.25
     max_pending_events: int = 10_000
     resync_timeout: float = 5.0
     # s: the events and alerts the broker acknowledged in this time up to its last
@@ -153,6 +190,15 @@ class TablePublisher:
         self._stopping = False
         self._worker: threading.Thread | None = None
         self._props: dict[int | None, Properties] = {}
+        # Taken around a manual acknowledgement and when the connection changes (paho's thread):
+        # an acknowledgement never goes out on a connection other than the message's.
+        self._ack_lock = threading.Lock()
+        self._intake_closed = False  # worker only: commands after close_intake() are left alone
+        self._senders = RateLimiter(self.sender_limit) if self.sender_limit else None
+        self._topic_load = RateLimiter(self.topic_limit) if self.topic_limit else None
+        self._views_at = -1e9  # monotonic time the dealer and floor snapshots were last computed
+        self._limited = 0  # commands refused over the rate limits
+        self._limited_logged = -1e9
         self._client = self._make_client()
 
     # -- the paho client ------------------------------------------------------------------------
@@ -163,6 +209,7 @@ class TablePublisher:
             client_id=self.client_id or "",
             protocol=mqtt.MQTTv5,
             transport=transport,
+            manual_ack=True,  # a command is acknowledged once journaled (_ack)
         )
         if self.username is not None:
             client.username_pw_set(self.username, self.password)
@@ -254,7 +301,8 @@ class TablePublisher:
             )
             return
         # Until the worker has told the outbox, the caller's thread must not publish directly.
-        self._link_changes += 1
+        with self._ack_lock:
+            self._link_changes += 1
         # Commands: never the retained ones (a retained command would be applied again at every
         # reconnection), and with the retain flag as published, so that one is refused.
         options = SubscribeOptions(
@@ -272,7 +320,8 @@ class TablePublisher:
         reason: ReasonCode,
         properties: Properties | None,
     ) -> None:
-        self._link_changes += 1
+        with self._ack_lock:
+            self._link_changes += 1
         self._inbox.put(("disconnected", self._link_changes, str(reason)))
         self._wake.set()
 
@@ -283,8 +332,20 @@ class TablePublisher:
         self._wake.set()
 
     def _on_message(self, client: mqtt.Client, userdata: Any, message: mqtt.MQTTMessage) -> None:
-        self._inbox.put(("message", message))
+        delivery = _Delivery(message.mid, message.qos, self._link_changes)
+        if message.topic == self.topics.bridge:
+            self._ack(delivery)  # news of the bridge is taken on receipt: nothing to keep
+        self._inbox.put(("message", message, delivery))
         self._wake.set()
+
+    def _ack(self, delivery: _Delivery) -> None:
+        """Acknowledge a received message to the broker, if it came on this connection: after a
+        reconnection the broker sends it again (same packet id) and that copy is acknowledged."""
+        if delivery.qos == 0:
+            return
+        with self._ack_lock:
+            if delivery.link == self._link_changes:
+                self._client.ack(delivery.mid, delivery.qos)
 
     # -- life cycle -----------------------------------------------------------------------------
     def start(self) -> TablePublisher:
@@ -293,6 +354,7 @@ class TablePublisher:
             return self
         props = _new_properties(PacketTypes.CONNECT)
         props.SessionExpiryInterval = int(self.session_expiry)
+        props.ReceiveMaximum = max(1, int(self.command_window))
         self._client.connect_async(
             self.host, self.port, keepalive=self.keepalive, clean_start=False, properties=props
         )
@@ -300,6 +362,17 @@ class TablePublisher:
         self._worker = threading.Thread(target=self._run, name=f"mqtt-{self.table}", daemon=True)
         self._worker.start()
         return self
+
+    def close_intake(self, timeout: float = 5.0) -> bool:
+        """Stop taking commands (before a shutdown): those received so far are handed to the
+        handler, later ones are left unacknowledged, for the broker to send again to the next
+        run. Answers and acknowledgements still go out until :meth:`stop`. True once done."""
+        if self._worker is None:
+            return True
+        closed = threading.Event()
+        self._inbox.put(("close_intake", closed))
+        self._wake.set()
+        return closed.wait(timeout)
 
     def stop(self, timeout: float = 5.0) -> None:
         """Say offline (retained), deliver what is queued (up to ``timeout`` s) and disconnect."""
@@ -380,15 +453,23 @@ class TablePublisher:
         # Ruling sentences name only the cards face up now (the views' secrecy): a card shown in
         # an earlier hand may be someone's hole card in this one.
         say = secrecy.speaker(state)
+        # Under load (events waiting for the controller) the dealer and floor snapshots, the
+        # largest, wait for the last of them, or coalesce_interval at most: the newest wins.
+        tick = time.monotonic()
+        busy = self.backlog is not None and self.backlog() > 0
+        later = busy and not force and tick - self._views_at < self.coalesce_interval
         with self._lock:
             box = self._outbox
             count = box.record_effects(effects, hand_number, now, say)
-            # The rulings of this hand (and, between hands, of the hand just played).
-            rulings = box.recent_rulings(hand_number)
-            # Every view is computed before the first is handed to paho (whose network thread
-            # would otherwise compete for the interpreter while they are); public goes first.
-            dealer_view = dealer(state, rulings, base=pub)
-            views = {"public": pub, "dealer": dealer_view, "floor": floor(state, rulings, base=dealer_view)}
+            views: dict[str, dict[str, Any]] = {"public": pub}
+            if not later:
+                self._views_at = tick
+                # The rulings of this hand (and, between hands, of the hand just played).
+                rulings = box.recent_rulings(hand_number)
+                # Every view is computed before the first is handed to paho (whose network thread
+                # would otherwise compete for the interpreter while they are); public goes first.
+                views["dealer"] = dealer_view = dealer(state, rulings, base=pub)
+                views["floor"] = floor(state, rulings, base=dealer_view)
             live_hand = state.hand_number if state.hand is not None else None
             count += box.state_changed(views, priv, live_hand, now, force)
             self._flush_locked()
@@ -412,18 +493,23 @@ class TablePublisher:
             self._wake.wait(self.tick_interval if self.tick_interval else 1.0)
             self._wake.clear()
             try:
-                commands = self._service()
-                for message in commands:
-                    self._command(message)
+                for item in self._service():
+                    if isinstance(item, threading.Event):
+                        self._intake_closed = True  # the commands received before it were handed on
+                        item.set()
+                    elif self._intake_closed:
+                        pass  # not acknowledged: the broker sends it to the next run
+                    else:
+                        self._command(*item)
                 if self.tick_interval:
                     self.tick()
             except Exception:  # noqa: BLE001 - the worker must outlive a bug in one message
                 log.exception("MQTT worker: unexpected error (the publisher goes on)")
 
-    def _service(self) -> list[mqtt.MQTTMessage]:
+    def _service(self) -> list[tuple[mqtt.MQTTMessage, _Delivery] | threading.Event]:
         """Tell the outbox what paho reported. Returns the command messages to handle (outside
-        the lock)."""
-        commands: list[mqtt.MQTTMessage] = []
+        the lock), in order with the requests to close the intake."""
+        commands: list[tuple[mqtt.MQTTMessage, _Delivery] | threading.Event] = []
         with self._lock:
             box = self._outbox
             while True:
@@ -464,7 +550,9 @@ class TablePublisher:
                         if message.payload == b"1":
                             box.bridge_up()  # the central broker is back: make it current
                     else:
-                        commands.append(message)
+                        commands.append((message, note[2]))
+                elif kind == "close_intake":
+                    commands.append(note[1])
             if self._link_in_step():
                 box.poll(time.monotonic(), self.clock())
             self._flush_locked()
@@ -472,43 +560,102 @@ class TablePublisher:
         return commands
 
     # -- commands ---------------------------------------------------------------------------------
-    def _command(self, message: mqtt.MQTTMessage) -> None:
+    def _command(self, message: mqtt.MQTTMessage, delivery: _Delivery) -> None:
         props = getattr(message, "properties", None)
         raw = getattr(props, "CorrelationData", None) if props is not None else None
         correlation = bytes(raw) if isinstance(raw, (bytes, bytearray)) else None
+        topic = message.topic
         command: FloorCommand | None = None
+
+        def refuse(error: str, flood: bool = False) -> None:
+            self.stats.commands_rejected += 1
+            self._command_result(topic, command, False, error, correlation, quiet=flood)
+            self._ack(delivery)  # refused for good: a copy would be refused again
+
         try:
+            now = self.clock()
+            payload = bytes(message.payload)
             parsed = parse_floor_command(
-                self.topics,
-                message.topic,
-                bytes(message.payload),
-                bool(message.retain),
-                self.clock(),
-                self.command_max_age,
-                self._seats,
+                self.topics, topic, payload, bool(message.retain), now, self.command_max_age, self._seats
             )
             if isinstance(parsed, CommandRefused):
-                if self.on_command is not None:
-                    self.on_command(parsed.event, None)  # journaled as refused
-                raise PublisherError(parsed.reason)
+                self._refused(topic, parsed, now, refuse)
+                return
             command = parsed
+            key = command_key(payload, correlation)
+            if key is None:
+                record = input_refused("floor", command.kind.value, command.by, NO_KEY, now, command.user)
+                self._refused(topic, CommandRefused(NO_KEY, record), now, refuse)
+                return
+            busy = self._over_limit(topic, command.by, now)
+            if busy is not None:
+                self._limited += 1
+                tick = time.monotonic()
+                if tick - self._limited_logged >= 10.0:  # a flood is told in the log, not spelled out
+                    self._limited_logged = tick
+                    log.warning(
+                        "%d floor commands refused over the rate limit so far; now: %s", self._limited, busy
+                    )
+                refuse(busy, flood=True)
+                return
             if self.on_command is None:
-                raise PublisherError("this table takes no commands (no handler is set)")
-            self.on_command(command, correlation_key(correlation))
+                refuse("this table takes no commands (no handler is set)")
+                return
+            taken = command
+
+            def done() -> None:  # the journal has it: answer, then acknowledge
+                self.stats.commands += 1
+                self._command_result(topic, taken, True, None, correlation)
+                # After the answer: a crash between the two leaves the broker a copy to resend,
+                # which the journal recognises and answers again, rather than silence.
+                self._ack(delivery)
+
+            self.on_command(command, key, done)
         except (ValueError, TypeError) as exc:
-            self.stats.commands_rejected += 1
-            self._command_result(message.topic, command, False, str(exc), correlation)
-            return
+            refuse(str(exc))
         except Exception as exc:  # noqa: BLE001 - a bug in the handler is reported, not swallowed
-            log.exception("command handler failed on %s", message.topic)
-            self.stats.commands_rejected += 1
-            self._command_result(message.topic, command, False, f"internal error: {exc!r}", correlation)
+            log.exception("command handler failed on %s", topic)
+            refuse(f"internal error: {exc!r}")
+
+    def _refused(
+        self, topic: str, refused: CommandRefused, now: float, refuse: Callable[[str], None]
+    ) -> None:
+        """A command refused at the boundary: journaled (within the rate limits: a flood of garbage
+        must not grow the journal), then answered with the reason and acknowledged."""
+        record = refused.event
+        if self.on_command is None or self._over_limit(topic, record.by, now) is not None:
+            refuse(refused.reason)
             return
-        self.stats.commands += 1
-        self._command_result(message.topic, command, True, None, correlation)
+        self.on_command(record, None, lambda: refuse(refused.reason))
+
+    def _over_limit(self, topic: str, by: str, now: float) -> str | None:
+        """Why a command from ``by`` on ``topic`` (a user's cmd/floor/<user>) must wait (None: it
+        may go), counting it if it may. The table's own cap counts every user's commands."""
+        sender = f"{topic}\n{by}"
+        table = self.topics.cmd
+        checks = [(self._senders, sender, f"from {by!r}"), (self._topic_load, table, "at this table")]
+        for limiter, key, whose in checks:
+            if limiter is None:
+                continue
+            wait = limiter.wait(key, now)
+            if wait > 0:
+                return (
+                    f"too many commands {whose}: the table takes {limiter.limit.describe()}; "
+                    f"this one was not applied: send it again in {seconds_to_say(wait)} s"
+                )
+        for limiter, key, _ in checks:
+            if limiter is not None:
+                limiter.take(key, now)
+        return None
 
     def _command_result(
-        self, topic: str, command: FloorCommand | None, ok: bool, error: str | None, correlation: bytes | None
+        self,
+        topic: str,
+        command: FloorCommand | None,
+        ok: bool,
+        error: str | None,
+        correlation: bytes | None,
+        quiet: bool = False,
     ) -> None:
         now = self.clock()
         with self._lock:
@@ -516,5 +663,5 @@ class TablePublisher:
                 command_result(topic, command, ok, error, correlation), correlation, now
             )
             self._flush_locked()
-        if not ok:
+        if not ok and not quiet:
             log.warning("command on %s rejected: %s", topic, error)

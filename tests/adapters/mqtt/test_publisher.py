@@ -14,7 +14,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +24,7 @@ from paho.mqtt.properties import Properties
 
 from tablectl.adapters.mqtt import ALERT_SEVERITIES, Follower, TablePublisher, Topics
 from tablectl.adapters.mqtt.broker import LocalBroker
+from tablectl.adapters.mqtt.commands import command_key
 from tablectl.cli.audit import cards_named, secret_cards
 from tablectl.core.effects import Ruling
 from tablectl.core.events import CardDrawn, DeviceStatus, FloorCommand, FloorKind, InputRefused, to_json
@@ -352,15 +353,17 @@ def test_floor_commands_reach_the_handler_and_anything_else_is_refused(broker: L
     refused: list[tuple[InputRefused, str | None]] = []
     handed_over = threading.Condition()
 
-    def handler(command: FloorCommand | InputRefused, key: str | None) -> None:
+    def handler(command: FloorCommand | InputRefused, key: str | None, done: Callable[[], None]) -> None:
         if isinstance(command, InputRefused):  # refused at the boundary, handed over for the journal
             with handed_over:
                 refused.append((command, key))
                 handed_over.notify_all()
+            done()  # journaled: answered and acknowledged now
             return
         if command.kind is FloorKind.KILL_HAND:
             raise ValueError("no hand in progress to kill")
         received.append((command, key))
+        done()  # journaled: answered and acknowledged now
 
     publisher = publisher_for(broker, on_command=handler, command_max_age=60).start()
     assert publisher.wait_connected(10)
@@ -383,7 +386,8 @@ def test_floor_commands_reach_the_handler_and_anything_else_is_refused(broker: L
                 to_json(FloorCommand(FloorKind.SIT_OUT, by="Bob", seat=2, at=time.time() - 3600))
             ).encode()
         )
-        send(json.dumps(to_json(FloorCommand(FloorKind.KILL_HAND, by="Cy", seat=3))).encode())
+        kill = FloorCommand(FloorKind.KILL_HAND, by="Cy", seat=3, at=time.time())
+        send(json.dumps(to_json(kill)).encode())
         send(json.dumps(to_json(FloorCommand(FloorKind.SIT_IN, by="Di", seat=2))).encode(), retain=True)
         send(b"", retain=True)  # clears the retained one
         assert floor.wait_for(lambda: len(floor.payloads("cmd_result")) >= 6)
@@ -400,8 +404,9 @@ def test_floor_commands_reach_the_handler_and_anything_else_is_refused(broker: L
     assert not results[3]["ok"] and "old" in results[3]["error"]
     assert not results[4]["ok"] and results[4]["error"] == "no hand in progress to kill"
     assert not results[5]["ok"] and "retained" in results[5]["error"]
+    void_key = command_key(json.dumps(to_json(void)).encode(), b"\x01\x02")
     assert [(c.kind, c.by, c.user, key) for c, key in received] == [
-        (FloorKind.VOID_HAND, "Ann", "floor.ann", "0102")
+        (FloorKind.VOID_HAND, "Ann", "floor.ann", void_key)
     ]
     assert results[0]["user"] == "floor.ann"
     # Every one refused at the boundary is handed over to be journaled, with its reason, no key.
