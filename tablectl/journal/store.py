@@ -441,6 +441,19 @@ class Journal:
         row = self._conn().execute("SELECT max(seq) FROM events").fetchone()
         return int(row[0] or 0)
 
+    def first_seq_of_hand(self, hand: int) -> int | None:
+        """The seq of the first event journaled in ``hand`` (its NEW_HAND), None when there is none."""
+        row = self._conn().execute("SELECT min(seq) FROM events WHERE hand = ?", (hand,)).fetchone()
+        return None if row is None or row[0] is None else int(row[0])
+
+    def keys_starting(self, prefix: str) -> list[str]:
+        """The idempotency keys journaled that start with ``prefix`` (non-empty), in key order."""
+        end = prefix[:-1] + chr(ord(prefix[-1]) + 1)  # the first string after every prefix+...
+        rows = self._conn().execute(
+            "SELECT key FROM events WHERE key >= ? AND key < ? ORDER BY key", (prefix, end)
+        )
+        return [str(key) for (key,) in rows]
+
     def seq_of_key(self, key: str) -> int | None:
         row = self._conn().execute("SELECT seq FROM events WHERE key = ?", (key,)).fetchone()
         return None if row is None else int(row[0])

@@ -36,7 +36,7 @@ from tablectl.adapters.mqtt.commands import (
 )
 from tablectl.adapters.mqtt.outbox import Message, Outbox, OutboxConfig, Outgoing, PublisherStats
 from tablectl.adapters.mqtt.topics import CONTENT_TYPE, PublisherError, Topics
-from tablectl.core.effects import Effect
+from tablectl.core.effects import Effect, Ruling
 from tablectl.core.events import FloorCommand
 from tablectl.core.table import TableState
 from tablectl.views import dealer, floor, private, public, secrecy
@@ -444,6 +444,13 @@ class TablePublisher:
         """Publish every snapshot of ``state`` whether it changed or not: after a restart of the
         controller (the journal is the source of truth: fold it, then republish), or by hand."""
         return self._publish(state, (), force=True)
+
+    def restore_rulings(self, rulings: Iterable[tuple[float, int | None, Ruling]]) -> int:
+        """After a restart, before :meth:`republish`: the rulings of the hand in progress as the
+        journal has them (time, hand, ruling), listed again in the dealer and floor views and
+        not published again (Outbox.restore_rulings). Returns the number kept."""
+        with self._lock:
+            return self._outbox.restore_rulings(rulings)
 
     def _publish(self, state: TableState, effects: Sequence[Effect], force: bool) -> int:
         now = self.clock()
