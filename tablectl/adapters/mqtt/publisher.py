@@ -116,8 +116,8 @@ class _LinkLog:
             log.info("MQTT broker %s connected", self.where)
         self.up, self.reason, self.failures = True, None, 0
 
-    def lost(self, reason: str) -> None:
-        if self.up:
+    def lost(self, reason: str, stopping: bool) -> None:
+        if self.up and not stopping:  # a clean stop disconnects on purpose
             log.warning("MQTT connection to %s lost (%s); retrying", self.where, reason)
         self.up = False
 
@@ -345,7 +345,7 @@ class TablePublisher:
         reason: ReasonCode,
         properties: Properties | None,
     ) -> None:
-        self._link_log.lost(str(reason))
+        self._link_log.lost(str(reason), self._stopping)
         self._link_changes += 1
         self._inbox.put(("disconnected", self._link_changes, str(reason)))
         self._wake.set()

@@ -28,10 +28,9 @@ def _device(state: TableState, event: DeviceStatus) -> tuple[TableState, tuple[E
     if event.ok and event.reads_lost:
         # Back after a restart that lost reads, or working but reporting dropped reads: cards may
         # have left the shoe unseen, which only the floor can settle.
-        back = "is back, but" if not was else "reports that"
         text = (
-            f"The {event.device} {back} reads were lost ({event.detail or 'no detail'}). Check every "
-            f"card dealt against the display and call the floor."
+            f"The {event.device} lost reads ({event.detail or 'no detail'}): reads were lost. Check "
+            f"every card dealt against the display and call the floor."
         )
         return state, (Ruling("INPUT", text, Severity.FLOOR),)
     if event.ok == was:
