@@ -33,8 +33,6 @@ from tablectl.service.tablefile import TableFile, load_table_config
 from tests.helpers.brokers import Listener
 from tests.helpers.paths import ROOT
 
-LOST = "reads were lost"
-
 
 class Bench:
     """One table's Pi on a bench: its config file, the simulated shoe, the broker's users."""
@@ -126,6 +124,12 @@ def seat_three(table1_broker: LocalBroker) -> None:
         client.disconnect()
 
 
+def alerts(floor: Listener, about: str) -> list[str]:
+    """The texts of the alerts (any epoch) that name ``about`` (words of the link's detail)."""
+    rulings = [p["ruling"] for p in floor.payloads("alerts") if p.get("kind") == "ruling"]
+    return [r["text"] for r in rulings if r["rule"] == "INPUT" and about in r["text"]]
+
+
 def rulings_of(payload: dict[str, Any] | None) -> list[tuple[Any, ...]]:
     state = (payload or {}).get("state") or {}
     return [(r["hand"], r["rule"], r["text"], r["severity"]) for r in state.get("rulings", ())]
@@ -172,15 +176,10 @@ def test_the_rulings_of_the_hand_in_progress_are_listed_again_after_a_restart(
         running.stop()
 
 
-def test_dropped_reads_raise_one_alert_across_restarts_and_a_lossy_reboot_is_an_alert(
+def test_dropped_reads_raise_one_alert_across_restarts_of_the_controller(
     tmp_path: Path, table1_broker: LocalBroker, pins: MockFactory, shoe: SimShoe, floor: Listener
 ) -> None:
     bench = Bench(tmp_path, table1_broker, pins, shoe)
-
-    def lost_alerts() -> list[dict[str, Any]]:
-        return [
-            p for p in floor.payloads("alerts") if p.get("kind") == "ruling" and LOST in p["ruling"]["text"]
-        ]
 
     running = bench.start()
     try:
@@ -189,7 +188,7 @@ def test_dropped_reads_raise_one_alert_across_restarts_and_a_lossy_reboot_is_an_
         for card in range(10):  # the shoe keeps 4 unsent: the others are dropped
             shoe.deal(card)
         shoe.replug()
-        assert floor.wait_for(lambda: len(lost_alerts()) == 1)
+        assert floor.wait_for(lambda: len(alerts(floor, "dropped")) == 1)
         assert shoe.dropped_reads > 0
     finally:
         running.stop()
@@ -203,15 +202,20 @@ def test_dropped_reads_raise_one_alert_across_restarts_and_a_lossy_reboot_is_an_
             running.publisher.wait_delivered(5.0)
         finally:
             running.stop()
-    assert len(lost_alerts()) == 1, [a["ruling"]["text"] for a in lost_alerts()]
+    assert len(alerts(floor, "dropped")) == 1, alerts(floor, "dropped")
 
+
+def test_the_shoe_back_after_a_reboot_that_lost_reads_is_an_alert(
+    tmp_path: Path, table1_broker: LocalBroker, pins: MockFactory, shoe: SimShoe, floor: Listener
+) -> None:
+    bench = Bench(tmp_path, table1_broker, pins, shoe)
     running = bench.start()
     try:
         assert running.link.wait_connected(10.0)  # this run's link has met this boot of the shoe
         shoe.reboot()  # a power cut: the reads the host had not acknowledged are gone
         shoe.deal(2)
         assert floor.wait_for(
-            lambda: any("it restarted meanwhile" in a["ruling"]["text"] for a in lost_alerts())
+            lambda: any("call the floor" in text for text in alerts(floor, "it restarted meanwhile"))
         )
     finally:
         running.stop()
