@@ -132,6 +132,7 @@ class LinkStatus:
     lost_at: float | None = None
     shoe_restarted: bool = False
     missed: int = 0
+    total: int = 0  # reads_missed: reads missed in this boot of the shoe, reported so far (this one too)
 
     @property
     def ok(self) -> bool:
@@ -207,6 +208,9 @@ class ShoeLink:
         self._gaps: dict[int, int] = {}  # shoe session -> reads missing between read numbers
         self._dropped: dict[int, int] = {}  # shoe session -> the shoe's own dropped_reads
         self._reported: dict[int, int] = {}  # shoe session -> missed reads reported so far
+        # (shoe serial, session) -> missed reads reported before this link started (by an earlier
+        # run of the host: the shoe counts per boot, and says so again on every connection)
+        self._reported_before: dict[tuple[str, int], int] = {}
         self.shoe: ShoeInfo | None = None
         self.opens = 0
         self.open_failures = 0
@@ -236,6 +240,12 @@ class ShoeLink:
 
     def __exit__(self, *exc: object) -> None:
         self.stop()
+
+    def already_reported(self, serial: str, session: int, total: int) -> None:
+        """``total`` missed reads of that boot of that shoe were reported before this link
+        started (its host restarted): report only reads missed beyond them. Before start()."""
+        key = (serial, session)
+        self._reported_before[key] = max(total, self._reported_before.get(key, 0))
 
     def send(self, command: SetIndicator | RequestState) -> None:
         """Queue a command for the shoe; delivered once, in order, across reconnections."""
@@ -486,14 +496,15 @@ class ShoeLink:
         """Report reads the shoe numbered but dropped, once each: its own count (SHOE_STATE)
         and the gaps in the read numbers describe the same reads; the larger is right."""
         total = max(self._gaps.get(session, 0), self._dropped.get(session, 0))
-        missed = total - self._reported.get(session, 0)
+        reported = self._reported.get(session, self._reported_before.get((info.serial, session), 0))
+        missed = total - reported
         if missed <= 0:
             return
         self._reported[session] = total
         detail = (
             f"{info} dropped {missed} read(s) {where} (the host was away too long): check the cards dealt"
         )
-        self._status(LinkStatus("reads_missed", wall, detail, info, missed=missed))
+        self._status(LinkStatus("reads_missed", wall, detail, info, missed=missed, total=total))
 
     def _deliver(self, event: Delivered, now: float) -> None:
         message = event.message

@@ -3,13 +3,16 @@
 Tag ids come off the wire; the deck registry says which card each is (or that it has a
 different back, IRR-1). Every read carries the shoe's idempotency key, so a read the
 shoe sends again after a lost acknowledgement is journaled once. Link losses become
-device events: the dealer is told reads may have been missed.
+device events: the dealer is told reads may have been missed. Reads the shoe reports dropped
+are journaled with a key naming the shoe, its boot and the count (:func:`missed_key`): a
+restarted controller reads those back (:func:`reported_missed`) so that the shoe's count,
+which it repeats on every connection, is reported once, not at every restart.
 """
 
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 
 from firmware_bridge.link import LinkStatus, ShoeMessage
 from firmware_bridge.protocol import CardRead, Face, ShoeState
@@ -19,6 +22,27 @@ from tablectl.core.events import DeviceStatus, Event
 from tablectl.core.table import TableState
 
 Submit = Callable[..., None]
+
+MISSED_KEY_PREFIX = "shoe-missed:"
+
+
+def missed_key(serial: str, session: int, total: int) -> str:
+    """The journal's idempotency key of a report that ``total`` reads of one boot of one shoe
+    were missed: the same report after a restart is journaled once."""
+    return f"{MISSED_KEY_PREFIX}{session}:{total}:{serial}"
+
+
+def reported_missed(keys: Iterable[str]) -> dict[tuple[str, int], int]:
+    """From the journal's keys: (shoe serial, boot session) -> missed reads reported so far."""
+    reported: dict[tuple[str, int], int] = {}
+    for key in keys:
+        if not key.startswith(MISSED_KEY_PREFIX):
+            continue
+        session, total, serial = key.removeprefix(MISSED_KEY_PREFIX).split(":", 2)
+        if session.isdigit() and total.isdigit():
+            where = (serial, int(session))
+            reported[where] = max(int(total), reported.get(where, 0))
+    return reported
 
 
 class ShoeAdapter:
@@ -51,10 +75,14 @@ class ShoeAdapter:
             self.submit(DeviceStatus("shoe", False, detail, message.at))
 
     def on_status(self, status: LinkStatus) -> None:
-        detail = status.detail
-        if status.reads_may_be_missing:
-            detail += "; reads may have been missed: check the cards dealt against the display"
-        self.submit(DeviceStatus("shoe", status.ok, detail, status.at))
+        if status.kind == "reads_missed" and status.shoe is not None:
+            # The shoe works (it is talking) but reads are gone: an alert, the device not lost.
+            key = missed_key(status.shoe.serial, status.shoe.session, status.total)
+            self.submit(DeviceStatus("shoe", True, status.detail, status.at, reads_lost=True), key=key)
+            return
+        self.submit(
+            DeviceStatus("shoe", status.ok, status.detail, status.at, reads_lost=status.shoe_restarted)
+        )
 
     def follow(self, state: TableState, effects: tuple[Effect, ...]) -> None:
         """A service sink: a new deal starts the registry's per-hand duplicate check (IRR-2)."""

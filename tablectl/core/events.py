@@ -124,6 +124,9 @@ class DeviceStatus:
     ok: bool
     detail: str = ""
     at: float = 0.0
+    # The device says reads are gone for good (the shoe dropped some, or restarted with some
+    # unsent): the floor is called, whether or not the device is working now.
+    reads_lost: bool = False
 
 
 @dataclass(frozen=True, slots=True)

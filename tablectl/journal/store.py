@@ -30,6 +30,7 @@ import contextlib
 import fcntl
 import json
 import os
+import pwd
 import sqlite3
 from collections.abc import Iterator, Mapping
 from pathlib import Path
@@ -152,11 +153,13 @@ class Journal:
             raise FileNotFoundError(f"{self.path}: no such journal")
         try:
             if self.writable:
+                check_writable_place(self.path)
                 self._lock()
             self._db = self._connect()
             if self.writable:
                 assert config is not None
                 self._create_or_check(_config_json(config))
+                self._probe_write()
             else:
                 self._check(None)
         except sqlite3.DatabaseError as exc:
@@ -253,6 +256,23 @@ class Journal:
             )
         self.config: dict[str, Any] = stored
 
+    def _probe_write(self) -> None:
+        """Write a row in a transaction that is rolled back: a file SQLite opened read-only (its
+        mode, a read-only mount) passes every read and fails only at the first append, after
+        the table has said it is serving. The free space is checked too: a rolled-back write
+        puts nothing on the disk, so a full one would pass it."""
+        db = self._conn()
+        try:
+            db.execute("BEGIN IMMEDIATE")
+            try:
+                db.execute("INSERT INTO meta (key, value) VALUES ('write probe', '1')")
+            finally:
+                if db.in_transaction:
+                    db.execute("ROLLBACK")
+        except sqlite3.OperationalError as exc:
+            raise JournalError(_unwritable(self.path, str(exc))) from None
+        _check_free_space(self.path)
+
     def _conn(self) -> sqlite3.Connection:
         if self._db is None:
             if self._closed:
@@ -291,6 +311,8 @@ class Journal:
                 earlier = self.seq_of_key(key)
                 if earlier is not None:
                     raise DuplicateEvent(self.path, key, earlier) from None
+            if isinstance(exc, sqlite3.OperationalError):  # full, read-only, I/O error: say which file
+                raise JournalError(_unwritable(self.path, str(exc))) from exc
             raise
         return seq
 
@@ -419,6 +441,19 @@ class Journal:
         row = self._conn().execute("SELECT max(seq) FROM events").fetchone()
         return int(row[0] or 0)
 
+    def first_seq_of_hand(self, hand: int) -> int | None:
+        """The seq of the first event journaled in ``hand`` (its NEW_HAND), None when there is none."""
+        row = self._conn().execute("SELECT min(seq) FROM events WHERE hand = ?", (hand,)).fetchone()
+        return None if row is None or row[0] is None else int(row[0])
+
+    def keys_starting(self, prefix: str) -> list[str]:
+        """The idempotency keys journaled that start with ``prefix`` (non-empty), in key order."""
+        end = prefix[:-1] + chr(ord(prefix[-1]) + 1)  # the first string after every prefix+...
+        rows = self._conn().execute(
+            "SELECT key FROM events WHERE key >= ? AND key < ? ORDER BY key", (prefix, end)
+        )
+        return [str(key) for (key,) in rows]
+
     def seq_of_key(self, key: str) -> int | None:
         row = self._conn().execute("SELECT seq FROM events WHERE key = ?", (key,)).fetchone()
         return None if row is None else int(row[0])
@@ -446,6 +481,71 @@ class Journal:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+# Less free space than this beside the journal and the table is not started: a day's events and
+# snapshots take a few MB, and SQLite needs room for its write-ahead log before it can commit.
+MIN_FREE_BYTES = 4 * 1024 * 1024
+
+
+def _whoami() -> str:
+    uid = os.geteuid()
+    try:
+        return f"user {pwd.getpwuid(uid).pw_name} (uid {uid})"
+    except KeyError:
+        return f"uid {uid}"
+
+
+def _unwritable(path: str, reason: str, full: bool = False) -> str:
+    folder = os.path.dirname(os.path.abspath(path))
+    if full or "full" in reason.lower():
+        return (
+            f"{path}: the journal cannot be written: the disk is full ({reason}). Free space on the "
+            f"filesystem that holds {folder} (df -h {folder}), then start the table again."
+        )
+    return (
+        f"{path}: the journal cannot be written ({reason}) as {_whoami()}. Fix: make it writable "
+        f"(chown tablectl:tablectl {path}; chmod u+rw {path}), remount its filesystem read-write, "
+        f"or give the table another journal path (--journal)."
+    )
+
+
+def check_writable_place(path: str) -> None:
+    """Refuse, naming the file and the fix, a journal the service could not write: a folder that
+    does not exist or that this user cannot write (SQLite creates the lock, -wal and -shm files
+    beside the journal), a journal file this user cannot write, a disk without free space."""
+    folder = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(folder):
+        raise JournalError(
+            f"{path}: the journal's folder {folder} does not exist. Create it (install -d -o tablectl "
+            f"-g tablectl {folder}; the systemd unit's StateDirectory makes /var/lib/tablectl) or "
+            f"give the table another journal path (--journal)."
+        )
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise JournalError(
+            f"{path}: the journal's folder {folder} is not writable by {_whoami()} (SQLite writes "
+            f"its lock and log files beside the journal). Fix: chown tablectl:tablectl {folder}, "
+            f"remount it read-write, or give the table a journal path in a writable folder (--journal)."
+        )
+    for name in (path, path + ".lock", path + "-wal", path + "-shm"):
+        if os.path.exists(name) and not os.access(name, os.R_OK | os.W_OK):
+            raise JournalError(_unwritable(path, f"{name} is read-only"))
+    _check_free_space(path)
+
+
+def _check_free_space(path: str) -> None:
+    folder = os.path.dirname(os.path.abspath(path))
+    try:
+        fs = os.statvfs(folder)
+    except OSError:
+        return  # nothing to say: the write itself will
+    # Root may use the blocks reserved for it; the service's user may not.
+    free = (fs.f_bfree if os.geteuid() == 0 else fs.f_bavail) * fs.f_frsize
+    if free < MIN_FREE_BYTES:
+        need = MIN_FREE_BYTES // (1024 * 1024)
+        raise JournalError(
+            _unwritable(path, f"{free // 1024} KiB free, at least {need} MiB needed", full=True)
+        )
 
 
 class DuplicateEvent(JournalError):

@@ -19,10 +19,12 @@ from firmware_bridge.link import ShoeLink
 from tablectl.adapters.decks import load_registry
 from tablectl.adapters.mqtt import TablePublisher
 from tablectl.adapters.panel import DealerPanel
-from tablectl.adapters.shoe import ShoeAdapter
+from tablectl.adapters.shoe import MISSED_KEY_PREFIX, ShoeAdapter, reported_missed
 from tablectl.core.effects import Effect, Ruling
 from tablectl.core.events import FloorCommand, InputRefused
 from tablectl.core.table import TableState, new_table
+from tablectl.journal.recent import hand_rulings
+from tablectl.journal.store import Journal
 from tablectl.service.table_service import TableService, open_service
 from tablectl.service.tablefile import TableFile
 from tablectl.views import secrecy
@@ -119,9 +121,17 @@ def start_table(
         raise service.error  # e.g. the journal belongs to another table, or is locked
     started: list[Any] = [service]
     try:
+        # What the last run knew only in memory, read back from the journal before any input
+        # starts (the service is idle until then): the rulings of the hand in progress, and the
+        # dropped reads already reported of each boot of the shoe.
+        state = service.state
+        with Journal(journal) as reader:
+            rulings = hand_rulings(reader, new_table(config), state.hand_number, publisher.recent_rulings)
+            missed = reported_missed(reader.keys_starting(MISSED_KEY_PREFIX))
+        publisher.restore_rulings((r.at, r.hand or None, r.ruling) for r in rulings)
         publisher.start()
         started.append(publisher)
-        publisher.republish(service.state)  # after a restart the displays get the current table
+        publisher.republish(state)  # after a restart the displays get the current table
         # The shoe forgets a read only once the journal has it (confirmed after the append).
         link = ShoeLink(
             table_file.shoe.port,
@@ -129,7 +139,10 @@ def start_table(
             adapter.on_status,
             baudrate=table_file.shoe.baudrate,
             confirm="manual",
-        ).start()
+        )
+        for (serial, session), total in missed.items():
+            link.already_reported(serial, session, total)
+        link.start()
         started.append(link)
         if panel is not None:
             panel.start()

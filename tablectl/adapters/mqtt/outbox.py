@@ -206,6 +206,20 @@ class Outbox:
         return [r for r in self._rulings if r.hand == hand]
 
     # -- what happened at the table ---------------------------------------------------------------
+    def restore_rulings(self, rulings: Iterable[tuple[float, int | None, Ruling]]) -> int:
+        """After a restart: the rulings (time, hand, ruling) the journal says were made in the
+        hand in progress, oldest first, listed again in the dealer and floor views but not
+        published again as events or alerts. Each takes a seq of this epoch (below those of the
+        snapshots that list it), as a display that follows the rules expects: a new epoch means
+        forget and re-read, and a seq it has not seen in the list is a ruling it has not shown.
+        Returns the number kept."""
+        count = 0
+        for ts, hand, ruling in rulings:
+            if self._rulings.maxlen:
+                self._rulings.append(RecentRuling(self._next_seq(), round(ts, 6), hand, ruling))
+                count += 1
+        return min(count, self._rulings.maxlen or 0)
+
     def record_effects(
         self, effects: Iterable[Effect], hand: int | None, now: float, say: Callable[[Said], str] = render
     ) -> int:

@@ -14,10 +14,12 @@ acknowledged with its refusal; every other message at once.
 
 from __future__ import annotations
 
+import errno
 import logging
 import queue
 import secrets
 import socket
+import ssl
 import threading
 import time
 from collections.abc import Callable, Iterable, Sequence
@@ -42,7 +44,7 @@ from tablectl.adapters.mqtt.commands import (
 from tablectl.adapters.mqtt.outbox import Message, Outbox, OutboxConfig, Outgoing, PublisherStats
 from tablectl.adapters.mqtt.ratelimit import Limit, RateLimiter, seconds_to_say
 from tablectl.adapters.mqtt.topics import CONTENT_TYPE, PublisherError, Topics
-from tablectl.core.effects import Effect
+from tablectl.core.effects import Effect, Ruling
 from tablectl.core.events import MAX_SEAT, FloorCommand, InputRefused, input_refused
 from tablectl.core.table import TableState
 from tablectl.views import dealer, floor, private, public, secrecy
@@ -69,6 +71,97 @@ class _Delivery:
     mid: int
     qos: int
     link: int  # the publisher's count of connections made and lost when it arrived
+
+
+# paho's own log (its packets, and its state each second while no broker answers) is for
+# debugging only: everything it says is logged at DEBUG under this name. What the operator
+# reads about the connection is _LinkLog's.
+paho_log = logging.getLogger("tablectl.adapters.mqtt.paho")
+
+
+def _paho_at_debug(record: logging.LogRecord) -> bool:
+    record.levelno, record.levelname = logging.DEBUG, "DEBUG"
+    return paho_log.isEnabledFor(logging.DEBUG)
+
+
+paho_log.addFilter(_paho_at_debug)
+
+
+def connect_error(exc: BaseException, host: str) -> str:
+    """Why a TCP connection to the broker failed, in the words an operator acts on."""
+    if isinstance(exc, socket.gaierror):
+        return f"DNS: the name {host!r} does not resolve ({exc.strerror}): check the broker's host name"
+    if isinstance(exc, ConnectionRefusedError):
+        return (
+            "connection refused: nothing listens on that port "
+            "(is mosquitto running? systemctl status mosquitto)"
+        )
+    if isinstance(exc, TimeoutError):
+        return "no answer (timed out): the host is down, or a firewall drops the packets"
+    if isinstance(exc, ssl.SSLError):
+        return f"TLS failed ({exc.reason or exc}): check the broker's certificate and the table's TLS setting"
+    if isinstance(exc, OSError) and exc.errno in (errno.EHOSTUNREACH, errno.ENETUNREACH, errno.EHOSTDOWN):
+        return f"no route to the broker ({exc.strerror}): check the network and the broker's address"
+    if isinstance(exc, OSError) and exc.strerror:
+        return exc.strerror
+    return str(exc) or type(exc).__name__
+
+
+def refusal_reason(reason: ReasonCode, username: str | None) -> str:
+    """Why the broker refused the table's CONNECT (a CONNACK with a failure reason code)."""
+    name = str(reason)
+    if reason.value in (0x86, 0x87, 0x8C):  # bad user name or password, not authorized, bad auth method
+        return (
+            f"authentication failed ({name}) for user {username!r}: check the table's MQTT user and "
+            f"password file against deploy/mosquitto/mkusers' credentials"
+        )
+    return f"the broker refused the connection ({name})"
+
+
+class _LinkLog:
+    """What the operator reads about the connection to the broker: why it cannot be made, once,
+    and again only when the reason changes; when it is made after failures; when it is lost.
+    Touched only from paho's network thread."""
+
+    def __init__(self, where: str) -> None:
+        self.where = where
+        self.up = False
+        self.reason: str | None = None  # the failure last reported
+        self.failures = 0
+
+    def failed(self, reason: str) -> None:
+        self.failures += 1
+        if reason == self.reason:
+            return
+        self.reason = reason
+        log.error("MQTT broker %s cannot be reached: %s; the table keeps retrying", self.where, reason)
+
+    def connected(self) -> None:
+        if self.failures:
+            log.info("MQTT broker %s reached after %d failed attempt(s)", self.where, self.failures)
+        else:
+            log.info("MQTT broker %s connected", self.where)
+        self.up, self.reason, self.failures = True, None, 0
+
+    def lost(self, reason: str, stopping: bool) -> None:
+        if self.up and not stopping:  # a clean stop disconnects on purpose
+            log.warning("MQTT connection to %s lost (%s); retrying", self.where, reason)
+        self.up = False
+
+
+class _Client(mqtt.Client):
+    """paho's client, telling why a connection could not be made (its on_connect_fail says only
+    that it failed)."""
+
+    socket_error: Callable[[OSError], None] | None = None
+
+    def _create_socket(self) -> Any:
+        try:
+            return super()._create_socket()
+        except OSError as exc:
+            if self.socket_error is not None:
+                self.socket_error(exc)
+            raise
 
 
 def _new_properties(packet_type: int) -> Properties:
@@ -199,12 +292,13 @@ class TablePublisher:
         self._views_at = -1e9  # monotonic time the dealer and floor snapshots were last computed
         self._limited = 0  # commands refused over the rate limits
         self._limited_logged = -1e9
+        self._link_log = _LinkLog(f"{self.host}:{self.port}")
         self._client = self._make_client()
 
     # -- the paho client ------------------------------------------------------------------------
     def _make_client(self) -> mqtt.Client:
         transport: Literal["tcp", "websockets"] = "websockets" if self.transport == "websockets" else "tcp"
-        client = mqtt.Client(
+        client = _Client(
             CallbackAPIVersion.VERSION2,
             client_id=self.client_id or "",
             protocol=mqtt.MQTTv5,
@@ -222,7 +316,8 @@ class TablePublisher:
         client.on_disconnect = self._on_disconnect
         client.on_publish = self._on_publish
         client.on_message = self._on_message
-        client.enable_logger(log)
+        client.socket_error = lambda exc: self._link_log.failed(connect_error(exc, self.host))
+        client.enable_logger(paho_log)
         self._set_will(client)
         return client
 
@@ -292,14 +387,9 @@ class TablePublisher:
         properties: Properties | None,
     ) -> None:
         if reason.is_failure:
-            log.error(
-                "MQTT broker %s:%s refused the table (%s): check the username and password in the "
-                "table's config against deploy/mosquitto/mkusers' credentials file",
-                self.host,
-                self.port,
-                reason,
-            )
+            self._link_log.failed(refusal_reason(reason, self.username))
             return
+        self._link_log.connected()
         # Until the worker has told the outbox, the caller's thread must not publish directly.
         with self._ack_lock:
             self._link_changes += 1
@@ -320,6 +410,7 @@ class TablePublisher:
         reason: ReasonCode,
         properties: Properties | None,
     ) -> None:
+        self._link_log.lost(str(reason), self._stopping)
         with self._ack_lock:
             self._link_changes += 1
         self._inbox.put(("disconnected", self._link_changes, str(reason)))
@@ -444,6 +535,13 @@ class TablePublisher:
         controller (the journal is the source of truth: fold it, then republish), or by hand."""
         return self._publish(state, (), force=True)
 
+    def restore_rulings(self, rulings: Iterable[tuple[float, int | None, Ruling]]) -> int:
+        """After a restart, before :meth:`republish`: the rulings of the hand in progress as the
+        journal has them (time, hand, ruling), listed again in the dealer and floor views and
+        not published again (Outbox.restore_rulings). Returns the number kept."""
+        with self._lock:
+            return self._outbox.restore_rulings(rulings)
+
     def _publish(self, state: TableState, effects: Sequence[Effect], force: bool) -> int:
         now = self.clock()
         self._seats = len(state.seats)  # commands are checked against the table's seats
@@ -543,7 +641,6 @@ class TablePublisher:
                     self.stats.disconnects += 1
                     box.disconnected()
                     self._link_seen = note[1]
-                    log.warning("MQTT connection to %s:%s lost (%s); retrying", self.host, self.port, note[2])
                 elif kind == "message":
                     message = note[1]
                     if message.topic == self.topics.bridge:

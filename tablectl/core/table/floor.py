@@ -34,6 +34,14 @@ def _device(state: TableState, event: DeviceStatus) -> tuple[TableState, tuple[E
     was = devices.get(event.device, True)
     devices[event.device] = event.ok
     state = _evolve(state, devices=tuple(sorted(devices.items())))
+    if event.ok and event.reads_lost:
+        # Back after a restart that lost reads, or working but reporting dropped reads: cards may
+        # have left the shoe unseen, which only the floor can settle.
+        text = (
+            f"The {event.device} lost reads ({event.detail or 'no detail'}): reads were lost. Check "
+            f"every card dealt against the display and call the floor."
+        )
+        return state, (Ruling("INPUT", text, Severity.FLOOR),)
     if event.ok == was:
         return state, ()
     if event.ok:

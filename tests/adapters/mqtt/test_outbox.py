@@ -418,3 +418,21 @@ def test_no_replay_window_means_no_replay(window: float) -> None:
     box.disconnected()
     assert topics(connect(box, at=2.0)) == [T.status]
     assert box.stats.replayed == 0
+
+
+def test_restored_rulings_are_listed_with_seqs_of_this_epoch_and_not_sent_again() -> None:
+    box = make(recent_rulings=2)
+    first = Ruling("IRR-3", "Boxed card.", Severity.CORRECT)
+    second = Ruling("INPUT", "The shoe lost reads.", Severity.FLOOR)
+    third = Ruling("TBL-3", "Cy sits in seat 3.", Severity.INFO)
+    kept = box.restore_rulings([(START - 30, 4, first), (START - 20, 4, second), (START - 10, 4, third)])
+    assert kept == 2  # the last ones, as many as the views list
+    listed = box.recent_rulings(4)
+    assert [r.ruling for r in listed] == [second, third]
+    assert [r.ts for r in listed] == [START - 20, START - 10]
+    assert [r.seq for r in listed] == [2, 3] and box.seq == 3
+    box.connected(0.0, START)
+    box.poll(0.0, START)
+    assert {out.message.kind for out in box.take()} == {"status"}  # no event, no alert
+    box.record_effects([first], 4, START)  # a new ruling: a later seq, prev 0 on its topic
+    assert box.recent_rulings(4)[-1].seq > 3
