@@ -15,7 +15,6 @@ from pathlib import Path
 from typing import Any
 
 from firmware_bridge.link import ShoeLink
-from tablectl.adapters.decks import load_registry
 from tablectl.adapters.mqtt import TablePublisher
 from tablectl.adapters.panel import DealerPanel
 from tablectl.adapters.shoe import ShoeAdapter
@@ -73,7 +72,7 @@ def start_table(
 ) -> RunningTable:
     """Start every adapter of one table and return them running."""
     config = table_file.table
-    registry = load_registry(table_file.decks.registry, missing_ok=True)
+    registry = table_file.load_registry()  # no deck to deal from: refused, naming the key
     service = open_service(str(journal), new_table(config))
     adapter = ShoeAdapter(registry, service.submit, confirm=lambda message: link.confirm(message))
 
