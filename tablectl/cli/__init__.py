@@ -75,7 +75,7 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 
 def cmd_phh_check(args: argparse.Namespace) -> int:
-    from tablectl.formats.phh import check
+    from tablectl.formats.phh import NO_SUCH_PATH, check
 
     report = check(args.paths, _rules(args))
     result = report.as_json()
@@ -92,6 +92,11 @@ def cmd_phh_check(args: argparse.Namespace) -> int:
             print(f"  MISMATCH {miss['file']}: {miss['difference']}")
         for bad in result["unreadable"]:
             print(f"  UNREADABLE {bad['file']}: {bad['reason']}")
+    missing = [bad for bad in result["unreadable"] if bad["reason"] == NO_SUCH_PATH]
+    for bad in missing:
+        print(f"tablectl: {bad['file']}: {bad['reason']}", file=sys.stderr)
+    if missing:
+        return 2  # a path given that is not there: what was asked for was not checked
     return 1 if result["mismatched"] or result["unreadable"] else 0
 
 
@@ -105,8 +110,8 @@ def cmd_scenario_run(args: argparse.Namespace) -> int:
         print(f"{result['passed']} of {result['scenarios']} scenarios passed")
         for failure in result["failed"]:
             print(f"  FAILED {failure['why']}")
-        for error in result["errors"]:
-            print(f"  ERROR {error['why']}")
+    for error in result["errors"]:
+        print(f"tablectl: {error['why']}", file=sys.stderr)
     if result["errors"]:
         return 2  # a path with no scenario: what was asked for was not run
     return 1 if result["failed"] else 0

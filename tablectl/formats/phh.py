@@ -38,6 +38,7 @@ from tablectl.core.game.variants import Structure, UnsupportedVariant, variant_f
 from tablectl.formats.files import BadFile, read_capped, read_text, too_large
 
 MAX_HAND_BYTES = 4 * 1024 * 1024  # a hand history is a few kilobytes; anything larger is not read
+NO_SUCH_PATH = "no such file or folder"
 
 
 class PhhError(ValueError):
@@ -105,7 +106,7 @@ def iter_sources(
                 continue
             yield str(path), text
         else:
-            bad(str(path), "no such file or folder")
+            bad(str(path), NO_SUCH_PATH)
 
 
 def _archive(path: Path, bad: Callable[[str, str], None]) -> Iterator[tuple[str, str]]:
