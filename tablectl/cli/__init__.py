@@ -75,7 +75,7 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 
 def cmd_phh_check(args: argparse.Namespace) -> int:
-    from tablectl.formats.phh import check
+    from tablectl.formats.phh import NO_SUCH_PATH, check
 
     report = check(args.paths, _rules(args))
     result = report.as_json()
@@ -85,11 +85,19 @@ def cmd_phh_check(args: argparse.Namespace) -> int:
         print(
             f"{result['files']} files: {result['matched']} matched, "
             f"{len(result['mismatched'])} mismatched, unsupported {result['unsupported']}, "
-            f"{len(result['odd_chip'])} half-chip records settled by the odd-chip rule"
+            f"{len(result['odd_chip'])} half-chip records settled by the odd-chip rule, "
+            f"{len(result['unreadable'])} files unreadable"
         )
         for miss in result["mismatched"]:
             print(f"  MISMATCH {miss['file']}: {miss['difference']}")
-    return 1 if result["mismatched"] else 0
+        for bad in result["unreadable"]:
+            print(f"  UNREADABLE {bad['file']}: {bad['reason']}")
+    missing = [bad for bad in result["unreadable"] if bad["reason"] == NO_SUCH_PATH]
+    for bad in missing:
+        print(f"tablectl: {bad['file']}: {bad['reason']}", file=sys.stderr)
+    if missing:
+        return 2  # a path given that is not there: what was asked for was not checked
+    return 1 if result["mismatched"] or result["unreadable"] else 0
 
 
 def cmd_scenario_run(args: argparse.Namespace) -> int:
@@ -102,6 +110,10 @@ def cmd_scenario_run(args: argparse.Namespace) -> int:
         print(f"{result['passed']} of {result['scenarios']} scenarios passed")
         for failure in result["failed"]:
             print(f"  FAILED {failure['why']}")
+    for error in result["errors"]:
+        print(f"tablectl: {error['why']}", file=sys.stderr)
+    if result["errors"]:
+        return 2  # a path with no scenario: what was asked for was not run
     return 1 if result["failed"] else 0
 
 

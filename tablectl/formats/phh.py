@@ -8,12 +8,12 @@ PHH is TOML (github.com/uoftcprg/phh-std): ``variant``, ``antes``,
 
 from __future__ import annotations
 
-import io
 import math
 import os
 import tarfile
 import tomllib
-from collections.abc import Iterable, Iterator, Sequence
+import zlib
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 from pathlib import Path
@@ -35,6 +35,10 @@ from tablectl.core.game.engine import HandConfig, HandState, Phase, apply, show_
 from tablectl.core.game.errors import RuleViolation
 from tablectl.core.game.profiles import HouseRules, house_rules
 from tablectl.core.game.variants import Structure, UnsupportedVariant, variant_from_code
+from tablectl.formats.files import BadFile, read_capped, read_text, too_large
+
+MAX_HAND_BYTES = 4 * 1024 * 1024  # a hand history is a few kilobytes; anything larger is not read
+NO_SUCH_PATH = "no such file or folder"
 
 
 class PhhError(ValueError):
@@ -67,26 +71,73 @@ def parse_phh(text: str, source: str = "<text>") -> PhhHand:
     return PhhHand(source, fields)
 
 
-def iter_sources(paths: Iterable[str | os.PathLike[str]]) -> Iterator[tuple[str, str]]:
-    """(name, text) of every .phh file in the given files, folders and .tar.gz archives."""
+Skipped = Callable[[str, str], None]  # (name, reason) of a file that could not be read
+
+
+def iter_sources(
+    paths: Iterable[str | os.PathLike[str]], skipped: Skipped | None = None
+) -> Iterator[tuple[str, str]]:
+    """(name, text) of every .phh file in the given files, folders and .tar.gz archives.
+
+    A file that cannot be read (not UTF-8, over MAX_HAND_BYTES, a damaged archive, a path that
+    does not exist) is passed to ``skipped`` with the reason, and the rest are read; without
+    ``skipped`` it raises :class:`PhhError` naming it. Archives are read as a stream, one
+    member at a time, never more than MAX_HAND_BYTES of one.
+    """
+
+    def bad(name: str, reason: str) -> None:
+        if skipped is None:
+            raise PhhError(f"{name}: {reason}")
+        skipped(name, reason)
+
     for raw in paths:
         path = Path(raw)
         if path.is_dir():
             for child in sorted(path.rglob("*")):
-                if child.is_file() and (child.suffix == ".phh" or child.name.endswith(".tar.gz")):
-                    yield from iter_sources([child])
+                if child.is_file() and (child.suffix == ".phh" or child.name.endswith((".tar.gz", ".tgz"))):
+                    yield from iter_sources([child], skipped)
         elif path.name.endswith((".tar.gz", ".tgz")):
-            with tarfile.open(path, "r:gz") as archive:
-                for member in archive:
-                    if member.isfile() and member.name.endswith(".phh"):
-                        handle = archive.extractfile(member)
-                        if handle is not None:
-                            text = io.TextIOWrapper(handle, encoding="utf-8").read()
-                            yield f"{path}:{member.name}", text
+            yield from _archive(path, bad)
         elif path.is_file():
-            yield str(path), path.read_text(encoding="utf-8")
+            try:
+                text = read_text(path, MAX_HAND_BYTES, "hand history")
+            except BadFile as exc:
+                bad(str(path), str(exc))
+                continue
+            yield str(path), text
         else:
-            raise FileNotFoundError(f"{path}: no such file or folder")
+            bad(str(path), NO_SUCH_PATH)
+
+
+def _archive(path: Path, bad: Callable[[str, str], None]) -> Iterator[tuple[str, str]]:
+    members = 0
+    try:
+        # "r|gz": a stream, read front to back, no member list kept beyond the one in hand.
+        with tarfile.open(path, "r|gz") as archive:
+            while (member := archive.next()) is not None:
+                # TarFile keeps every member it read (an attribute the stubs leave out): an
+                # archive of millions of hands would grow without end.
+                archive.members.clear()  # type: ignore[attr-defined]
+                members += 1
+                if not (member.isfile() and member.name.endswith(".phh")):
+                    continue
+                name = f"{path}:{member.name}"
+                if member.size > MAX_HAND_BYTES:
+                    bad(name, str(too_large(member.size, MAX_HAND_BYTES, "hand history")))
+                    continue
+                handle = archive.extractfile(member)
+                if handle is None:
+                    continue
+                try:
+                    text = read_capped(handle, MAX_HAND_BYTES, "hand history")
+                except BadFile as exc:
+                    bad(name, str(exc))
+                    continue
+                yield name, text
+    except (tarfile.TarError, EOFError, OSError, zlib.error) as exc:
+        where = "not a .tar.gz archive" if members == 0 else f"damaged after {members} members"
+        rest = "its hands were not read" if members == 0 else "the hands after it were not read"
+        bad(str(path), f"{where} ({exc}); {rest}")
 
 
 def hand_config(hand: PhhHand, rules: HouseRules | None = None) -> HandConfig:
@@ -204,6 +255,7 @@ class CheckReport:
     mismatched: list[dict[str, Any]] = field(default_factory=list)
     odd_chip: list[dict[str, Any]] = field(default_factory=list)
     no_result: int = 0
+    unreadable: list[dict[str, str]] = field(default_factory=list)  # files not read, with the reason
 
     def as_json(self) -> dict[str, Any]:
         return {
@@ -213,13 +265,19 @@ class CheckReport:
             "mismatched": self.mismatched,
             "odd_chip": self.odd_chip,
             "no_finishing_stacks": self.no_result,
+            "unreadable": self.unreadable,
         }
 
 
 def check(paths: Sequence[str], rules: HouseRules | None = None) -> CheckReport:
-    """Replay every hand and compare the finishing stacks with the record."""
+    """Replay every hand and compare the finishing stacks with the record; a file that cannot
+    be read is listed in ``unreadable`` with the reason, and the rest are checked."""
     report = CheckReport()
-    for source, text in iter_sources(paths):
+
+    def skipped(name: str, reason: str) -> None:
+        report.unreadable.append({"file": name, "reason": reason})
+
+    for source, text in iter_sources(paths, skipped):
         report.files += 1
         try:
             hand = parse_phh(text, source)

@@ -1,6 +1,6 @@
 """The journal's store: every event the table saw, in order, in an append-only SQLite file.
 
-:class:`Journal` is the file: WAL mode, one writer at a time (a lock file beside it), readers
+:class:`Journal` is the file: WAL mode, one writer at a time (a lock on the file itself), readers
 alongside, and an fsync before an append returns (see SYNCHRONOUS). It stores and reads back
 events, their outcomes, snapshots and checkpoints; what they mean is the fold's business
 (tablectl.journal.fold), never read here. The table config is stored as JSON so that a journal
@@ -43,7 +43,8 @@ FORMAT_VERSION = 1
 APPLICATION_ID = 0x54424C4A  # "TBLJ" in the SQLite header: this file is a tablectl journal
 _BATCH = 512  # rows read per query while iterating (no read transaction held across a fold)
 _MAX_SEQ = 2**63 - 1
-_LOCK_FDS: set[int] = set()  # writers' lock files open in this process (closed in forked workers)
+_LOCK_FDS: set[int] = set()  # descriptors holding a writer's lock in this process (closed in forked workers)
+_LOCKED: dict[tuple[int, int], str] = {}  # (device, inode) of the journals this process writes -> path
 _CHECKPOINTS = (
     "CREATE TABLE IF NOT EXISTS checkpoints "
     "(seq INTEGER PRIMARY KEY, hand INTEGER NOT NULL, body TEXT NOT NULL)"
@@ -139,22 +140,29 @@ class Journal:
     ``Journal(path, config)`` opens the journal for writing, creating it with
     ``config`` when the file is new, and refuses a journal started with another
     config or written in another format. Only one process may write a journal at a
-    time (an exclusive lock on ``PATH.lock``). ``Journal(path)`` opens an existing
-    journal read-only, whatever its config (for replay), alongside a running writer.
+    time (an exclusive flock on the journal file itself, whatever path, symlink or hard
+    link it was opened by), and only by a file with one name (see _one_name). ``Journal(path)``
+    opens an existing journal read-only, whatever its config (for replay), alongside a running
+    writer.
     """
 
     def __init__(self, path: str | os.PathLike[str], config: ConfigLike | None = None) -> None:
         self.path = str(path)
         self.writable = config is not None
         self._lock_fd: int | None = None
+        self._lock_key: tuple[int, int] | None = None
         self._db: sqlite3.Connection | None = None
         self._closed = False
+        self._sqlite_path = self.path  # the name SQLite opens (its -wal and -shm files are beside it)
         if not self.writable and not Path(self.path).is_file():
             raise FileNotFoundError(f"{self.path}: no such journal")
         try:
             if self.writable:
                 check_writable_place(self.path)
                 self._lock()
+                self._one_name()
+            else:
+                self._sqlite_path = self._reader_path()
             self._db = self._connect()
             if self.writable:
                 assert config is not None
@@ -174,25 +182,74 @@ class Journal:
 
     # -- opening -------------------------------------------------------------------------------
     def _lock(self) -> None:
-        lock_path = self.path + ".lock"
-        fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o644)
+        # The lock is taken on the journal file itself (flock on its inode), not on a name made
+        # from the path as typed: through a symlink, a hard link or another relative path the
+        # same file is the same lock. flock is apart from SQLite's own locks (POSIX fcntl
+        # locks), and the descriptor stays open until close(): closing a descriptor of the file
+        # would drop the POSIX locks SQLite holds on it in this process.
+        try:
+            st = os.stat(self.path)
+        except FileNotFoundError:
+            st = None
+        if st is not None and (st.st_dev, st.st_ino) in _LOCKED:
+            other = _LOCKED[(st.st_dev, st.st_ino)]
+            raise JournalError(
+                f"{self.path}: this process is writing this journal already (it opened it as {other}); "
+                f"a table has one controller: close that one first or give this one another journal file"
+            )
+        fd = os.open(self.path, os.O_RDONLY | os.O_CREAT | os.O_CLOEXEC, 0o644)
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
+            writer = _writer_of(os.fstat(fd))
             os.close(fd)
+            holder = "the lock on the file is taken" if writer is None else writer.describe()
             raise JournalError(
-                f"{self.path}: another process is writing this journal (it holds {lock_path}). "
-                f"A table has one controller: stop the other one (systemctl stop tablectl) "
-                f"or give this one another journal file."
+                f"{self.path}: another process is writing this journal ({holder}). A table has one "
+                f"controller: stop the other one (systemctl stop tablectl) or give this one another "
+                f"journal file."
             ) from None
+        st = os.fstat(fd)
         self._lock_fd = fd
+        self._lock_key = (st.st_dev, st.st_ino)
         _LOCK_FDS.add(fd)
+        _LOCKED[self._lock_key] = self.path
+
+    def _one_name(self) -> None:
+        # SQLite keeps the write-ahead log beside the name the file is opened by (it follows
+        # symlinks, it cannot follow hard links): opened by a second name after a kill -9, the
+        # journal would lack its newest events, and the old log could later be replayed onto it.
+        assert self._lock_fd is not None
+        links = os.fstat(self._lock_fd).st_nlink
+        if links > 1:
+            raise JournalError(
+                f"{self.path}: this journal file has {links} names (hard links). SQLite keeps its "
+                f"newest events in a log beside the name it is opened by, so another name could "
+                f"open it without them. Keep one name: find the others with 'find / -xdev -samefile "
+                f"{self.path}' and remove them (for a backup: sqlite3 {self.path} '.backup COPY'; "
+                f"for a second name: ln -s)."
+            )
+
+    def _reader_path(self) -> str:
+        # A reader must open the file by the writer's name, whose log holds the newest events
+        # (see _one_name); by a hard link, it is found from the running writer.
+        st = os.stat(self.path)
+        if st.st_nlink == 1:
+            return self.path
+        writer = _writer_of(st)
+        if writer is not None and writer.path is not None:
+            return writer.path
+        raise JournalError(
+            f"{self.path}: this journal file has {st.st_nlink} names (hard links) and its writer's "
+            f"name cannot be found here; its newest events are in a log beside that name. Open it "
+            f"by the name the table writes it by (tablectl serve --journal), as the same user."
+        )
 
     def _connect(self) -> sqlite3.Connection:
         if self.writable:
             db = sqlite3.connect(self.path, isolation_level=None)  # autocommit: we say BEGIN
         else:
-            uri = "file:" + quote(Path(self.path).resolve().as_posix()) + "?mode=ro"
+            uri = "file:" + quote(Path(self._sqlite_path).resolve().as_posix()) + "?mode=ro"
             db = sqlite3.connect(uri, uri=True, isolation_level=None)
         db.execute("PRAGMA busy_timeout = 5000")  # a reader's checkpoint never fails an append
         if self.writable:
@@ -466,8 +523,11 @@ class Journal:
             self._db = None
         if self._lock_fd is not None:
             _LOCK_FDS.discard(self._lock_fd)
-            os.close(self._lock_fd)  # releases the writer's lock
+            os.close(self._lock_fd)  # releases the writer's lock (after SQLite's connection is closed)
             self._lock_fd = None
+        if self._lock_key is not None:
+            _LOCKED.pop(self._lock_key, None)
+            self._lock_key = None
 
     def disconnect(self) -> None:
         """Close the SQLite connection and keep the writer's lock (SQLite must not be open
@@ -527,7 +587,7 @@ def check_writable_place(path: str) -> None:
             f"its lock and log files beside the journal). Fix: chown tablectl:tablectl {folder}, "
             f"remount it read-write, or give the table a journal path in a writable folder (--journal)."
         )
-    for name in (path, path + ".lock", path + "-wal", path + "-shm"):
+    for name in (path, path + "-wal", path + "-shm"):
         if os.path.exists(name) and not os.access(name, os.R_OK | os.W_OK):
             raise JournalError(_unwritable(path, f"{name} is read-only"))
     _check_free_space(path)
@@ -568,3 +628,50 @@ def close_inherited_locks() -> None:
         with contextlib.suppress(OSError):
             os.close(fd)
     _LOCK_FDS.clear()
+    _LOCKED.clear()
+
+
+class _Writer(NamedTuple):
+    """The process holding a journal's writer's lock, as far as Linux tells."""
+
+    pid: int
+    command: str | None  # its command line
+    path: str | None  # the name it opened the file by
+
+    def describe(self) -> str:
+        who = f"process {self.pid}"
+        if self.command:
+            who += f": {self.command}"
+        if self.path:
+            who += f", which opened it as {self.path}"
+        return who
+
+
+def _writer_of(st: os.stat_result) -> _Writer | None:
+    """Who holds the writer's lock on the file ``st`` describes: /proc/locks lists flock locks
+    by device and inode with the taker's pid; its command line and open files (readable for a
+    process of the same user) say what it is and by which name it opened the file."""
+    wanted = f"{os.major(st.st_dev):02x}:{os.minor(st.st_dev):02x}:{st.st_ino}"
+    pid = None
+    with contextlib.suppress(OSError), open("/proc/locks", encoding="ascii", errors="replace") as handle:
+        for line in handle:
+            words = line.split()
+            # "1: FLOCK  ADVISORY  WRITE 4242 b3:02:131090 0 EOF" (a waiter's line has "->")
+            if len(words) >= 6 and words[1] == "FLOCK" and words[5] == wanted and words[4].isdigit():
+                pid = int(words[4])
+                break
+    if pid is None:
+        return None
+    command = None
+    with contextlib.suppress(OSError), open(f"/proc/{pid}/cmdline", "rb") as handle:
+        command = handle.read().replace(b"\0", b" ").decode("utf-8", "replace").strip()[:200] or None
+    path = None
+    with contextlib.suppress(OSError):
+        for fd in os.listdir(f"/proc/{pid}/fd"):
+            link = f"/proc/{pid}/fd/{fd}"
+            with contextlib.suppress(OSError):
+                target = os.stat(link)
+                if (target.st_dev, target.st_ino) == (st.st_dev, st.st_ino):
+                    path = os.readlink(link)
+                    break
+    return _Writer(pid, command, path)

@@ -16,7 +16,6 @@ from pathlib import Path
 from typing import Any
 
 from firmware_bridge.link import ShoeLink
-from tablectl.adapters.decks import load_registry
 from tablectl.adapters.mqtt import TablePublisher
 from tablectl.adapters.panel import DealerPanel
 from tablectl.adapters.shoe import MISSED_KEY_PREFIX, ShoeAdapter, reported_missed
@@ -88,7 +87,7 @@ def start_table(
     """Start every adapter of one table and return them running. ``publisher_options``:
     :class:`TablePublisher` fields to set (tests and benchmarks: the command limits)."""
     config = table_file.table
-    registry = load_registry(table_file.decks.registry, missing_ok=True)
+    registry = table_file.load_registry()  # no deck to deal from: refused, naming the key
     service = open_service(str(journal), new_table(config))
     adapter = ShoeAdapter(registry, service.submit, confirm=lambda message: link.confirm(message))
 

@@ -21,12 +21,13 @@ import os
 import re
 import tomllib
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from firmware_bridge.link import DEFAULT_PORT
-from tablectl.adapters.decks import DeckError, deck_order
+from tablectl.adapters.decks import DeckError, DeckRegistry, deck_order, load_registry
+from tablectl.adapters.mqtt.topics import PublisherError, Topics
 from tablectl.adapters.panel import BUTTON_KEYS, PanelConfig
 from tablectl.core.cards import Card
 from tablectl.core.table import TableConfig, TableConfigError
@@ -41,9 +42,10 @@ BAUDRATES = (9600, 19200, 38400, 57600, 115200, 230400, 460800, 921600, 1000000)
 
 SECTIONS = ("table", "shoe", "decks", "panel")
 SHOE_KEYS = ("port", "baudrate")
-DECKS_KEYS = ("registry", "enrol_order")
+DECKS_KEYS = ("registry", "enrol_order", "start_without_decks")
 PANEL_KEYS = ("pins", "debounce", "hold_time", "hold_buttons", "amount_step", "pull_up")
 TABLE_KEYS = tuple(f.name for f in dataclasses.fields(TableConfig))
+AMOUNT_KEYS = ("ante", "big_blind_ante", "small_bet", "big_bet", "spread_max")  # chips, 0 = none
 REQUIRED_TABLE_KEYS = ("room", "table")
 
 DEFAULT_REGISTRY = "/var/lib/tablectl/decks.json"
@@ -75,6 +77,7 @@ class ShoeConfig:
 class DecksConfig:
     registry: Path = Path(DEFAULT_REGISTRY)
     enrol_order: tuple[Card, ...] = deck_order("us")
+    start_without_decks: bool = False  # start even with no deck to deal from (every card foreign)
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,6 +89,29 @@ class TableFile:
     shoe: ShoeConfig
     decks: DecksConfig
     panel: PanelConfig | None  # None: a table without a button panel (a bench, a touch screen)
+    key_lines: Mapping[str, int] = field(default_factory=dict)  # where each key is written
+
+    def error(self, key: str, message: str) -> ConfigFileError:
+        """An error about ``key`` of this file, found after it was read (e.g. at start-up)."""
+        return ConfigFileError(self.path, key, message, _line_of(self.key_lines, key))
+
+    def load_registry(self) -> DeckRegistry:
+        """The deck registry the table deals from, read at start-up (the file may be written
+        by an enrolment after the config was). A table with no deck to deal from would find
+        every card foreign (IRR-1) and void every hand: refused, unless start_without_decks."""
+        path = self.decks.registry
+        exists = path.is_file()
+        registry = load_registry(path) if exists else DeckRegistry()
+        if registry.active is not None or self.decks.start_without_decks:
+            return registry
+        what = "has no active deck" if exists else "does not exist"
+        raise self.error(
+            "decks.registry",
+            f"the deck registry {path} {what}: the table would have no deck to deal from, every "
+            f"card would be foreign (IRR-1) and every hand void. Enrol the table's decks into "
+            f"that file first (docs/operating.md, Decks), correct decks.registry, or write "
+            f"start_without_decks = true under [decks] to start without decks",
+        )
 
 
 def load_table_config(path: str | os.PathLike[str]) -> TableFile:
@@ -136,13 +162,7 @@ class _Reader:
         return ConfigFileError(self.name, key, message, self.line_of(key))
 
     def line_of(self, key: str) -> int | None:
-        key = key.split("[", 1)[0]
-        while key:
-            line = self.lines.get(key)
-            if line is not None:
-                return line
-            key = key.rpartition(".")[0]
-        return None
+        return _line_of(self.lines, key)
 
     def unknown(self, section: str, data: Mapping[str, Any], valid: tuple[str, ...], what: str) -> None:
         for key in data:
@@ -172,7 +192,7 @@ class _Reader:
         shoe = self.shoe(self.section(data, "shoe"))
         decks = self.decks(self.section(data, "decks"))
         panel = self.panel(self.section(data, "panel"), table, shoe) if "panel" in data else None
-        return TableFile(self.name, table, shoe, decks, panel)
+        return TableFile(self.name, table, shoe, decks, panel, dict(self.lines))
 
     # -- [table] --------------------------------------------------------------------------
 
@@ -198,8 +218,19 @@ class _Reader:
                 raise self.error(
                     "table.blinds", f"expected a list of whole chips, e.g. blinds = [50, 100], got {blinds!r}"
                 )
+        for key in ("room", "table"):
+            if key in data:
+                try:
+                    Topics(room=data[key], table=data[key])  # one name, checked by the topics' own rule
+                except PublisherError:
+                    raise self.error(
+                        f"table.{key}",
+                        f"{data[key]!r} cannot be an MQTT topic level (cardroom/<room>/table/<table>/...): "
+                        f"use 1 to 32 letters, digits, '_' or '-', the name given to "
+                        f'deploy/mosquitto/mkusers, e.g. {key} = "{"main" if key == "room" else "12"}"',
+                    ) from None
         try:
-            return TableConfig.from_json(data)
+            config = TableConfig.from_json(data)
         except TableConfigError as exc:
             message = str(exc)
             match = re.match(r"([a-z_]+)(?:[/,][^:]*)?: (.*)", message, re.DOTALL)
@@ -207,6 +238,44 @@ class _Reader:
                 key, rest = match.groups()
                 raise self.error(f"table.{key}", rest) from None
             raise self.error("table", message) from None
+        self.stakes(config)
+        return config
+
+    def stakes(self, config: TableConfig) -> None:
+        """What TableConfig lets through but no hand could be dealt with (or not as meant)."""
+        unit = config.chip_unit
+        if unit < 1:
+            raise self.error(
+                "table.chip_unit",
+                f"{unit} is not a chip: give the smallest chip in play, 1 or more, e.g. chip_unit = 1",
+            )
+        for key in AMOUNT_KEYS:
+            if getattr(config, key) < 0:
+                raise self.error(f"table.{key}", f"{getattr(config, key)} chips: give 0 (none) or more")
+        blinds = config.blinds
+        if any(later < earlier for earlier, later in zip(blinds, blinds[1:], strict=False)):
+            raise self.error(
+                "table.blinds",
+                f"{list(blinds)}: the small blind comes first, e.g. blinds = {sorted(blinds)}",
+            )
+        if config.ante and config.big_blind_ante:
+            raise self.error(
+                "table.big_blind_ante" if self.line_of("table.big_blind_ante") else "table.ante",
+                f"both an ante ({config.ante}) and a big-blind ante ({config.big_blind_ante}): a table "
+                f"has one or the other; set ante = 0 or big_blind_ante = 0",
+            )
+        for key in ("blinds", *AMOUNT_KEYS):
+            value = getattr(config, key)
+            amounts = value if isinstance(value, tuple) else (value,)
+            odd = [a for a in amounts if a % unit]
+            if odd:
+                where = self.line_of("table.chip_unit")
+                raise self.error(
+                    f"table.{key}",
+                    f"{odd[0]} is not a whole number of the smallest chip (chip_unit = {unit}"
+                    f"{f', line {where}' if where else ''}): make every amount a multiple of "
+                    f"{unit}, or lower chip_unit",
+                )
 
     # -- [shoe] ---------------------------------------------------------------------------
 
@@ -245,7 +314,13 @@ class _Reader:
             order = deck_order(order_text)
         except DeckError as exc:
             raise self.error("decks.enrol_order", str(exc)) from None
-        return DecksConfig(path, order)
+        without = data.get("start_without_decks", False)
+        if not isinstance(without, bool):
+            raise self.error(
+                "decks.start_without_decks",
+                "expected true (start even with no deck enrolled: every card foreign) or false",
+            )
+        return DecksConfig(path, order, without)
 
     # -- [panel] --------------------------------------------------------------------------
 
@@ -392,6 +467,17 @@ class _Pins:
 
 _HEADER = re.compile(r"^\s*\[\s*([A-Za-z0-9_.\- ]+?)\s*\]\s*(#.*)?$")
 _KEY = re.compile(r"^\s*([A-Za-z0-9_\-]+(?:\s*\.\s*[A-Za-z0-9_\-]+)*)\s*=")
+
+
+def _line_of(lines: Mapping[str, int], key: str) -> int | None:
+    """The line where ``key`` is written, else where its section starts (None: nowhere)."""
+    key = key.split("[", 1)[0]
+    while key:
+        line = lines.get(key)
+        if line is not None:
+            return line
+        key = key.rpartition(".")[0]
+    return None
 
 
 def _key_lines(text: str) -> dict[str, int]:

@@ -70,6 +70,9 @@ from tablectl.core.events import (
     Zone,
 )
 from tablectl.core.table import TableConfig, TableConfigError, TableState, new_table, step
+from tablectl.formats.files import BadFile, read_text
+
+MAX_SCENARIO_BYTES = 1024 * 1024  # a scenario is a page or two; anything larger is not read
 
 
 class ScenarioError(ValueError):
@@ -278,8 +281,11 @@ def parse(text: str, path: str = "<scenario>") -> Scenario:
 def scenario_cards(path: str) -> list[tuple[int, Face, bool]]:
     """The cards a scenario file's events draw from the shoe, in order, as the simulated shoe
     deals them: (card, face, from another deck). ``tablectl sim shoe --scenario FILE``."""
-    with open(path, encoding="utf-8") as handle:
-        scenario = parse(handle.read(), path)
+    try:
+        text = read_text(path, MAX_SCENARIO_BYTES, "scenario")
+    except BadFile as exc:
+        raise ScenarioError(f"{path}: {exc}") from None
+    scenario = parse(text, path)
     out: list[tuple[int, Face, bool]] = []
     for line in scenario.steps:
         event = line.event
@@ -463,29 +469,58 @@ def run(scenario: Scenario) -> str | None:
     return None
 
 
-def scenario_files(paths: Iterable[str]) -> Iterator[Path]:
+def scenario_files(paths: Iterable[str], errors: list[dict[str, str]] | None = None) -> Iterator[Path]:
+    """The .scn files of the given files and folders; a path that does not exist or a folder
+    without a scenario goes to ``errors`` (raises FileNotFoundError without it)."""
+
+    def error(path: Path, why: str) -> None:
+        if errors is None:
+            raise FileNotFoundError(f"{path}: {why}")
+        errors.append({"file": str(path), "why": f"{path}: {why}"})
+
     for raw in paths:
         path = Path(raw)
         if path.is_dir():
-            yield from sorted(path.rglob("*.scn"))
+            found = sorted(path.rglob("*.scn"))
+            if not found:
+                error(path, "no scenario (.scn file) in this folder or below it: nothing was run")
+            yield from found
         elif path.is_file():
             yield path
         else:
-            raise FileNotFoundError(f"{path}: no such scenario file or folder")
+            error(path, "no such scenario file or folder")
+
+
+def _run_file(path: Path) -> str | None:
+    """Why the scenario at ``path`` failed, or None when it passed."""
+    try:
+        scenario = parse(read_text(path, MAX_SCENARIO_BYTES, "scenario"), str(path))
+    except BadFile as exc:
+        return f"{path}: {exc}"
+    except ScenarioError as exc:
+        return str(exc)
+    except ValueError as exc:  # a value the parser passed on (a number, a table config)
+        return f"{path}: {exc}"
+    if not scenario.expect and not any(s.checks for s in scenario.steps):
+        return (
+            f"{path}: the scenario checks nothing: write the events, each followed by => lines "
+            f"or, after expect:, what must hold at the end (an empty scenario proves nothing)"
+        )
+    return run(scenario)
 
 
 def run_paths(paths: Iterable[str]) -> dict[str, Any]:
+    """Every scenario of ``paths`` run: each file that fails or cannot be read is in ``failed``
+    with the reason; a path that does not exist or a folder without a scenario in ``errors``."""
     total = 0
     passed = 0
     failed: list[dict[str, str]] = []
-    for path in scenario_files(paths):
+    errors: list[dict[str, str]] = []
+    for path in scenario_files(paths, errors):
         total += 1
-        try:
-            why = run(parse(path.read_text(encoding="utf-8"), str(path)))
-        except ScenarioError as exc:
-            why = str(exc)
+        why = _run_file(path)
         if why is None:
             passed += 1
         else:
             failed.append({"file": str(path), "why": why})
-    return {"scenarios": total, "passed": passed, "failed": failed}
+    return {"scenarios": total, "passed": passed, "failed": failed, "errors": errors}

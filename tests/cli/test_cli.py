@@ -29,9 +29,11 @@ def test_phh_check_json_on_wsop_final_table() -> None:
 
 
 def test_phh_check_reports_a_missing_path_clearly(tmp_path: Path) -> None:
-    result = tablectl("phh", "check", str(tmp_path / "nope.phh"))
+    (tmp_path / "bad.phh").write_bytes(b"\xff")
+    result = tablectl("phh", "check", str(tmp_path / "nope.phh"), str(tmp_path), "--json")
     assert result.returncode == 2
-    assert "no such file" in result.stderr
+    assert result.stderr == f"tablectl: {tmp_path / 'nope.phh'}: no such file or folder\n"
+    assert len(json.loads(result.stdout)["unreadable"]) == 2  # the rest was checked all the same
 
 
 @pytest.mark.usefixtures("mosquitto")

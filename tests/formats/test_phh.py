@@ -7,9 +7,14 @@ these tests fail: they do not skip.
 
 from __future__ import annotations
 
+import io
+import json
 import random
+import subprocess
+import sys
 import tarfile
 import tomllib
+import tracemalloc
 from collections import Counter
 from fractions import Fraction
 from pathlib import Path
@@ -34,6 +39,7 @@ from tablectl.core.game import (
     house_rules,
 )
 from tablectl.formats.phh import (
+    MAX_HAND_BYTES,
     PhhError,
     action_text,
     check,
@@ -43,7 +49,7 @@ from tablectl.formats.phh import (
     replay,
 )
 from tablectl.sim.players import play_random_hand
-from tests.helpers.paths import DATA
+from tests.helpers.paths import DATA, ROOT
 
 PHH = DATA / "phh"
 WSOP = PHH / "wsop-2023-43"
@@ -364,5 +370,85 @@ def test_parse_phh_names_a_missing_field_and_bad_toml() -> None:
 
 
 def test_check_reports_a_file_that_does_not_exist() -> None:
-    with pytest.raises(FileNotFoundError):
-        check([str(PHH / "no-such-file.phh")])
+    report = check([str(PHH / "no-such-file.phh")])
+    assert report.unreadable == [{"file": str(PHH / "no-such-file.phh"), "reason": "no such file or folder"}]
+
+
+# -- odd files: each reported with the reason, the rest checked ------------------------------------
+
+
+def add_member(archive: tarfile.TarFile, name: str, size: int, data: io.BufferedIOBase) -> None:
+    info = tarfile.TarInfo(name)
+    info.size = size
+    archive.addfile(info, data)
+
+
+def a_matching_hand() -> bytes:
+    """One WSOP record that replays to its finishing stacks."""
+    for record in sorted(WSOP.glob("*.phh")):
+        if check([str(record)]).matched == 1:
+            return record.read_bytes()
+    raise AssertionError("no WSOP record matches")
+
+
+def test_check_reports_each_odd_file_and_goes_on(tmp_path: Path) -> None:
+    good = a_matching_hand()
+    folder = tmp_path / "hands"
+    (folder / "sub").mkdir(parents=True)
+    (folder / "a-good.phh").write_bytes(good)
+    (folder / "latin1.phh").write_bytes(b"# caf\xe9\n" + good)
+    (folder / "not-gzip.tar.gz").write_bytes(b"this is a plain text file named like an archive\n" * 10)
+    with tarfile.open(folder / "sub" / "big.tar.gz", "w:gz") as archive:
+        # A generated member just over the cap, incompressible (zeros would inflate tenfold in
+        # tarfile's own buffer while it skips them): never read.
+        noise = random.Random(2).randbytes(MAX_HAND_BYTES + 1)
+        add_member(archive, "huge.phh", len(noise), io.BytesIO(noise))
+        del noise
+        add_member(archive, "after.phh", len(good), io.BytesIO(good))
+    with tarfile.open(tmp_path / "whole.tgz", "w:gz") as archive:
+        add_member(archive, "first.phh", len(good), io.BytesIO(good))
+        add_member(archive, "noise.phh", 200_000, io.BytesIO(random.Random(1).randbytes(200_000)))
+    whole = (tmp_path / "whole.tgz").read_bytes()
+    (folder / "sub" / "truncated.tgz").write_bytes(whole[:-50_000])  # cut inside noise.phh
+    tracemalloc.start()
+    try:
+        report = check([str(folder), str(tmp_path / "missing.phh")])
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    # a-good.phh, big.tar.gz:after.phh and truncated.tgz:first.phh, read before the damage
+    assert report.files == 3 and report.matched == 3, report.as_json()
+    reasons = {bad["file"]: bad["reason"] for bad in report.as_json()["unreadable"]}
+    assert set(reasons) == {
+        str(folder / "latin1.phh"),
+        str(folder / "not-gzip.tar.gz"),
+        f"{folder / 'sub' / 'big.tar.gz'}:huge.phh",
+        str(folder / "sub" / "truncated.tgz"),
+        str(tmp_path / "missing.phh"),
+    }
+    assert reasons[str(folder / "latin1.phh")] == "not UTF-8 text (byte 5): save it as UTF-8"
+    assert reasons[str(folder / "not-gzip.tar.gz")].startswith("not a .tar.gz archive (")
+    assert reasons[f"{folder / 'sub' / 'big.tar.gz'}:huge.phh"].startswith(
+        f"{MAX_HAND_BYTES + 1:,} bytes, more than the 4 MiB a hand history may have: not read"
+    )
+    assert reasons[str(folder / "sub" / "truncated.tgz")].startswith("damaged after 2 members (")
+    assert peak < MAX_HAND_BYTES // 2, f"{peak:,} bytes at the peak: the large member was read"
+
+
+def test_phh_check_cli_lists_the_unreadable_files_and_exits_1(tmp_path: Path) -> None:
+    (tmp_path / "good.phh").write_bytes(a_matching_hand())
+    (tmp_path / "binary.phh").write_bytes(bytes(range(256)))
+    result = subprocess.run(
+        [sys.executable, "-m", "tablectl.cli", "phh", "check", str(tmp_path), "--json"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=ROOT,
+        check=False,
+    )
+    assert result.returncode == 1, result.stderr
+    report = json.loads(result.stdout)
+    assert report["matched"] == 1
+    assert report["unreadable"] == [
+        {"file": str(tmp_path / "binary.phh"), "reason": "not UTF-8 text (byte 128): save it as UTF-8"}
+    ]

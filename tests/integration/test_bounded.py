@@ -35,7 +35,11 @@ def test_hostile_commands_are_refused_journaled_and_the_table_stays_online(
     config = example.replace('table = "12"', 'table = "1"').replace(
         'port = "/dev/tablectl-shoe"', f'port = "{shoe.path}"'
     )
-    (tmp_path / "table.toml").write_text(config.replace("\nregistry = ", "\n# registry = "))
+    (tmp_path / "table.toml").write_text(
+        config.replace("\nregistry = ", "\n# registry = ").replace(
+            "start_without_decks = false", "start_without_decks = true"
+        )
+    )
     table_file = load_table_config(tmp_path / "table.toml")
     assert broker.credentials is not None
     user, password = broker.credentials.user("table", "1")

@@ -5,8 +5,14 @@ long-presses new hand, the shoe deals, and a public display sees the hand."""
 from __future__ import annotations
 
 import json
+import os
+import signal
+import subprocess
+import sys
+import threading
 import time
 from pathlib import Path
+from typing import Any
 
 import paho.mqtt.client as mqtt
 from gpiozero.pins.mock import MockFactory
@@ -88,4 +94,102 @@ def test_serve_a_table_on_a_bench(tmp_path: Path, table1_broker: LocalBroker, pi
         floor.loop_stop()
         display.stop()
         running.stop()
+        shoe.stop()
+
+
+def bench_config(tmp_path: Path, shoe: SimShoe) -> Path:
+    """The example table file for table 1 on this bench: the simulated shoe, a registry with one deck."""
+    registry = DeckRegistry()
+    registry.add_deck(Deck("sim-red", "red", {tag_id("sim-red", c): c for c in range(52)}), active=True)
+    save_registry(registry, tmp_path / "decks.json")
+    example = (ROOT / "deploy" / "table.example.toml").read_text()
+    config = (
+        example.replace('table = "12"', 'table = "1"')
+        .replace('port = "/dev/tablectl-shoe"', f'port = "{shoe.path}"')
+        .replace('registry = "/var/lib/tablectl/decks.json"', f'registry = "{tmp_path / "decks.json"}"')
+    )
+    (tmp_path / "table.toml").write_text(config)
+    return tmp_path / "table.toml"
+
+
+def test_a_second_serve_on_the_same_journal_by_any_path_is_refused(
+    tmp_path: Path, table1_broker: LocalBroker
+) -> None:
+    """One journal, one writer: a second `tablectl serve` reaching the journal by a symlink, a hard
+    link or a relative path exits 2 naming the path and the serving process; replay still reads."""
+    broker = table1_broker
+    assert broker.credentials is not None
+    user, password = broker.credentials.user("table", "1")
+    (tmp_path / "password").write_text(password)
+    shoe = SimShoe(seed=3).start()
+    journal = tmp_path / "journals" / "table.journal"
+    journal.parent.mkdir()
+
+    def serve(journal_path: Path | str, cwd: Path = ROOT, **popen: Any) -> subprocess.Popen[str]:
+        command = [
+            sys.executable,
+            "-m",
+            "tablectl.cli",
+            "serve",
+            "--config",
+            str(bench_config(tmp_path, shoe)),
+        ]
+        command += [
+            "--journal",
+            str(journal_path),
+            "--mqtt-host",
+            broker.host,
+            "--mqtt-port",
+            str(broker.port),
+        ]
+        command += ["--mqtt-user", user, "--mqtt-password-file", str(tmp_path / "password"), "--mock-gpio"]
+        env = {**os.environ, "PYTHONPATH": str(ROOT)}
+        return subprocess.Popen(command, cwd=cwd, env=env, text=True, stderr=subprocess.PIPE, **popen)
+
+    first = serve(journal)
+    serving = threading.Event()
+    log: list[str] = []
+
+    def read_log() -> None:
+        assert first.stderr is not None
+        for line in first.stderr:
+            log.append(line)
+            if " serving: " in line:
+                serving.set()
+
+    reader = threading.Thread(target=read_log, daemon=True)
+    reader.start()
+    try:
+        assert serving.wait(30.0), "".join(log)
+        symlink = tmp_path / "by-symlink.journal"
+        symlink.symlink_to(journal)
+        hard_link = tmp_path / "by-hard-link.journal"
+        os.link(journal, hard_link)
+        for name, cwd in ((symlink, ROOT), (hard_link, ROOT), (Path("journals/table.journal"), tmp_path)):
+            second = serve(name, cwd=cwd)
+            try:
+                _, err = second.communicate(timeout=30)
+            except subprocess.TimeoutExpired:
+                second.kill()
+                second.communicate()
+                raise AssertionError(f"a second tablectl serve runs on the journal by {name}") from None
+            assert second.returncode == 2, err
+            assert f"tablectl: {name}: another process is writing this journal (process {first.pid}" in err
+            assert f"opened it as {journal}" in err and "Traceback" not in err
+        for name in (symlink, hard_link):  # a reader is never refused, even by another name
+            replay = subprocess.run(
+                [sys.executable, "-m", "tablectl.cli", "replay", str(name), "--verify", "--json"],
+                capture_output=True,
+                text=True,
+                timeout=60,
+                cwd=ROOT,
+                check=False,
+            )
+            assert replay.returncode == 0, replay.stderr
+            assert json.loads(replay.stdout)["ok"] is True
+        assert first.poll() is None, "".join(log)  # the first table served on throughout
+    finally:
+        first.send_signal(signal.SIGTERM)
+        first.wait(timeout=60)
+        reader.join(timeout=10)
         shoe.stop()

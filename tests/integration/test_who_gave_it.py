@@ -34,6 +34,7 @@ def _serve(tmp_path: Path, broker: LocalBroker, shoe: SimShoe) -> RunningTable:
         example.replace('table = "12"', 'table = "1"')
         .replace('port = "/dev/tablectl-shoe"', f'port = "{shoe.path}"')
         .replace('registry = "/var/lib/tablectl/decks.json"', f'registry = "{tmp_path / "decks.json"}"')
+        .replace("start_without_decks = false", "start_without_decks = true")
     )
     (tmp_path / "table.toml").write_text(config)
     assert broker.credentials is not None

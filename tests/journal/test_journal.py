@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import os
 import queue
+import re
 import signal
 import sqlite3
 import subprocess
 import sys
 import threading
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -206,7 +208,7 @@ def test_a_file_that_is_not_a_journal_is_refused(tmp_path: Path) -> None:
 def test_one_writer_at_a_time_readers_alongside(path: Path) -> None:
     with Journal(path, TOY_CONFIG) as writer:
         writer.append(EVERY_KIND[0], 1)
-        with pytest.raises(JournalError, match="another process is writing"):
+        with pytest.raises(JournalError, match="this process is writing this journal already"):
             Journal(path, TOY_CONFIG)
         with Journal(path) as reader:
             assert [e.event for e in reader.events()] == EVERY_KIND[:1]
@@ -214,6 +216,110 @@ def test_one_writer_at_a_time_readers_alongside(path: Path) -> None:
                 reader.append(EVERY_KIND[1], 1)
         writer.append(EVERY_KIND[1], 1)
     Journal(path, TOY_CONFIG).close()  # the lock went with the writer
+
+
+WRITER = """
+import sys
+from tablectl.journal import Journal
+from tests.helpers.journal_child import TOY_CONFIG
+journal = Journal(sys.argv[1], TOY_CONFIG)
+print("ready", flush=True)
+sys.stdin.read()  # hold the writer's lock until the test closes stdin
+journal.close()
+"""
+
+
+@pytest.fixture
+def other_writer(path: Path) -> Iterator[subprocess.Popen[str]]:
+    """Another process writing the journal at ``path`` (until the test ends)."""
+    proc = subprocess.Popen(
+        [sys.executable, "-c", WRITER, str(path)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        cwd=Path(journal_child.__file__).resolve().parents[2],
+    )
+    try:
+        assert proc.stdout is not None
+        assert proc.stdout.readline() == "ready\n", proc.stderr.read() if proc.stderr else ""
+        yield proc
+    finally:
+        assert proc.stdin is not None
+        proc.stdin.close()
+        proc.wait(timeout=30)
+
+
+def test_one_writer_whatever_the_path_to_the_file(
+    path: Path, tmp_path: Path, other_writer: subprocess.Popen[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The lock is the file's, not the name's: a symlink, a hard link or a relative path to a
+    journal another process writes are refused, naming the path and the other writer."""
+    symlink = tmp_path / "by-symlink.journal"
+    symlink.symlink_to(path)
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    hard_link = elsewhere / "by-hard-link.journal"
+    os.link(path, hard_link)
+    monkeypatch.chdir(elsewhere)
+    relative = Path("..") / path.name
+    for name in (symlink, hard_link, relative, path):
+        with pytest.raises(JournalError) as refused:
+            Journal(name, TOY_CONFIG)
+        message = str(refused.value)
+        assert message.startswith(f"{name}: another process is writing this journal"), message
+        assert f"process {other_writer.pid}" in message and "systemctl stop tablectl" in message
+        assert f"opened it as {path}" in message  # the other writer's own name for the file
+    for name in (symlink, hard_link, relative):  # readers (tablectl replay) are never refused
+        with Journal(name) as reader:
+            assert reader.last_seq() == 0
+    assert other_writer.poll() is None  # the writer went on, untouched
+
+
+def test_a_journal_with_two_names_is_not_written(path: Path, tmp_path: Path) -> None:
+    """SQLite's log is beside the name the file is opened by: after a kill -9 a second name (a
+    hard link) would open the journal without its newest events. A writer refuses such a file."""
+    with Journal(path, TOY_CONFIG) as journal:
+        journal.append(EVERY_KIND[0], 1)
+    backup = tmp_path / "backup.journal"
+    os.link(path, backup)
+    for name in (path, backup):
+        with pytest.raises(JournalError, match=rf"^{re.escape(str(name))}: this journal file has 2 names"):
+            Journal(name, TOY_CONFIG)
+    backup.unlink()
+    with Journal(path, TOY_CONFIG) as journal:
+        assert journal.last_seq() == 1
+
+
+def test_the_lock_goes_with_the_writer_not_with_its_forked_workers(path: Path, tmp_path: Path) -> None:
+    """A process forked from the writer (verified_fold's workers) drops the inherited lock: once
+    the writer closes (or is killed), another writer may start while the worker still runs."""
+    from tablectl.journal.store import close_inherited_locks
+
+    writer = Journal(path, TOY_CONFIG)
+    ready_r, ready_w = os.pipe()
+    hold_r, hold_w = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the worker
+        try:
+            os.close(hold_w)
+            close_inherited_locks()
+            os.write(ready_w, b"x")
+            os.read(hold_r, 1)  # alive until the test closes its end
+        finally:
+            os._exit(0)
+    try:
+        assert os.read(ready_r, 1) == b"x"
+        writer.close()
+        link = tmp_path / "link.journal"
+        link.symlink_to(path)
+        with Journal(link, TOY_CONFIG) as second:  # would be refused if the worker kept the lock
+            second.append(EVERY_KIND[0], 1)
+    finally:
+        os.close(hold_w)
+        os.waitpid(pid, 0)  # the worker was alive until here
+        for fd in (ready_r, ready_w, hold_r):
+            os.close(fd)
 
 
 # -- the controller ------------------------------------------------------------------------------

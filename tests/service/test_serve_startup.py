@@ -42,8 +42,13 @@ def place() -> Iterator[Path]:
 
 def table_toml(folder: Path) -> Path:
     example = (ROOT / "deploy" / "table.example.toml").read_text()
-    config = example.replace('port = "/dev/tablectl-shoe"', f'port = "{folder / "no-shoe"}"').replace(
-        'registry = "/var/lib/tablectl/decks.json"', f'registry = "{folder / "decks.json"}"'
+    config = (
+        example.replace('port = "/dev/tablectl-shoe"', f'port = "{folder / "no-shoe"}"')
+        .replace('registry = "/var/lib/tablectl/decks.json"', f'registry = "{folder / "decks.json"}"')
+        .replace(
+            "start_without_decks = false",
+            "start_without_decks = true",  # the journal is what is tested
+        )
     )
     path = folder / "table.toml"
     path.write_text(config)
@@ -85,7 +90,7 @@ def test_a_read_only_journal_is_refused_before_serving(place: Path) -> None:
     config = table_toml(place)
     journal = place / "table.journal"
     new_journal(config, journal)
-    give_away(place, journal, Path(str(journal) + ".lock"))
+    give_away(place, journal)
     journal.chmod(0o444)
     line = the_one_line(serve(config, journal))
     assert line.startswith(f"tablectl: {journal}: the journal cannot be written")
@@ -117,7 +122,7 @@ def test_a_full_disk_is_refused_before_serving_naming_the_file(place: Path) -> N
         config = table_toml(place)
         journal = disk / "table.journal"
         new_journal(config, journal)
-        give_away(disk, journal, Path(str(journal) + ".lock"))
+        give_away(disk, journal)
         with open(disk / "filler", "wb") as filler:  # fill the disk to the last block
             try:
                 while True:

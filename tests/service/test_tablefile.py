@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -263,3 +265,120 @@ def test_the_error_keeps_file_key_and_line() -> None:
     assert caught.value.file == "/etc/tablectl/table.toml"
     assert caught.value.key == "panel.pins.bet"
     assert caught.value.line == line_of(TEXT, "bet = 22")
+
+
+# -- a table no hand could be dealt at ---------------------------------------------------------
+
+
+def test_stakes_no_hand_could_be_dealt_with_are_refused_with_line_key_and_fix() -> None:
+    text = edited("chip_unit = 1", "chip_unit = 0")
+    assert error(text).startswith(
+        f"table.toml:{line_of(text, 'chip_unit')}: table.chip_unit: 0 is not a chip: give the smallest "
+        "chip in play, 1 or more"
+    )
+    text = edited("blinds = ", "blinds = [100, 50]")
+    assert error(text) == (
+        f"table.toml:{line_of(text, 'blinds')}: table.blinds: [100, 50]: the small blind comes first, "
+        "e.g. blinds = [50, 100]"
+    )
+    text = edited("ante = 0", "ante = 25")
+    text = edited("big_blind_ante = 0", "big_blind_ante = 100", text)
+    assert error(text) == (
+        f"table.toml:{line_of(text, 'big_blind_ante')}: table.big_blind_ante: both an ante (25) and a "
+        "big-blind ante (100): a table has one or the other; set ante = 0 or big_blind_ante = 0"
+    )
+    text = edited("chip_unit = 1", "chip_unit = 30")
+    assert error(text) == (
+        f"table.toml:{line_of(text, 'blinds')}: table.blinds: 50 is not a whole number of the smallest "
+        f"chip (chip_unit = 30, line {line_of(text, 'chip_unit')}): make every amount a multiple of 30, "
+        "or lower chip_unit"
+    )
+    text = edited("chip_unit = 1", "chip_unit = 25")
+    assert "table.ante: 10 is not a whole number of the smallest chip" in error(
+        edited("ante = 0", "ante = 10", text)
+    )
+    assert "table.ante: -5 chips: give 0 (none) or more" in error(edited("ante = 0", "ante = -5"))
+    # What stays allowed: equal blinds, a lone ante, amounts in the chip unit.
+    text = edited("blinds = ", "blinds = [100, 100]")
+    text = edited("chip_unit = 1", "chip_unit = 25", text)
+    config = parse_table_config(edited("ante = 0", "ante = 25", text)).table
+    assert (config.blinds, config.ante, config.chip_unit) == ((100, 100), 25, 25)
+
+
+@pytest.mark.parametrize("name", ["main/floor", "main floor", "#", "+", "", "x" * 33, "räume"])
+def test_room_and_table_names_that_cannot_be_topic_levels(name: str) -> None:
+    for key, line in (("room", 'room = "main"'), ("table", 'table = "12"')):
+        text = edited(line, f'{key} = "{name}"')
+        message = error(text)
+        assert message.startswith(
+            f"table.toml:{line_of(text, f'{key} =')}: table.{key}: {name!r} cannot be an MQTT topic level"
+        ), message
+        assert "use 1 to 32 letters, digits, '_' or '-'" in message and "mkusers" in message
+
+
+def write_table(tmp_path: Path, without_decks: bool = False) -> Path:
+    """The example with its registry beside it (decks.json, relative to the file)."""
+    text = edited('registry = "', 'registry = "decks.json"')
+    if without_decks:
+        text = edited("start_without_decks = ", "start_without_decks = true", text)
+    path = tmp_path / "table.toml"
+    path.write_text(text)
+    return path
+
+
+def test_a_table_with_no_deck_to_deal_from_does_not_start(tmp_path: Path) -> None:
+    from tablectl.adapters.decks import Deck, DeckRegistry, save_registry
+
+    missing = tmp_path / "decks.json"
+    table_file = load_table_config(write_table(tmp_path))
+    with pytest.raises(ConfigFileError) as refused:
+        table_file.load_registry()
+    line = line_of((tmp_path / "table.toml").read_text(), 'registry = "decks.json"')
+    assert str(refused.value) == (
+        f"{tmp_path / 'table.toml'}:{line}: decks.registry: the deck registry {missing} does not exist: "
+        "the table would have no deck to deal from, every card would be foreign (IRR-1) and every hand "
+        "void. Enrol the table's decks into that file first (docs/operating.md, Decks), correct "
+        "decks.registry, or write start_without_decks = true under [decks] to start without decks"
+    )
+    save_registry(DeckRegistry([Deck("red", "red", {bytes([1, c]): c for c in range(52)})]), missing)
+    assert load_table_config(tmp_path / "table.toml").load_registry().active is not None
+    save_registry(DeckRegistry(), missing)  # a registry with no deck in it
+    with pytest.raises(ConfigFileError, match="decks.json has no active deck"):
+        load_table_config(tmp_path / "table.toml").load_registry()
+    missing.unlink()
+    table_file = load_table_config(write_table(tmp_path, without_decks=True))
+    assert table_file.decks.start_without_decks and table_file.load_registry().decks == ()
+    assert "decks.start_without_decks: expected true" in error(
+        edited("start_without_decks = false", 'start_without_decks = "yes"')
+    )
+
+
+@pytest.mark.parametrize(
+    ("edit", "key"),
+    [
+        (("chip_unit = 1", "chip_unit = 0"), "table.chip_unit"),
+        (('room = "main"', 'room = "main/1"'), "table.room"),
+        (None, "decks.registry"),  # the example's registry, which does not exist here
+    ],
+)
+def test_tablectl_serve_exits_2_naming_file_line_and_key(
+    tmp_path: Path, edit: tuple[str, str] | None, key: str
+) -> None:
+    text = TEXT.replace("/var/lib/tablectl/decks.json", str(tmp_path / "decks.json"))
+    if edit is not None:
+        text = edited(*edit, text)
+    (tmp_path / "table.toml").write_text(text)
+    journal = tmp_path / "table.journal"
+    result = subprocess.run(
+        [sys.executable, "-m", "tablectl.cli", "serve", "--config", str(tmp_path / "table.toml")]
+        + ["--journal", str(journal), "--mock-gpio"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=ROOT,
+        check=False,
+    )
+    assert result.returncode == 2, result.stderr
+    assert re.match(rf"tablectl: {re.escape(str(tmp_path / 'table.toml'))}:\d+: {key}: ", result.stderr)
+    assert "Traceback" not in result.stderr
+    assert not journal.exists()  # refused before anything started
