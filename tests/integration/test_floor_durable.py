@@ -32,10 +32,9 @@ from paho.mqtt.packettypes import PacketTypes
 from paho.mqtt.properties import Properties
 
 from firmware_bridge.simshoe import SimShoe
-from firmware_bridge.tags import tag_id
-from tablectl.adapters.decks import Deck, DeckRegistry, save_registry
 from tablectl.adapters.mqtt.broker import LocalBroker
 from tablectl.core.events import FloorCommand, FloorKind, to_json
+from tests.helpers.bench_table import write_bench_table
 from tests.helpers.paths import ROOT
 
 CMD = "cardroom/main/table/1/cmd/floor/floor.ann"
@@ -204,17 +203,8 @@ def journaled(path: Path) -> list[str]:
 
 @pytest.fixture
 def bench(tmp_path: Path, table1_broker: LocalBroker) -> Iterator[tuple[Path, LocalBroker]]:
-    registry = DeckRegistry()
-    registry.add_deck(Deck("sim-red", "red", {tag_id("sim-red", c): c for c in range(52)}), active=True)
-    save_registry(registry, tmp_path / "decks.json")
     shoe = SimShoe(seed=3).start()
-    example = (ROOT / "deploy" / "table.example.toml").read_text()
-    config = (
-        example.replace('table = "12"', 'table = "1"')
-        .replace('port = "/dev/tablectl-shoe"', f'port = "{shoe.path}"')
-        .replace('registry = "/var/lib/tablectl/decks.json"', f'registry = "{tmp_path / "decks.json"}"')
-    )
-    (tmp_path / "table.toml").write_text(config)
+    write_bench_table(tmp_path, shoe.path)
     try:
         yield tmp_path, table1_broker
     finally:

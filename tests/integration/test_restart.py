@@ -23,15 +23,13 @@ from gpiozero.pins.mock import MockFactory
 
 from firmware_bridge.protocol import Face
 from firmware_bridge.simshoe import SimShoe
-from firmware_bridge.tags import tag_id
-from tablectl.adapters.decks import Deck, DeckRegistry, save_registry
 from tablectl.adapters.mqtt.broker import LocalBroker
 from tablectl.core.events import CardDrawn, FloorCommand, FloorKind, to_json
 from tablectl.journal.store import Journal
 from tablectl.service.serve import BrokerSettings, RunningTable, start_table
 from tablectl.service.tablefile import TableFile, load_table_config
+from tests.helpers.bench_table import write_bench_table
 from tests.helpers.brokers import Listener
-from tests.helpers.paths import ROOT
 
 
 class Bench:
@@ -39,17 +37,7 @@ class Bench:
 
     def __init__(self, tmp_path: Path, broker: LocalBroker, pins: MockFactory, shoe: SimShoe) -> None:
         self.tmp_path, self.broker, self.pins, self.shoe = tmp_path, broker, pins, shoe
-        registry = DeckRegistry()
-        registry.add_deck(Deck("sim-red", "red", {tag_id("sim-red", c): c for c in range(52)}), active=True)
-        save_registry(registry, tmp_path / "decks.json")
-        example = (ROOT / "deploy" / "table.example.toml").read_text()
-        config = (
-            example.replace('table = "12"', 'table = "1"')
-            .replace('port = "/dev/tablectl-shoe"', f'port = "{shoe.path}"')
-            .replace('registry = "/var/lib/tablectl/decks.json"', f'registry = "{tmp_path / "decks.json"}"')
-        )
-        (tmp_path / "table.toml").write_text(config)
-        self.table_file: TableFile = load_table_config(tmp_path / "table.toml")
+        self.table_file: TableFile = load_table_config(write_bench_table(tmp_path, shoe.path))
         self.journal = tmp_path / "table.journal"
         self.now = [100.0]
         assert broker.credentials is not None

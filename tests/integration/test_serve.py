@@ -18,29 +18,19 @@ import paho.mqtt.client as mqtt
 from gpiozero.pins.mock import MockFactory
 
 from firmware_bridge.simshoe import SimShoe
-from firmware_bridge.tags import tag_id
-from tablectl.adapters.decks import Deck, DeckRegistry, save_registry
 from tablectl.adapters.mqtt.broker import LocalBroker
 from tablectl.core.events import FloorCommand, FloorKind, to_json
 from tablectl.service.serve import BrokerSettings, start_table
 from tablectl.service.tablefile import load_table_config
+from tests.helpers.bench_table import write_bench_table
 from tests.helpers.brokers import Listener
 from tests.helpers.paths import ROOT
 
 
 def test_serve_a_table_on_a_bench(tmp_path: Path, table1_broker: LocalBroker, pins: MockFactory) -> None:
     broker = table1_broker
-    registry = DeckRegistry()
-    registry.add_deck(Deck("sim-red", "red", {tag_id("sim-red", c): c for c in range(52)}), active=True)
-    save_registry(registry, tmp_path / "decks.json")
     shoe = SimShoe(seed=3).start()
-    example = (ROOT / "deploy" / "table.example.toml").read_text()
-    config = (
-        example.replace('table = "12"', 'table = "1"')
-        .replace('port = "/dev/tablectl-shoe"', f'port = "{shoe.path}"')
-        .replace('registry = "/var/lib/tablectl/decks.json"', f'registry = "{tmp_path / "decks.json"}"')
-    )
-    (tmp_path / "table.toml").write_text(config)
+    write_bench_table(tmp_path, shoe.path)
     table_file = load_table_config(tmp_path / "table.toml")
     assert broker.credentials is not None
     user, password = broker.credentials.user("table", "1")
@@ -99,17 +89,7 @@ def test_serve_a_table_on_a_bench(tmp_path: Path, table1_broker: LocalBroker, pi
 
 def bench_config(tmp_path: Path, shoe: SimShoe) -> Path:
     """The example table file for table 1 on this bench: the simulated shoe, a registry with one deck."""
-    registry = DeckRegistry()
-    registry.add_deck(Deck("sim-red", "red", {tag_id("sim-red", c): c for c in range(52)}), active=True)
-    save_registry(registry, tmp_path / "decks.json")
-    example = (ROOT / "deploy" / "table.example.toml").read_text()
-    config = (
-        example.replace('table = "12"', 'table = "1"')
-        .replace('port = "/dev/tablectl-shoe"', f'port = "{shoe.path}"')
-        .replace('registry = "/var/lib/tablectl/decks.json"', f'registry = "{tmp_path / "decks.json"}"')
-    )
-    (tmp_path / "table.toml").write_text(config)
-    return tmp_path / "table.toml"
+    return write_bench_table(tmp_path, shoe.path)
 
 
 def test_a_second_serve_on_the_same_journal_by_any_path_is_refused(
