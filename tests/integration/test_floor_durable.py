@@ -15,10 +15,7 @@ from __future__ import annotations
 import json
 import os
 import random
-import signal
 import sqlite3
-import subprocess
-import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -35,7 +32,7 @@ from firmware_bridge.simshoe import SimShoe
 from tablectl.adapters.mqtt.broker import LocalBroker
 from tablectl.core.events import FloorCommand, FloorKind, to_json
 from tests.helpers.bench_table import write_bench_table
-from tests.helpers.paths import ROOT
+from tests.helpers.child_table import Table
 
 CMD = "cardroom/main/table/1/cmd/floor/floor.ann"
 RESULT = "cardroom/main/table/1/cmd_result"
@@ -107,87 +104,6 @@ class Floor:
     def stop(self) -> None:
         self.client.disconnect()
         self.client.loop_stop()
-
-
-class Table:
-    """`tablectl serve` in a child process; its log collected as it comes."""
-
-    def __init__(self, folder: Path, broker: LocalBroker, cli: bool = False) -> None:
-        assert broker.credentials is not None
-        user, password = broker.credentials.user("table", "1")
-        self.argv = [
-            sys.executable,
-            str(ROOT / "tests" / "helpers" / "serve_child.py"),
-            str(folder / "table.toml"),
-            str(folder / "table.journal"),
-            broker.host,
-            str(broker.port),
-            user,
-            password,
-        ]
-        if cli:  # the command systemd runs, as it runs it
-            (folder / "mqtt-password").write_text(password + "\n")
-            self.argv = [
-                str(Path(sys.executable).parent / "tablectl"),
-                "serve",
-                "--config",
-                str(folder / "table.toml"),
-                "--journal",
-                str(folder / "table.journal"),
-                "--mqtt-host",
-                broker.host,
-                "--mqtt-port",
-                str(broker.port),
-                "--mqtt-user",
-                user,
-                "--mqtt-password-file",
-                str(folder / "mqtt-password"),
-                "--mock-gpio",
-            ]
-        self.lines: list[str] = []
-        self.changed = threading.Condition()
-        self.process = subprocess.Popen(
-            self.argv, stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True, cwd=ROOT
-        )
-        threading.Thread(target=self._read, daemon=True).start()
-        assert self.wait_log("serving", 30), "".join(self.lines)
-
-    def _read(self) -> None:
-        assert self.process.stderr is not None
-        for line in self.process.stderr:
-            with self.changed:
-                self.lines.append(line)
-                self.changed.notify_all()
-
-    def wait_log(self, text: str, timeout: float) -> bool:
-        deadline = time.monotonic() + timeout
-        with self.changed:
-            while not any(text in line for line in self.lines):
-                left = deadline - time.monotonic()
-                if left <= 0 or self.process.poll() is not None and not any(text in x for x in self.lines):
-                    return any(text in line for line in self.lines)
-                self.changed.wait(min(left, 0.2))
-            return True
-
-    def kill(self) -> None:
-        self.process.kill()
-        self.process.wait(10)
-
-    def terminate(self, timeout: float) -> int | str:
-        """The exit code after SIGTERM, or where the child is stuck (its threads' stacks)."""
-        self.process.send_signal(signal.SIGTERM)
-        try:
-            return self.process.wait(timeout)
-        except subprocess.TimeoutExpired:
-            self.process.send_signal(signal.SIGUSR1)
-            self.wait_log("most recent call first", 5)
-            time.sleep(0.5)  # the stacks are being written (only for the failure message)
-            self.kill()
-            return self.log()
-
-    def log(self) -> str:
-        with self.changed:
-            return "".join(self.lines)
 
 
 def journaled(path: Path) -> list[str]:

@@ -30,6 +30,7 @@ from tablectl.service.serve import BrokerSettings, RunningTable, start_table
 from tablectl.service.tablefile import TableFile, load_table_config
 from tests.helpers.bench_table import write_bench_table
 from tests.helpers.brokers import Listener
+from tests.helpers.child_table import Table
 
 
 class Bench:
@@ -207,3 +208,49 @@ def test_the_shoe_back_after_a_reboot_that_lost_reads_is_an_alert(
         )
     finally:
         running.stop()
+
+
+def newest_epoch(listener: Listener, view: str) -> str | None:
+    views = listener.payloads(view)
+    return views[-1].get("epoch") if views else None
+
+
+def test_the_rulings_of_the_hand_in_progress_survive_kill_9(
+    tmp_path: Path, table1_broker: LocalBroker, shoe: SimShoe, floor: Listener
+) -> None:
+    # The same as above with the service killed with SIGKILL: `tablectl serve` in a child
+    # process, its panel pressed by the child's mock pins, the cards from the simulated shoe.
+    write_bench_table(tmp_path, shoe.path)
+    table = Table(tmp_path, table1_broker)
+    try:
+        seat_three(table1_broker)
+        assert floor.wait_for(
+            lambda: (
+                sum(
+                    1
+                    for s in (floor.payloads("public") or [{}])[-1].get("state", {}).get("seats", ())
+                    if s.get("name")
+                )
+                == 3
+            )
+        )
+        table.hold(25, 2.0)  # new hand: a long press (deploy/table.example.toml, hold_time 1.5)
+        assert shoe.wait_connected(10.0)
+        shoe.deal(0)
+        shoe.deal(1, Face.FACE)  # a boxed card (IRR-3): a ruling of hand 1
+        epoch = newest_epoch(floor, "dealer")
+        assert epoch is not None
+        assert floor.wait_for(
+            lambda: any(r[1] == "IRR-3" for r in rulings_of(retained(floor, "dealer", epoch)))
+        )
+        before = rulings_of(retained(floor, "dealer", epoch))
+        table.kill()
+        table = Table(tmp_path, table1_broker)  # the same journal, the shoe still up
+        assert floor.wait_for(lambda: newest_epoch(floor, "dealer") not in (None, epoch))
+        again = newest_epoch(floor, "dealer")
+        assert again is not None
+        for view in ("dealer", "floor"):
+            assert floor.wait_for(lambda v=view: rulings_of(retained(floor, v, again)) == before)
+    finally:
+        if table.process.poll() is None:
+            table.kill()
