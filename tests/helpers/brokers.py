@@ -11,6 +11,7 @@ docs/schemas.
 from __future__ import annotations
 
 import json
+import random
 import shutil
 import threading
 import time
@@ -25,6 +26,7 @@ import pytest
 from paho.mqtt.packettypes import PacketTypes
 from paho.mqtt.properties import Properties
 
+from tablectl.adapters.mqtt import TablePublisher
 from tablectl.adapters.mqtt.broker import LocalBroker
 from tests.helpers.paths import ROOT
 
@@ -203,3 +205,13 @@ def schema_for(topic: str) -> str:
     if rest.startswith("cmd/floor/"):
         rest = "cmd/floor"  # cmd/floor/<user>: one schema for every supervisor's topic
     return SCHEMA_OF_TOPIC[rest]
+
+
+def table_publisher(broker: LocalBroker, table: str = "1", **options: Any) -> TablePublisher:
+    """A publisher logged in as table ``table`` of room main (not started); a client id of its
+    own unless ``options`` names one, so that two tests never take each other's session."""
+    assert broker.credentials is not None
+    username, password = broker.credentials.user("table", table)
+    options.setdefault("client_id", f"test-table-{table}-{random.randrange(1 << 30)}")
+    options.setdefault("port", broker.port)
+    return TablePublisher("main", table, host=broker.host, username=username, password=password, **options)

@@ -23,7 +23,7 @@ from tablectl.adapters.mqtt.broker import LocalBroker, shipped_config
 from tablectl.core.events import DeviceStatus
 from tablectl.core.table import TableConfig, TableState, step
 from tablectl.sim.dealer import SimDealer, seated_table
-from tests.helpers.brokers import Listener, require_mosquitto
+from tests.helpers.brokers import Listener, require_mosquitto, table_publisher
 
 CONFIG = TableConfig(room="main", table="1", seats=9, game="NT", blinds=(50, 100))
 TOPICS = Topics("main", "1")
@@ -81,20 +81,6 @@ def rig(tmp_path: Path) -> Iterator[Rig]:
         central.cleanup()
 
 
-def publisher_for(broker: LocalBroker) -> TablePublisher:
-    assert broker.credentials is not None
-    username, password = broker.credentials.user("table", "1")
-    return TablePublisher(
-        "main",
-        "1",
-        host=broker.host,
-        port=broker.port,
-        username=username,
-        password=password,
-        client_id=f"test-table-1-{random.randrange(1 << 30)}",
-    )
-
-
 def deal(
     publisher: TablePublisher, state: TableState, sim: SimDealer, events: int, every: int = 0
 ) -> TableState:
@@ -127,7 +113,7 @@ def public_seqs(listener: Listener) -> list[int]:
 def test_the_floor_sees_the_tables_public_snapshot_and_alerts_through_the_bridge(rig: Rig) -> None:
     floor = Listener(rig.central, "floor", None, client_id="central-floor").start()
     table_admin = Listener(rig.local, "admin", None, topics=(TOPICS.base + "#",)).start()
-    publisher = publisher_for(rig.local).start()
+    publisher = table_publisher(rig.local).start()
     try:
         assert floor.wait_for(lambda: link_state(floor) == b"1", 15), rig.bridge_log()
         assert publisher.wait_connected(10)
@@ -165,7 +151,7 @@ def test_store_and_forward_while_the_central_broker_is_down(rig: Rig) -> None:
     snapshot and every alert of the outage, each once after dropping repeats."""
     floor = Listener(rig.central, "floor", None, client_id="central-floor", persistent=True).start()
     table_admin = Listener(rig.local, "admin", None, topics=(TOPICS.base + "#",)).start()
-    publisher = publisher_for(rig.local).start()
+    publisher = table_publisher(rig.local).start()
     try:
         assert floor.wait_for(lambda: link_state(floor) == b"1", 15), rig.bridge_log()
         assert publisher.wait_connected(10)
@@ -245,7 +231,7 @@ def test_a_supervisors_command_on_the_central_broker_reaches_the_table_as_hers(r
     from tablectl.core.events import FloorCommand, FloorKind, to_json
 
     received: list[FloorCommand] = []
-    publisher = publisher_for(rig.local)
+    publisher = table_publisher(rig.local)
 
     def take(command: FloorCommand, key: str | None, done: Callable[[], None]) -> None:
         received.append(command)

@@ -9,12 +9,11 @@ import json
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 from paho.mqtt.packettypes import PacketTypes
 from paho.mqtt.properties import Properties
 
-from tablectl.adapters.mqtt import TablePublisher, Topics
+from tablectl.adapters.mqtt import Topics
 from tablectl.adapters.mqtt.broker import LocalBroker
 from tablectl.core.events import (
     CardDrawn,
@@ -28,7 +27,7 @@ from tablectl.core.events import (
 from tablectl.core.table import TableConfig
 from tablectl.service.table_service import open_service
 from tablectl.sim.dealer import seated_table
-from tests.helpers.brokers import Listener
+from tests.helpers.brokers import Listener, table_publisher
 
 CONFIG = TableConfig(room="main", table="1", seats=9, game="NT", blinds=(50, 100))
 TOPICS = Topics("main", "1")
@@ -58,14 +57,6 @@ def test_the_devices_go_ahead_of_queued_floor_commands_each_in_its_order(tmp_pat
         service.controller.close()
 
 
-def publisher_for(broker: LocalBroker, **options: Any) -> TablePublisher:
-    assert broker.credentials is not None
-    username, password = broker.credentials.user("table", "1")
-    return TablePublisher(
-        "main", "1", host=broker.host, port=broker.port, username=username, password=password, **options
-    )
-
-
 def send(floor: Listener, command: FloorCommand, correlation: bytes, user: str = "floor.ann") -> None:
     props = Properties(PacketTypes.PUBLISH)
     props.CorrelationData = correlation
@@ -81,7 +72,7 @@ def test_a_flooding_sender_is_told_to_wait_and_another_supervisor_is_not(table1_
         taken.append(command.by)
         done()
 
-    publisher = publisher_for(table1_broker, on_command=handler).start()
+    publisher = table_publisher(table1_broker, on_command=handler).start()
     try:
         assert publisher.wait_connected(10)
         with (
@@ -123,7 +114,7 @@ def test_dealer_and_floor_snapshots_coalesce_while_commands_wait(
     tmp_path: Path, table1_broker: LocalBroker
 ) -> None:
     service = open_service(str(tmp_path / "t.journal"), seated_table(CONFIG, 3))
-    publisher = publisher_for(table1_broker, backlog=service.pending, sender_limit=None, topic_limit=None)
+    publisher = table_publisher(table1_broker, backlog=service.pending, sender_limit=None, topic_limit=None)
     service.sinks.append(publisher.publish_state)
     publisher.start()
     count = 200

@@ -49,7 +49,6 @@ The adapter hides no card: every view it publishes is safe as it comes (tablectl
 from tablectl.adapters.mqtt.commands import (
     CommandRefused,
     command_result,
-    correlation_key,
     parse_floor_command,
 )
 from tablectl.adapters.mqtt.follower import Follower
@@ -90,7 +89,6 @@ __all__ = [
     "TablePublisher",
     "Topics",
     "command_result",
-    "correlation_key",
     "envelope",
     "new_epoch",
     "parse_floor_command",

@@ -126,11 +126,6 @@ def parse_floor_command(
     return event
 
 
-def correlation_key(correlation: bytes | None) -> str | None:
-    """The sender's MQTT 5 correlation data as the journal's idempotency key (hex), if given."""
-    return correlation.hex() if correlation else None
-
-
 # Why a command without a key is refused (command_key gives None).
 NO_KEY = (
     "a command needs its time 'at' (seconds since the epoch) or MQTT 5 correlation data, "

@@ -13,13 +13,13 @@ from typing import Any
 import paho.mqtt.client as mqtt
 import pytest
 
-from tablectl.adapters.mqtt import TablePublisher, Topics
+from tablectl.adapters.mqtt import Topics
 from tablectl.adapters.mqtt.broker import Credentials, LocalBroker, shipped_config
 from tablectl.cli.audit import AUDIT_ROLES, may_write, run_audit
 from tablectl.core.events import FloorCommand, FloorKind
 from tablectl.core.table import TableConfig, step
 from tablectl.sim.dealer import SimDealer, seated_table
-from tests.helpers.brokers import Listener, require_mosquitto, running_broker
+from tests.helpers.brokers import Listener, require_mosquitto, running_broker, table_publisher
 
 TABLES = ("1", "2")
 ANN = "cmd/floor/floor.ann"  # supervisor ann's command topic (LocalBroker: mkusers --floor ann,bob)
@@ -66,21 +66,6 @@ WHO = {role: "ann" if role == "supervisor" else "1" for role in AUDIT_ROLES}
 def broker(mosquitto: None, tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalBroker]:
     with running_broker(tmp_path_factory.mktemp("acl") / "broker", tables=TABLES) as running:
         yield running
-
-
-def table_publisher(broker: LocalBroker, table: str, **options: Any) -> TablePublisher:
-    assert broker.credentials is not None
-    username, password = broker.credentials.user("table", table)
-    return TablePublisher(
-        "main",
-        table,
-        host=broker.host,
-        port=broker.port,
-        username=username,
-        password=password,
-        client_id=f"acl-table-{table}",
-        **options,
-    )
 
 
 def test_each_role_reads_what_it_may_and_nothing_else(broker: LocalBroker) -> None:

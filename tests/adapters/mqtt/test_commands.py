@@ -12,8 +12,8 @@ from jsonschema import ValidationError
 from tablectl.adapters.mqtt.commands import (
     MAX_CLOCK_SKEW,
     CommandRefused,
+    command_key,
     command_result,
-    correlation_key,
     parse_floor_command,
 )
 from tablectl.adapters.mqtt.topics import Topics
@@ -143,9 +143,15 @@ def test_the_result_names_the_command_and_echoes_the_correlation_in_hex() -> Non
     assert refused["ok"] is False and refused["error"] == "a command is a JSON object"
 
 
-def test_the_idempotency_key_is_the_correlation_in_hex_and_none_without_one() -> None:
-    assert correlation_key(b"\x00\x10") == "0010"
-    assert correlation_key(b"") is None and correlation_key(None) is None
+def test_the_idempotency_key_is_the_same_for_every_copy_and_none_without_at_or_correlation() -> None:
+    timed = b'{"type": "floor", "kind": "void_hand", "by": "Ann", "at": 1700000000.5}'
+    untimed = b'{"type": "floor", "kind": "void_hand", "by": "Ann"}'
+    key = command_key(timed, b"\x00\x10")
+    assert key is not None and key == command_key(timed, b"\x00\x10")  # a copy the broker resends
+    assert command_key(timed, b"\x00\x11") != key  # reused words, other correlation: another command
+    assert command_key(untimed, b"\x00\x10") != command_key(timed, b"\x00\x10")
+    assert command_key(timed, None) is not None  # its time tells it apart
+    assert command_key(untimed, None) is None and command_key(untimed, b"") is None  # nothing does
 
 
 # -- every field checked at the boundary (issue 10, point 3) ------------------------------------

@@ -30,7 +30,7 @@ from tablectl.core.effects import Ruling
 from tablectl.core.events import CardDrawn, DeviceStatus, FloorCommand, FloorKind, InputRefused, to_json
 from tablectl.core.table import TableConfig, TableState, step
 from tablectl.sim.dealer import SimDealer, seated_table
-from tests.helpers.brokers import Listener, running_broker, schema_for, schemas
+from tests.helpers.brokers import Listener, running_broker, schema_for, schemas, table_publisher
 from tests.helpers.paths import ROOT
 
 CONFIG = TableConfig(room="main", table="1", seats=9, game="NT", blinds=(50, 100))
@@ -41,14 +41,6 @@ TOPICS = Topics("main", "1")
 def broker(mosquitto: None, tmp_path: Path) -> Iterator[LocalBroker]:
     with running_broker(tmp_path / "broker") as running:
         yield running
-
-
-def publisher_for(broker: LocalBroker, table: str = "1", **options: Any) -> TablePublisher:
-    assert broker.credentials is not None
-    username, password = broker.credentials.user("table", table)
-    options.setdefault("client_id", f"test-table-{table}-{random.randrange(1 << 30)}")
-    options.setdefault("port", broker.port)
-    return TablePublisher("main", table, host=broker.host, username=username, password=password, **options)
 
 
 def deal(
@@ -114,7 +106,7 @@ def test_status_online_then_offline_by_the_last_will(broker: LocalBroker) -> Non
 
 
 def test_a_clean_stop_says_offline_stopped(broker: LocalBroker) -> None:
-    publisher = publisher_for(broker).start()
+    publisher = table_publisher(broker).start()
     assert publisher.wait_connected(10)
     with Listener(broker, "floor", None) as floor:
         assert floor.wait_for(lambda: bool(floor.payloads("status")))
@@ -127,7 +119,7 @@ def test_a_clean_stop_says_offline_stopped(broker: LocalBroker) -> None:
 
 def test_snapshots_are_retained_current_sequenced_and_match_the_schemas(broker: LocalBroker) -> None:
     validate = schemas()
-    publisher = publisher_for(broker).start()
+    publisher = table_publisher(broker).start()
     with Listener(broker, "admin", None) as admin:
         assert publisher.wait_connected(10)
         state, rulings = deal(publisher, seated_table(CONFIG, 5), SimDealer(random.Random(3)), 400, every=37)
@@ -166,7 +158,7 @@ def test_snapshots_are_retained_current_sequenced_and_match_the_schemas(broker: 
 def test_no_hole_card_reaches_any_topic_but_private(broker: LocalBroker) -> None:
     """Rulings that name hole cards (a duplicate card: IRR-2) are published with the card hidden;
     the hole cards themselves appear on private/hole and nowhere else."""
-    publisher = publisher_for(broker).start()
+    publisher = table_publisher(broker).start()
     rng = random.Random(11)
     timeline: list[tuple[int, frozenset[str]]] = []
     with Listener(broker, "admin", None) as admin:
@@ -210,7 +202,7 @@ def test_broker_killed_mid_hand_loses_nothing(broker: LocalBroker) -> None:
     never waits; afterwards every retained snapshot is the current one and a display (a
     persistent session the broker had saved) shows every alert exactly once."""
     assert broker.folder is not None
-    publisher = publisher_for(broker).start()
+    publisher = table_publisher(broker).start()
     display = Listener(broker, "floor", None, client_id="floor-display", persistent=True).start()
     follower = Follower()
     assert publisher.wait_connected(10)
@@ -300,7 +292,7 @@ def test_alerts_acknowledged_after_the_brokers_last_save_survive_a_kill(broker: 
     acknowledged since, and the display's queue with it. The table sends those again when it
     reconnects, so a display whose session the broker had saved still gets every alert."""
     assert broker.folder is not None and broker.process is not None
-    publisher = publisher_for(broker).start()
+    publisher = table_publisher(broker).start()
     display = Listener(broker, "floor", None, client_id="floor-away", persistent=True).start()
     assert publisher.wait_connected(10)
     database = broker.folder / "mosquitto.db"
@@ -365,7 +357,7 @@ def test_floor_commands_reach_the_handler_and_anything_else_is_refused(broker: L
         received.append((command, key))
         done()  # journaled: answered and acknowledged now
 
-    publisher = publisher_for(broker, on_command=handler, command_max_age=60).start()
+    publisher = table_publisher(broker, on_command=handler, command_max_age=60).start()
     assert publisher.wait_connected(10)
     with Listener(broker, "supervisor", "ann", topics=(TOPICS.cmd_result,)) as floor:
 
@@ -427,7 +419,7 @@ def test_floor_commands_reach_the_handler_and_anything_else_is_refused(broker: L
 
 def test_broadcast_feed_comes_after_the_delay_and_never_during_the_hand(broker: LocalBroker) -> None:
     clock = [1_800_000_000.0]
-    publisher = publisher_for(
+    publisher = table_publisher(
         broker, clock=lambda: clock[0], tick_interval=None, broadcast_delay=1800, snapshot_expiry=86400
     ).start()
     assert publisher.wait_connected(10)
@@ -464,12 +456,12 @@ def test_broadcast_feed_comes_after_the_delay_and_never_during_the_hand(broker: 
 
 
 def test_republish_after_a_restart_gives_a_new_epoch_and_current_snapshots(broker: LocalBroker) -> None:
-    first = publisher_for(broker).start()
+    first = table_publisher(broker).start()
     assert first.wait_connected(10)
     state, _ = deal(first, seated_table(CONFIG, 5), SimDealer(random.Random(2)), 50)
     assert first.wait_delivered(10)
     first.stop()
-    second = publisher_for(broker).start()  # the service restarted: the journal rebuilt `state`
+    second = table_publisher(broker).start()  # the service restarted: the journal rebuilt `state`
     second.republish(state)
     assert second.wait_connected(10) and second.wait_delivered(10)
     assert second.epoch != first.epoch
@@ -482,7 +474,7 @@ def test_republish_after_a_restart_gives_a_new_epoch_and_current_snapshots(broke
 
 
 def test_websocket_displays_and_publisher_over_websockets(broker: LocalBroker) -> None:
-    publisher = publisher_for(broker, transport="websockets", port=broker.ws_port).start()
+    publisher = table_publisher(broker, transport="websockets", port=broker.ws_port).start()
     assert publisher.wait_connected(10)
     with Listener(broker, "public") as display:
         deal(publisher, seated_table(CONFIG, 3), SimDealer(random.Random(4)), 5)
