@@ -18,6 +18,7 @@ no ``--scenario``.
 from __future__ import annotations
 
 import argparse
+import signal
 import sys
 import threading
 from collections.abc import Callable, Sequence
@@ -155,7 +156,11 @@ def run_sim_shoe(args: argparse.Namespace) -> int:
                         break
                     say(shoe.command(line))
             elif args.interval > 0:
+                # Ctrl-C or SIGTERM ends the loop between two cards: a KeyboardInterrupt raised
+                # inside deal_next() would leave the shoe's lock held and its stop() waiting.
                 stop = threading.Event()
+                for number in (signal.SIGINT, signal.SIGTERM):
+                    signal.signal(number, lambda *_: stop.set())
                 while not stop.wait(args.interval):
                     card = shoe.deal_next()
                     say(f"dealt {names.show(card)} (read {shoe.read_no}, {shoe.cards_left} left)")
