@@ -61,6 +61,8 @@ class Table:
         )
         threading.Thread(target=self._read, daemon=True).start()
         assert self.wait_log("serving", 30), "".join(self.lines)
+        # A command sent before the intake process first subscribes has no subscriber to reach.
+        assert self.wait_log("taking floor commands", 30), "".join(self.lines)
 
     def _read(self) -> None:
         assert self.process.stderr is not None

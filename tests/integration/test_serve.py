@@ -41,6 +41,8 @@ def test_serve_a_table_on_a_bench(tmp_path: Path, table1_broker: LocalBroker, pi
         BrokerSettings(broker.host, broker.port, user, password),
         clock=lambda: now[0],  # the panel's clock: a long press without waiting for it
     )
+    # A command sent before the table's command intake first subscribes reaches nobody.
+    assert running.publisher.wait_connected(10.0)
     display = Listener(broker, "public", "1").start()
     floor = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, protocol=mqtt.MQTTv5)
     floor.username_pw_set(*broker.credentials.user("supervisor", "ann"))  # supervisor ann: floor.ann

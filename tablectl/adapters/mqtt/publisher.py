@@ -6,10 +6,8 @@ the replay after a broker loss, the broadcast delay...) is :class:`~.outbox.Outb
 floor command and writing its answer is :mod:`.commands`'. The publisher feeds them what paho
 reports and sends what the outbox returns, mapping paho's message ids to the outbox's.
 
-Commands are acknowledged by hand (paho's ``manual_ack``): the broker is told a command was
-received, and ``cmd_result`` says ``ok``, only once the journal has it; until then the broker
-keeps it in the table's session and sends it again after a crash. A refused command is
-acknowledged with its refusal; every other message at once.
+The floor's commands are read by another process (:mod:`.intake`), so that a flood cannot slow
+the card path; the publisher answers them on ``cmd_result`` once the journal has them.
 """
 
 from __future__ import annotations
@@ -34,18 +32,13 @@ from paho.mqtt.reasoncodes import ReasonCode
 from paho.mqtt.subscribeoptions import SubscribeOptions
 
 from tablectl.adapters.mqtt.broker import shipped_max_packet_size
-from tablectl.adapters.mqtt.commands import (
-    NO_KEY,
-    CommandRefused,
-    command_key,
-    command_result,
-    parse_floor_command,
-)
+from tablectl.adapters.mqtt.commands import command_result
+from tablectl.adapters.mqtt.intake import CommandIntake, IntakeSettings
 from tablectl.adapters.mqtt.outbox import Message, Outbox, OutboxConfig, Outgoing, PublisherStats
-from tablectl.adapters.mqtt.ratelimit import Limit, RateLimiter, seconds_to_say
+from tablectl.adapters.mqtt.ratelimit import Limit
 from tablectl.adapters.mqtt.topics import CONTENT_TYPE, PublisherError, Topics
 from tablectl.core.effects import Effect, Ruling
-from tablectl.core.events import MAX_SEAT, FloorCommand, InputRefused, input_refused
+from tablectl.core.events import FloorCommand, InputRefused
 from tablectl.core.table import TableState
 from tablectl.views import dealer, floor, private, public, secrecy
 
@@ -75,7 +68,7 @@ class _Delivery:
 
 # paho's own log (its packets, and its state each second while no broker answers) is for
 # debugging only: everything it says is logged at DEBUG under this name. What the operator
-# reads about the connection is _LinkLog's.
+# reads about the connection is LinkLog's.
 paho_log = logging.getLogger("tablectl.adapters.mqtt.paho")
 
 
@@ -118,13 +111,14 @@ def refusal_reason(reason: ReasonCode, username: str | None) -> str:
     return f"the broker refused the connection ({name})"
 
 
-class _LinkLog:
+class LinkLog:
     """What the operator reads about the connection to the broker: why it cannot be made, once,
     and again only when the reason changes; when it is made after failures; when it is lost.
     Touched only from paho's network thread."""
 
-    def __init__(self, where: str) -> None:
+    def __init__(self, where: str, who: str = "the table") -> None:
         self.where = where
+        self.who = who
         self.up = False
         self.reason: str | None = None  # the failure last reported
         self.failures = 0
@@ -134,7 +128,7 @@ class _LinkLog:
         if reason == self.reason:
             return
         self.reason = reason
-        log.error("MQTT broker %s cannot be reached: %s; the table keeps retrying", self.where, reason)
+        log.error("MQTT broker %s cannot be reached: %s; %s keeps retrying", self.where, reason, self.who)
 
     def connected(self) -> None:
         if self.failures:
@@ -149,7 +143,7 @@ class _LinkLog:
         self.up = False
 
 
-class _Client(mqtt.Client):
+class RawClient(mqtt.Client):
     """paho's client, telling why a connection could not be made (its on_connect_fail says only
     that it failed)."""
 
@@ -164,12 +158,20 @@ class _Client(mqtt.Client):
             raise
 
 
-def _new_properties(packet_type: int) -> Properties:
+def tcp_nodelay(sock: Any) -> None:
+    """Without TCP_NODELAY a small QoS 1 publish waits for the previous segment's ACK (Nagle
+    against delayed ACKs): a 40 ms tail on the round trip."""
+    raw = sock if isinstance(sock, socket.socket) else getattr(sock, "_socket", None)
+    if isinstance(raw, socket.socket) and raw.family in (socket.AF_INET, socket.AF_INET6):
+        raw.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+
+
+def new_properties(packet_type: int) -> Properties:
     return Properties(packet_type)  # type: ignore[no-untyped-call]  # paho leaves it unannotated
 
 
 def _properties(expiry: int | None) -> Properties:
-    props = _new_properties(PacketTypes.PUBLISH)
+    props = new_properties(PacketTypes.PUBLISH)
     props.ContentType = CONTENT_TYPE
     props.PayloadFormatIndicator = 1  # UTF-8 text
     if expiry:
@@ -266,7 +268,6 @@ class TablePublisher:
             if self.max_packet_size is not None
             else shipped_max_packet_size(),
         )
-        self._seats = MAX_SEAT  # the table's seats, from the last state published
         # The outbox is touched only under the lock, by the caller's thread, the worker and
         # on_pre_connect; paho's other callbacks only leave notes in the inbox.
         self._lock = threading.Lock()
@@ -286,25 +287,21 @@ class TablePublisher:
         # Taken around a manual acknowledgement and when the connection changes (paho's thread):
         # an acknowledgement never goes out on a connection other than the message's.
         self._ack_lock = threading.Lock()
-        self._intake_closed = False  # worker only: commands after close_intake() are left alone
-        self._senders = RateLimiter(self.sender_limit) if self.sender_limit else None
-        self._topic_load = RateLimiter(self.topic_limit) if self.topic_limit else None
+        self._intake: CommandIntake | None = None  # the floor's commands' process, once started
         self._views_at = -1e9  # monotonic time the dealer and floor snapshots were last computed
-        self._limited = 0  # commands refused over the rate limits
-        self._limited_logged = -1e9
-        self._told: dict[str, float] = {}  # monotonic time each user was last told to wait
-        self._link_log = _LinkLog(f"{self.host}:{self.port}")
+        self._stray_logged = False
+        self._link_log = LinkLog(f"{self.host}:{self.port}")
         self._client = self._make_client()
 
     # -- the paho client ------------------------------------------------------------------------
     def _make_client(self) -> mqtt.Client:
         transport: Literal["tcp", "websockets"] = "websockets" if self.transport == "websockets" else "tcp"
-        client = _Client(
+        client = RawClient(
             CallbackAPIVersion.VERSION2,
             client_id=self.client_id or "",
             protocol=mqtt.MQTTv5,
             transport=transport,
-            manual_ack=True,  # a command is acknowledged once journaled (_ack)
+            manual_ack=True,  # a stray command is acknowledged only once answered
         )
         if self.username is not None:
             client.username_pw_set(self.username, self.password)
@@ -325,7 +322,7 @@ class TablePublisher:
     def _set_will(self, client: mqtt.Client) -> None:
         with self._lock:
             will = self._outbox.will(self.clock())
-        props = _new_properties(PacketTypes.WILLMESSAGE)
+        props = new_properties(PacketTypes.WILLMESSAGE)
         props.ContentType = CONTENT_TYPE
         props.PayloadFormatIndicator = 1
         client.will_set(will.topic, will.payload, qos=will.qos, retain=will.retain, properties=props)
@@ -370,11 +367,7 @@ class TablePublisher:
     # worker. paho calls on_pre_connect from reconnect() holding none of its locks.
 
     def _on_socket_open(self, client: mqtt.Client, userdata: Any, sock: Any) -> None:
-        # Without TCP_NODELAY a small QoS 1 publish waits for the previous segment's ACK
-        # (Nagle against delayed ACKs): a 40 ms tail on the round trip.
-        raw = sock if isinstance(sock, socket.socket) else getattr(sock, "_socket", None)
-        if isinstance(raw, socket.socket) and raw.family in (socket.AF_INET, socket.AF_INET6):
-            raw.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        tcp_nodelay(sock)
 
     def _on_pre_connect(self, client: mqtt.Client, userdata: Any) -> None:
         self._set_will(client)  # the will carries the seq and time of this connection
@@ -394,12 +387,10 @@ class TablePublisher:
         # Until the worker has told the outbox, the caller's thread must not publish directly.
         with self._ack_lock:
             self._link_changes += 1
-        # Commands: never the retained ones (a retained command would be applied again at every
-        # reconnection), and with the retain flag as published, so that one is refused.
-        options = SubscribeOptions(
-            qos=1, retainAsPublished=True, retainHandling=SubscribeOptions.RETAIN_DO_NOT_SEND
-        )
-        client.subscribe([(self.topics.cmd, options), (self.topics.bridge, SubscribeOptions(qos=1))])
+        # The commands are the intake process's: a session kept from before it took them would
+        # still hold the subscription.
+        client.unsubscribe(self.topics.cmd)
+        client.subscribe([(self.topics.bridge, SubscribeOptions(qos=1))])
         self._inbox.put(("connected", self._link_changes))
         self._wake.set()
 
@@ -444,7 +435,7 @@ class TablePublisher:
         """Connect in the background (retrying until the broker answers) and start the worker."""
         if self._worker is not None:
             return self
-        props = _new_properties(PacketTypes.CONNECT)
+        props = new_properties(PacketTypes.CONNECT)
         props.SessionExpiryInterval = int(self.session_expiry)
         props.ReceiveMaximum = max(1, int(self.command_window))
         self._client.connect_async(
@@ -453,18 +444,44 @@ class TablePublisher:
         self._client.loop_start()
         self._worker = threading.Thread(target=self._run, name=f"mqtt-{self.table}", daemon=True)
         self._worker.start()
+        if self.on_command is not None:
+            self._intake = CommandIntake(
+                self._intake_settings(), self.on_command, self._command_result, self._count
+            ).start()
         return self
+
+    def _intake_settings(self) -> IntakeSettings:
+        def pair(limit: Limit | None) -> tuple[int, float] | None:
+            return (limit.burst, limit.per_second) if limit is not None else None
+
+        return IntakeSettings(
+            room=self.room,
+            table=self.table,
+            host=self.host,
+            port=self.port,
+            username=self.username,
+            password=self.password,
+            client_id=f"{self.client_id}-intake",
+            transport=self.transport,
+            keepalive=self.keepalive,
+            session_expiry=self.session_expiry,
+            tls=self.tls,
+            command_window=self.command_window,
+            command_max_age=self.command_max_age,
+            sender_limit=pair(self.sender_limit),
+            topic_limit=pair(self.topic_limit),
+        )
+
+    def _count(self, taken: int, refused: int) -> None:
+        with self._lock:
+            self.stats.commands += taken
+            self.stats.commands_rejected += refused
 
     def close_intake(self, timeout: float = 5.0) -> bool:
         """Stop taking commands (before a shutdown): those received so far are handed to the
         handler, later ones are left unacknowledged, for the broker to send again to the next
         run. Answers and acknowledgements still go out until :meth:`stop`. True once done."""
-        if self._worker is None:
-            return True
-        closed = threading.Event()
-        self._inbox.put(("close_intake", closed))
-        self._wake.set()
-        return closed.wait(timeout)
+        return self._intake.close(timeout) if self._intake is not None else True
 
     def stop(self, timeout: float = 5.0) -> None:
         """Say offline (retained), deliver what is queued (up to ``timeout`` s) and disconnect."""
@@ -473,6 +490,9 @@ class TablePublisher:
         with self._lock:
             self._send_locked(self._outbox.stop(self.clock()))
         self.wait_delivered(timeout)
+        if self._intake is not None:  # the answers are delivered: now their acknowledgements
+            self._intake.stop(timeout)
+            self._intake = None
         self._stopping = True
         self._wake.set()
         self._worker.join(timeout)
@@ -503,7 +523,8 @@ class TablePublisher:
         return self._outbox.seq
 
     def wait_connected(self, timeout: float) -> bool:
-        """True once connected and resynchronised (for tests, tools and the service's start)."""
+        """True once connected and resynchronised, and the command intake subscribed (for tests,
+        tools and the service's start)."""
         deadline = time.monotonic() + timeout
         with self._lock:
             while not (self._link_in_step() and self._outbox.ready):
@@ -511,7 +532,8 @@ class TablePublisher:
                 if left <= 0:
                     return False
                 self._idle.wait(left)
-            return True
+        intake = self._intake
+        return intake is None or intake.subscribed.wait(max(0.0, deadline - time.monotonic()))
 
     def wait_delivered(self, timeout: float) -> bool:
         """True once everything queued so far has been acknowledged by the broker."""
@@ -545,7 +567,8 @@ class TablePublisher:
 
     def _publish(self, state: TableState, effects: Sequence[Effect], force: bool) -> int:
         now = self.clock()
-        self._seats = len(state.seats)  # commands are checked against the table's seats
+        if self._intake is not None:
+            self._intake.set_seats(len(state.seats))  # commands are checked against the table's seats
         pub = public(state)
         priv = private(state)
         hand_number = state.hand_number if state.hand_number else None
@@ -592,23 +615,17 @@ class TablePublisher:
             self._wake.wait(self.tick_interval if self.tick_interval else 1.0)
             self._wake.clear()
             try:
-                for item in self._service():
-                    if isinstance(item, threading.Event):
-                        self._intake_closed = True  # the commands received before it were handed on
-                        item.set()
-                    elif self._intake_closed:
-                        pass  # not acknowledged: the broker sends it to the next run
-                    else:
-                        self._command(*item)
+                for message, delivery in self._service():
+                    self._stray_command(message, delivery)
                 if self.tick_interval:
                     self.tick()
             except Exception:  # noqa: BLE001 - the worker must outlive a bug in one message
                 log.exception("MQTT worker: unexpected error (the publisher goes on)")
 
-    def _service(self) -> list[tuple[mqtt.MQTTMessage, _Delivery] | threading.Event]:
-        """Tell the outbox what paho reported. Returns the command messages to handle (outside
-        the lock), in order with the requests to close the intake."""
-        commands: list[tuple[mqtt.MQTTMessage, _Delivery] | threading.Event] = []
+    def _service(self) -> list[tuple[mqtt.MQTTMessage, _Delivery]]:
+        """Tell the outbox what paho reported. Returns the messages that are not the bridge's
+        (to answer outside the lock)."""
+        commands: list[tuple[mqtt.MQTTMessage, _Delivery]] = []
         with self._lock:
             box = self._outbox
             while True:
@@ -649,8 +666,6 @@ class TablePublisher:
                             box.bridge_up()  # the central broker is back: make it current
                     else:
                         commands.append((message, note[2]))
-                elif kind == "close_intake":
-                    commands.append(note[1])
             if self._link_in_step():
                 box.poll(time.monotonic(), self.clock())
             self._flush_locked()
@@ -658,108 +673,18 @@ class TablePublisher:
         return commands
 
     # -- commands ---------------------------------------------------------------------------------
-    def _command(self, message: mqtt.MQTTMessage, delivery: _Delivery) -> None:
+    def _stray_command(self, message: mqtt.MQTTMessage, delivery: _Delivery) -> None:
+        """A command on the publisher's own connection, from a session kept from before the
+        intake process took them: not applied, and answered so that the sender sends it again."""
+        if not self._stray_logged:
+            self._stray_logged = True
+            log.warning("a command reached the publisher's own connection (an old session): refused")
         props = getattr(message, "properties", None)
         raw = getattr(props, "CorrelationData", None) if props is not None else None
         correlation = bytes(raw) if isinstance(raw, (bytes, bytearray)) else None
-        topic = message.topic
-        command: FloorCommand | None = None
-
-        def refuse(error: str, flood: bool = False) -> None:
-            self.stats.commands_rejected += 1
-            self._command_result(topic, command, False, error, correlation, quiet=flood)
-            self._ack(delivery)  # refused for good: a copy would be refused again
-
-        try:
-            now = self.clock()
-            # The rate limits first, before the payload is read: the sender is the topic's user
-            # (the broker vouches for it), and a flood must cost the table as little as possible.
-            busy = self._over_limit(topic, now)
-            if busy is not None:
-                self._flooded(topic, busy, refuse, delivery)
-                return
-            payload = bytes(message.payload)
-            parsed = parse_floor_command(
-                self.topics, topic, payload, bool(message.retain), now, self.command_max_age, self._seats
-            )
-            if isinstance(parsed, CommandRefused):
-                self._refused(topic, parsed, now, refuse)
-                return
-            command = parsed
-            key = command_key(payload, correlation)
-            if key is None:
-                record = input_refused("floor", command.kind.value, command.by, NO_KEY, now, command.user)
-                self._refused(topic, CommandRefused(NO_KEY, record), now, refuse)
-                return
-            if self.on_command is None:
-                refuse("this table takes no commands (no handler is set)")
-                return
-            taken = command
-
-            def done() -> None:  # the journal has it: answer, then acknowledge
-                self.stats.commands += 1
-                self._command_result(topic, taken, True, None, correlation)
-                # After the answer: a crash between the two leaves the broker a copy to resend,
-                # which the journal recognises and answers again, rather than silence.
-                self._ack(delivery)
-
-            self.on_command(command, key, done)
-        except (ValueError, TypeError) as exc:
-            refuse(str(exc))
-        except Exception as exc:  # noqa: BLE001 - a bug in the handler is reported, not swallowed
-            log.exception("command handler failed on %s", topic)
-            refuse(f"internal error: {exc!r}")
-
-    def _refused(
-        self, topic: str, refused: CommandRefused, now: float, refuse: Callable[[str], None]
-    ) -> None:
-        """A command refused at the boundary: journaled (it passed the rate limits, so a flood of
-        garbage cannot grow the journal), then answered with the reason and acknowledged."""
-        record = refused.event
-        if self.on_command is None:
-            refuse(refused.reason)
-            return
-        self.on_command(record, None, lambda: refuse(refused.reason))
-
-    def _over_limit(self, topic: str, now: float) -> str | None:
-        """Why a command on ``topic`` (a user's cmd/floor/<user>) must wait (None: it may go),
-        counting it if it may. The table's own cap counts every user's commands together."""
-        user = self.topics.cmd_floor_user(topic) or topic
-        checks = [
-            (self._senders, topic, f"from {user}"),
-            (self._topic_load, self.topics.cmd, "at this table"),
-        ]
-        for limiter, key, whose in checks:
-            if limiter is None:
-                continue
-            wait = limiter.wait(key, now)
-            if wait > 0:
-                return (
-                    f"too many commands {whose}: the table takes {limiter.limit.describe()}; "
-                    f"this one was not applied: send it again in {seconds_to_say(wait)} s"
-                )
-        for limiter, key, _ in checks:
-            if limiter is not None:
-                limiter.take(key, now)
-        return None
-
-    def _flooded(self, topic: str, busy: str, refuse: Callable[..., None], delivery: _Delivery) -> None:
-        """A command over the rate limits: the first of each second from a user is answered with
-        the wait; the others are acknowledged unanswered, since answering every one would let a
-        flood slow the table down (bench/commands.py). The log says so every 10 s."""
-        self._limited += 1
-        tick = time.monotonic()
-        if tick - self._limited_logged >= 10.0:
-            self._limited_logged = tick
-            log.warning("%d floor commands refused over the rate limit so far; now: %s", self._limited, busy)
-        if tick - self._told.get(topic, -1e9) >= 1.0:
-            self._told[topic] = tick
-            if len(self._told) > 1024:  # invented topics cannot grow it
-                self._told.clear()
-            refuse(busy, flood=True)
-        else:
-            self.stats.commands_rejected += 1
-            self._ack(delivery)
+        reason = "this command was not applied (the table's command intake was restarting): send it again"
+        self._command_result(message.topic, None, False, reason, correlation, False)
+        self._ack(delivery)
 
     def _command_result(
         self,

@@ -1,0 +1,161 @@
+"""The floor's command intake: its decisions (pure), and its process beside the table's."""
+
+from __future__ import annotations
+
+import json
+import os
+import select
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable
+
+from paho.mqtt.packettypes import PacketTypes
+from paho.mqtt.properties import Properties
+
+from tablectl.adapters.mqtt.broker import LocalBroker
+from tablectl.adapters.mqtt.commands import NO_KEY, command_key
+from tablectl.adapters.mqtt.intake import Answer, CommandGate, Drop, Take
+from tablectl.adapters.mqtt.ratelimit import Limit
+from tablectl.adapters.mqtt.topics import Topics
+from tablectl.core.events import FloorCommand, FloorKind, InputRefused, to_json
+from tests.helpers.brokers import Listener, table_publisher
+from tests.helpers.paths import ROOT
+
+TOPICS = Topics("main", "1")
+ANN = TOPICS.cmd_floor("floor.ann")
+BOB = TOPICS.cmd_floor("floor.bob")
+
+
+def payload(by: str = "Ann", **fields: object) -> bytes:
+    command = FloorCommand(FloorKind.DECK_CHECK, by=by, amount=52, at=fields.pop("at", 1000.0))  # type: ignore[arg-type]
+    return json.dumps({**to_json(command), **fields}).encode()
+
+
+def test_the_gate_takes_a_burst_then_tells_a_flood_to_wait_once_a_second() -> None:
+    gate = CommandGate(TOPICS, 120.0, Limit(burst=3, per_second=1.0), Limit(burst=100, per_second=10.0))
+    now = 1000.0
+    decisions = [gate.decide(ANN, payload(), False, b"c%d" % i, now) for i in range(6)]
+    assert [type(d) for d in decisions] == [Take, Take, Take, Answer, Drop, Drop]
+    first = decisions[0]
+    assert isinstance(first, Take) and isinstance(first.event, FloorCommand)
+    assert first.event.user == "floor.ann" and first.key == command_key(payload(), b"c0")
+    told = decisions[3]
+    assert isinstance(told, Answer) and "too many commands from floor.ann" in told.reason
+    assert "send it again in 1 s" in told.reason
+    # Another supervisor has a bucket of her own.
+    assert isinstance(gate.decide(BOB, payload("Bob"), False, b"b", now), Take)
+    # A second later: one token back, and the flood is told again after it.
+    later = [type(gate.decide(ANN, payload(), False, b"d%d" % i, now + 1.0)) for i in range(3)]
+    assert later == [Take, Answer, Drop]
+    assert gate.limited == 5
+
+
+def test_the_tables_own_cap_counts_every_sender_together() -> None:
+    gate = CommandGate(TOPICS, 120.0, None, Limit(burst=2, per_second=1.0))
+    now = 1000.0
+    kinds = [
+        type(gate.decide(TOPICS.cmd_floor(f"floor.u{i}"), payload(), False, b"x", now)) for i in range(4)
+    ]
+    assert kinds == [Take, Take, Answer, Answer]  # each sender told once: each its own topic
+    told = gate.decide(TOPICS.cmd_floor("floor.u9"), payload(), False, b"x", now)
+    assert isinstance(told, Answer) and "at this table" in told.reason
+
+
+def test_the_gate_refuses_at_the_boundary_with_a_record_for_the_journal() -> None:
+    gate = CommandGate(TOPICS, 120.0, None, None)
+    now = 1000.0
+    garbage = gate.decide(ANN, b"not json", False, None, now)
+    assert isinstance(garbage, Take) and isinstance(garbage.event, InputRefused)
+    assert garbage.key is None and garbage.reason is not None and "JSON" in garbage.reason
+    keyless = gate.decide(
+        ANN, json.dumps({"type": "floor", "kind": "deck_check", "by": "A"}).encode(), False, None, now
+    )
+    assert isinstance(keyless, Take) and keyless.reason == NO_KEY and isinstance(keyless.event, InputRefused)
+    # Seats are checked against the table's, as its process last said.
+    sit = json.dumps({**to_json(FloorCommand(FloorKind.SIT_OUT, by="A", seat=8, at=now))}).encode()
+    assert isinstance(gate.decide(ANN, sit, False, None, now), Take)
+    gate.seats = 6
+    refused = gate.decide(ANN, sit, False, None, now)
+    assert isinstance(refused, Take) and isinstance(refused.event, InputRefused)
+
+
+def _send(listener: Listener, body: bytes, correlation: bytes) -> None:
+    props = Properties(PacketTypes.PUBLISH)
+    props.CorrelationData = correlation
+    listener.client.publish(ANN, body, qos=1, properties=props)
+
+
+def test_an_intake_killed_is_started_again_and_the_broker_resends_what_was_not_journaled(
+    table1_broker: LocalBroker,
+) -> None:
+    """kill -9 of the intake process while a command waits for the journal: the table starts
+    another, the broker sends the command again (never acknowledged), with the same key, and it
+    is answered once it is journaled."""
+    waiting: list[tuple[FloorCommand, str | None, Callable[[], None]]] = []
+    arrived = threading.Condition()
+
+    def handler(command: FloorCommand | InputRefused, key: str | None, done: Callable[[], None]) -> None:
+        assert isinstance(command, FloorCommand)
+        with arrived:
+            waiting.append((command, key, done))
+            arrived.notify_all()
+
+    publisher = table_publisher(table1_broker, on_command=handler).start()
+    try:
+        assert publisher.wait_connected(10)
+        intake = publisher._intake
+        assert intake is not None and intake._child is not None
+        first_child = intake._child
+        with Listener(table1_broker, "supervisor", "ann", topics=(TOPICS.cmd_result,)) as ann:
+            body = payload(at=time.time())
+            _send(ann, body, b"one")
+            with arrived:
+                assert arrived.wait_for(lambda: len(waiting) == 1, timeout=10)
+            first_child.kill()  # before the journal has it: never acknowledged
+            with arrived:
+                assert arrived.wait_for(lambda: len(waiting) == 2, timeout=30)
+            assert intake.restarts == 1 and intake._child is not first_child
+            (old, old_key, _), (again, key, done) = waiting
+            assert (again, key) == (old, old_key) and key == command_key(body, b"one")
+            done()  # the journal has it now
+            assert ann.wait_for(lambda: len(ann.payloads("cmd_result")) == 1)
+            assert ann.payloads("cmd_result")[0]["ok"]
+    finally:
+        publisher.stop()
+
+
+CHILD = """
+import sys, time
+from tablectl.adapters.mqtt import TablePublisher
+host, port, user, password = sys.argv[1:5]
+publisher = TablePublisher("main", "1", host=host, port=int(port), username=user, password=password,
+                           client_id="orphan-test", on_command=lambda command, key, done: None).start()
+assert publisher.wait_connected(20)
+print(publisher._intake._child.pid, flush=True)
+time.sleep(600)
+"""
+
+
+def test_the_intake_leaves_when_the_table_process_is_killed(table1_broker: LocalBroker) -> None:
+    assert table1_broker.credentials is not None
+    user, password = table1_broker.credentials.user("table", "1")
+    table = subprocess.Popen(
+        [sys.executable, "-c", CHILD, table1_broker.host, str(table1_broker.port), user, password],
+        stdout=subprocess.PIPE,
+        text=True,
+        cwd=ROOT,
+    )
+    try:
+        assert table.stdout is not None
+        intake_pid = int(table.stdout.readline())
+        watch = os.pidfd_open(intake_pid)
+        table.kill()
+        table.wait(10)
+        # The intake reads end-of-file on its stdin and exits: no orphan keeps the session.
+        readable, _, _ = select.select([watch], [], [], 10)
+        assert readable, "the intake process outlived the table's"
+        os.close(watch)
+    finally:
+        table.kill()
