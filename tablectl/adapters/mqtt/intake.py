@@ -32,6 +32,7 @@ import contextlib
 import json
 import logging
 import os
+import signal
 import subprocess
 import sys
 import threading
@@ -524,14 +525,15 @@ def run_child(stdin: IO[str], stdout: IO[str]) -> int:
 
 
 def main() -> int:
+    # Ctrl-C in a terminal and systemd's stop reach the whole process group: the table's process
+    # stops this one once the commands it journaled are answered (stop), or it reads end-of-file.
+    for number in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(number, signal.SIG_IGN)
     logging.basicConfig(
         level=logging.INFO, format="tablectl intake: %(levelname)s %(message)s", stream=sys.stderr
     )
     logging.getLogger("tablectl.adapters.mqtt.paho").setLevel(logging.WARNING)
-    try:
-        return run_child(sys.stdin, sys.stdout)
-    except KeyboardInterrupt:  # Ctrl-C reaches the whole process group: the table stops us
-        return 0
+    return run_child(sys.stdin, sys.stdout)
 
 
 if __name__ == "__main__":
