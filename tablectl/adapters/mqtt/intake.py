@@ -196,6 +196,7 @@ class CommandIntake:
         self._child: subprocess.Popen[bytes] | None = None
         self._write_lock = threading.Lock()
         self._stopping = False
+        self._closing = False  # close() was asked: a child started after it is told at once
         self._closed = threading.Event()
         self.subscribed = threading.Event()  # the child's session holds the subscription
         self._reader: threading.Thread | None = None
@@ -229,12 +230,15 @@ class CommandIntake:
         self._send(asdict(self.settings))
         if self._seats is not None:
             self._send({"seats": self._seats})
+        if self._closing:
+            self._send({"close": True})
 
     def close(self, timeout: float = 5.0) -> bool:
         """Stop taking commands: those the child read so far are handed to the handler before
         this returns True; later ones are left unacknowledged for the next run."""
         if self._reader is None:
             return True
+        self._closing = True
         self._send({"close": True})
         return self._closed.wait(timeout)
 
@@ -281,6 +285,10 @@ class CommandIntake:
             started = time.monotonic()
             self._read(child, child.stdout)
             code = child.wait()
+            with self._write_lock:
+                for pipe in (child.stdin, child.stdout):
+                    if pipe is not None:
+                        pipe.close()
             if self._stopping:
                 return
             log.error(
