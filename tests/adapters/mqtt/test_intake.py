@@ -159,3 +159,40 @@ def test_the_intake_leaves_when_the_table_process_is_killed(table1_broker: Local
         os.close(watch)
     finally:
         table.kill()
+
+
+def test_a_command_queued_in_a_session_from_before_the_intake_is_answered_send_it_again(
+    table1_broker: LocalBroker,
+) -> None:
+    """A table upgraded from a version whose publisher took the commands itself: its session
+    still holds the subscription and a command queued in it. The publisher refuses that one
+    (the sender is told to send it again, which reaches the intake) rather than leaving it
+    unanswered."""
+    import paho.mqtt.client as mqtt
+    from paho.mqtt.subscribeoptions import SubscribeOptions
+
+    assert table1_broker.credentials is not None
+    user, password = table1_broker.credentials.user("table", "1")
+    client_id = f"upgraded-table-{os.getpid()}"
+    old = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id=client_id, protocol=mqtt.MQTTv5)
+    old.username_pw_set(user, password)
+    subscribed = threading.Event()
+    old.on_subscribe = lambda *args: subscribed.set()
+    props = Properties(PacketTypes.CONNECT)
+    props.SessionExpiryInterval = 600
+    old.connect(table1_broker.host, table1_broker.port, clean_start=False, properties=props)
+    old.loop_start()
+    old.subscribe(TOPICS.cmd, options=SubscribeOptions(qos=1))
+    assert subscribed.wait(10)
+    old.disconnect()
+    old.loop_stop()
+    with Listener(table1_broker, "supervisor", "ann", topics=(TOPICS.cmd_result,)) as ann:
+        _send(ann, payload(at=time.time()), b"queued")  # kept in the old session
+        publisher = table_publisher(table1_broker, client_id=client_id).start()
+        try:
+            assert ann.wait_for(lambda: len(ann.payloads("cmd_result")) == 1)
+            answer = ann.payloads("cmd_result")[0]
+            assert not answer["ok"] and "send it again" in answer["error"]
+            assert answer["correlation"] == b"queued".hex()
+        finally:
+            publisher.stop()
