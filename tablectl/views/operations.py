@@ -35,7 +35,7 @@ def open_alerts(state: TableState, say: Callable[[Said], str]) -> list[dict[str,
     hand = state.hand
     if hand is not None and hand.pending is not None:
         severity = _PENDING_SEVERITY.get(hand.pending.kind, Severity.CORRECT)
-        body = {
+        body: dict[str, Any] = {
             "kind": "ruling",
             "rule": hand.pending.rule,
             "severity": severity.value,
