@@ -545,7 +545,15 @@ def run_audit(
     """Deal ``hands`` simulated hands (shared between two tables dealt side by side) through the
     controller and a TablePublisher per table, watched by every role; see the module doc."""
     from tablectl.adapters.mqtt import TablePublisher, Topics
-    from tablectl.core.events import CardDrawn, CardSeen, DeviceStatus, FloorCommand, InputRefused, Zone
+    from tablectl.core.events import (
+        CardDrawn,
+        CardSeen,
+        DealerCommand,
+        DeviceStatus,
+        FloorCommand,
+        InputRefused,
+        Zone,
+    )
     from tablectl.core.table import TableConfig, step
     from tablectl.journal import Controller
     from tablectl.journal.snapshot import table_restore, table_snapshot
@@ -582,13 +590,15 @@ def run_audit(
             username, password = creds.user("table", table)
 
             def handler(
-                command: FloorCommand | InputRefused,
+                command: FloorCommand | DealerCommand | InputRefused,
                 key: str | None,
                 done: Callable[[], None],
                 table: str = table,
             ) -> None:
-                if not isinstance(command, InputRefused):  # refused at the boundary: nothing reached it
+                if isinstance(command, FloorCommand):  # refused at the boundary: nothing reached it
                     commands_seen.append((table, command.by, command.user))
+                elif isinstance(command, DealerCommand):
+                    commands_seen.append((table, command.name or "", command.user))
                 done()  # taken: acknowledged, or the broker stops sending at the receive maximum
                 raise ValueError("audit: command received and not applied")
 

@@ -20,7 +20,7 @@ from tablectl.adapters.mqtt import TablePublisher
 from tablectl.adapters.panel import DealerPanel
 from tablectl.adapters.shoe import MISSED_KEY_PREFIX, ShoeAdapter, reported_missed
 from tablectl.core.effects import Effect, Ruling
-from tablectl.core.events import FloorCommand, InputRefused
+from tablectl.core.events import DealerCommand, FloorCommand, InputRefused
 from tablectl.core.table import TableState, new_table
 from tablectl.journal.recent import hand_rulings
 from tablectl.journal.store import Journal
@@ -91,7 +91,9 @@ def start_table(
     service = open_service(str(journal), new_table(config))
     adapter = ShoeAdapter(registry, service.submit, confirm=lambda message: link.confirm(message))
 
-    def on_command(command: FloorCommand | InputRefused, key: str | None, done: Callable[[], None]) -> None:
+    def on_command(
+        command: FloorCommand | DealerCommand | InputRefused, key: str | None, done: Callable[[], None]
+    ) -> None:
         # Acknowledged to the broker, and answered, once journaled (done), as a card read is.
         service.submit(command, key, durable=done)
 

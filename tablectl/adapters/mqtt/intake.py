@@ -7,9 +7,10 @@ acknowledgement) competes with the card path for the interpreter and the cores. 
 work in this process, at a lower priority, the card p99 stays within 2x of idle.
 
 The child (``intake.main`` in a new interpreter) logs in as the table (its own client id,
-a persistent session), subscribes to ``cmd/floor/+`` and decides each message with
-:class:`CommandGate`: over the rate limits it is acknowledged at once (the first of each second
-per user answered with the wait), otherwise its payload is read and checked. What passes, and
+a persistent session), subscribes to ``cmd/floor/+`` and the dealer's ``cmd/dealer``, and
+decides each message with :class:`CommandGate`: over the rate limits it is acknowledged at
+once (the first of each second per user answered with the wait), otherwise its payload is read
+and checked. What passes, and
 what is refused at the boundary, goes to the table process (:class:`CommandIntake`) as one JSON
 line on the child's stdout; the table journals it and then answers it on ``cmd_result`` and
 tells the child to acknowledge it, as before: a command is acknowledged only once journaled, and
@@ -45,11 +46,20 @@ from tablectl.adapters.mqtt.commands import (
     NO_KEY,
     CommandRefused,
     command_key,
+    parse_dealer_command,
     parse_floor_command,
 )
 from tablectl.adapters.mqtt.ratelimit import Limit, RateLimiter, seconds_to_say
 from tablectl.adapters.mqtt.topics import Topics
-from tablectl.core.events import MAX_SEAT, FloorCommand, InputRefused, from_json, input_refused, to_json
+from tablectl.core.events import (
+    MAX_SEAT,
+    DealerCommand,
+    FloorCommand,
+    InputRefused,
+    from_json,
+    input_refused,
+    to_json,
+)
 
 log = logging.getLogger("tablectl.adapters.mqtt")
 
@@ -62,7 +72,7 @@ INTAKE_NICENESS = 10
 class Take(NamedTuple):
     """To journal: a command (with its idempotency key), or a refusal (key None) with its reason."""
 
-    event: FloorCommand | InputRefused
+    event: FloorCommand | DealerCommand | InputRefused
     key: str | None
     reason: str | None = None
 
@@ -113,19 +123,29 @@ class CommandGate:
                     self._told.clear()
                 return Answer(busy)
             return Drop()
-        parsed = parse_floor_command(self.topics, topic, payload, retained, now, self.max_age, self.seats)
+        parsed: FloorCommand | DealerCommand | CommandRefused
+        if topic == self.topics.cmd_dealer:
+            parsed = parse_dealer_command(self.topics, topic, payload, retained, now, self.max_age)
+        else:
+            parsed = parse_floor_command(self.topics, topic, payload, retained, now, self.max_age, self.seats)
         if isinstance(parsed, CommandRefused):
             return Take(parsed.event, None, parsed.reason)
         key = command_key(payload, correlation)
         if key is None:
-            record = input_refused("floor", parsed.kind.value, parsed.by, NO_KEY, now, parsed.user)
+            if isinstance(parsed, DealerCommand):
+                record = input_refused("dealer", parsed.action.value, parsed.name, NO_KEY, now, parsed.user)
+            else:
+                record = input_refused("floor", parsed.kind.value, parsed.by, NO_KEY, now, parsed.user)
             return Take(record, None, NO_KEY)
         return Take(parsed, key)
 
     def _over_limit(self, topic: str, now: float) -> str | None:
         """Why a command on ``topic`` must wait (None: it may go), counting it if it may. The
         table's own cap counts every user's commands together."""
-        user = self.topics.cmd_floor_user(topic) or topic
+        if topic == self.topics.cmd_dealer:
+            user = self.topics.dealer_user
+        else:
+            user = self.topics.cmd_floor_user(topic) or topic
         checks = [
             (self._senders, topic, f"from {user}"),
             (self._table_load, self.topics.cmd, "at this table"),
@@ -173,9 +193,11 @@ def _limit(pair: Any) -> Limit | None:
 
 # -- the table's side ---------------------------------------------------------------------------------
 # take(event, key, done): journal it and call done() once it is; raise ValueError to refuse it.
-Handler = Callable[[FloorCommand | InputRefused, "str | None", Callable[[], None]], object]
+Handler = Callable[[FloorCommand | DealerCommand | InputRefused, "str | None", Callable[[], None]], object]
 # answer(topic, command, ok, error, correlation, quiet): publish its cmd_result.
-Answerer = Callable[[str, "FloorCommand | None", bool, "str | None", "bytes | None", bool], None]
+Answerer = Callable[
+    [str, "FloorCommand | DealerCommand | None", bool, "str | None", "bytes | None", bool], None
+]
 
 
 class CommandIntake:
@@ -343,8 +365,8 @@ class CommandIntake:
         topic = line["topic"]
         correlation = bytes.fromhex(line["correlation"]) if line.get("correlation") else None
         event = from_json(line["event"])
-        assert isinstance(event, (FloorCommand, InputRefused))
-        command = event if isinstance(event, FloorCommand) else None
+        assert isinstance(event, (FloorCommand, DealerCommand, InputRefused))
+        command = event if isinstance(event, (FloorCommand, DealerCommand)) else None
 
         def answered(ok: bool, error: str | None) -> None:
             self.counted(1 if ok else 0, 0 if ok else 1)
@@ -434,7 +456,7 @@ def run_child(stdin: IO[str], stdout: IO[str]) -> int:
         options = SubscribeOptions(
             qos=1, retainAsPublished=True, retainHandling=SubscribeOptions.RETAIN_DO_NOT_SEND
         )
-        c.subscribe([(topics.cmd, options)])
+        c.subscribe([(topics.cmd, options), (topics.cmd_dealer, options)])
 
     def on_disconnect(c: mqtt.Client, userdata: Any, flags: Any, reason: Any, properties: Any) -> None:
         link_log.lost(str(reason), stopped.is_set())

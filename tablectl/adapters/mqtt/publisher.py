@@ -38,7 +38,7 @@ from tablectl.adapters.mqtt.outbox import Message, Outbox, OutboxConfig, Outgoin
 from tablectl.adapters.mqtt.ratelimit import Limit
 from tablectl.adapters.mqtt.topics import CONTENT_TYPE, PublisherError, Topics
 from tablectl.core.effects import Effect, Ruling
-from tablectl.core.events import FloorCommand, InputRefused
+from tablectl.core.events import DealerCommand, FloorCommand, InputRefused
 from tablectl.core.table import TableState
 from tablectl.views import dealer, floor, private, public, secrecy, summary
 
@@ -48,7 +48,9 @@ log = logging.getLogger("tablectl.adapters.mqtt")
 # handler(command, key, done): take the command (journal it) and call done() once it is
 # durable, from any thread; raise (e.g. ValueError) to refuse it with the message. A command
 # refused at the boundary comes as an InputRefused, to be journaled the same way.
-CommandHandler = Callable[[FloorCommand | InputRefused, str | None, Callable[[], None]], object]
+CommandHandler = Callable[
+    [FloorCommand | DealerCommand | InputRefused, str | None, Callable[[], None]], object
+]
 
 # One supervisor: seating a full table with its buy-ins is about 20 commands in a few seconds;
 # after that a few a minute. One table's command topic, all its senders together (the `by` is
@@ -690,7 +692,7 @@ class TablePublisher:
     def _command_result(
         self,
         topic: str,
-        command: FloorCommand | None,
+        command: FloorCommand | DealerCommand | None,
         ok: bool,
         error: str | None,
         correlation: bytes | None,

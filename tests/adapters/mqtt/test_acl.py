@@ -41,7 +41,7 @@ READS = {
         ANN,
         "bridge",
     },
-    "dealer": {"status", "public", "dealer", "events", "alerts"},
+    "dealer": {"status", "public", "dealer", "events", "alerts", "cmd_result"},
     "public": {"status", "public"},
     "floor": {"status", "public", "dealer", "floor", "summary", "events", "alerts", "cmd_result", "bridge"},
     "supervisor": {

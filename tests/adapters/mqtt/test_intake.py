@@ -196,3 +196,54 @@ def test_a_command_queued_in_a_session_from_before_the_intake_is_answered_send_i
             assert answer["correlation"] == b"queued".hex()
         finally:
             publisher.stop()
+
+
+def test_the_dealers_commands_come_through_the_same_gate_with_a_bucket_of_their_own() -> None:
+    from tablectl.core.events import DealerAction, DealerCommand
+
+    gate = CommandGate(TOPICS, 120.0, Limit(burst=2, per_second=1.0), None)
+    now = 1000.0
+    call = json.dumps(to_json(DealerCommand(DealerAction.CALL_FLOOR, name="Dana", at=now))).encode()
+    decisions = [gate.decide(TOPICS.cmd_dealer, call, False, b"d%d" % i, now) for i in range(3)]
+    taken = decisions[0]
+    assert isinstance(taken, Take) and isinstance(taken.event, DealerCommand)
+    assert taken.event.user == "dealer.1" and taken.key == command_key(call, b"d0")
+    told = decisions[2]
+    assert isinstance(told, Answer) and "from dealer.1" in told.reason
+    assert isinstance(gate.decide(ANN, payload(), False, b"a", now), Take)  # the floor's own bucket
+
+
+def test_a_dealers_call_reaches_the_table_from_its_screen(table1_broker: LocalBroker) -> None:
+    from tablectl.core.events import DealerAction, DealerCommand
+
+    received: list[DealerCommand] = []
+    arrived = threading.Event()
+
+    def handler(command: object, key: str | None, done: Callable[[], None]) -> None:
+        assert isinstance(command, DealerCommand)
+        received.append(command)
+        done()
+        arrived.set()
+
+    publisher = table_publisher(table1_broker, on_command=handler).start()
+    try:
+        assert publisher.wait_connected(10)
+        with Listener(table1_broker, "dealer", "1", topics=(TOPICS.cmd_result,)) as screen:
+            call = DealerCommand(DealerAction.CALL_FLOOR, name="Dana", reason="dispute", at=time.time())
+            props = Properties(PacketTypes.PUBLISH)
+            props.CorrelationData = b"call-1"
+            screen.client.publish(TOPICS.cmd_dealer, json.dumps(to_json(call)), qos=1, properties=props)
+            assert arrived.wait(10)
+            assert screen.wait_for(lambda: len(screen.payloads("cmd_result")) == 1)
+            result = screen.payloads("cmd_result")[0]
+        assert (result["ok"], result["command"], result["by"], result["user"]) == (
+            True,
+            "call_floor",
+            "Dana",
+            "dealer.1",
+        )
+        assert [(c.action, c.name, c.user) for c in received] == [
+            (DealerAction.CALL_FLOOR, "Dana", "dealer.1")
+        ]
+    finally:
+        publisher.stop()
