@@ -13,7 +13,10 @@ const page = document.body.dataset.page;
 const connection = document.getElementById("connection");
 const shown = new Map(); // topic -> its element
 
+let connects = 0; // the tests see a reconnection by this count
+
 function showState(state, detail) {
+  if (state === "connected") connection.dataset.connects = String(++connects);
   connection.dataset.state = state;
   connection.textContent = detail ? `${state}: ${detail}` : state;
 }
