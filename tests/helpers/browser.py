@@ -20,7 +20,7 @@ from pathlib import Path
 from urllib.parse import urlencode
 
 import pytest
-from playwright.sync_api import Browser, sync_playwright
+from playwright.sync_api import Browser, BrowserContext, Playwright, sync_playwright
 
 from tablectl.adapters.mqtt.broker import LocalBroker, free_port
 from tests.helpers.paths import ROOT
@@ -97,15 +97,34 @@ def require_chromium() -> None:
 
 
 @contextmanager
-def chromium() -> Iterator[Browser]:
-    """A headless Debian chromium under Playwright."""
+def playwright_driver() -> Iterator[Playwright]:
+    """Playwright's driver: one at a time in a process (its sync API runs its own loop)."""
     require_chromium()
     with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), headless=True)
-        try:
-            yield browser
-        finally:
-            browser.close()
+        yield playwright
+
+
+@contextmanager
+def chromium(playwright: Playwright) -> Iterator[Browser]:
+    """A headless Debian chromium."""
+    browser = playwright.chromium.launch(executable_path=str(CHROMIUM), headless=True)
+    try:
+        yield browser
+    finally:
+        browser.close()
+
+
+@contextmanager
+def kiosk_chromium(playwright: Playwright, profile: Path) -> Iterator[BrowserContext]:
+    """Chromium with a persistent profile folder, as a kiosk runs it (``--user-data-dir``): what
+    a page keeps in localStorage is there the next time the browser starts."""
+    context = playwright.chromium.launch_persistent_context(
+        str(profile), executable_path=str(CHROMIUM), headless=True, viewport={"width": 800, "height": 480}
+    )
+    try:
+        yield context
+    finally:
+        context.close()
 
 
 def login_fragment(broker: LocalBroker, role: str, table: str | None = "1") -> str:

@@ -5,10 +5,10 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pytest
-from playwright.sync_api import Browser, Page
+from playwright.sync_api import Browser, Page, Playwright
 
 from tablectl.adapters.mqtt.broker import LocalBroker
-from tests.helpers.browser import WebServer, chromium, web_server
+from tests.helpers.browser import WebServer, chromium, playwright_driver, web_server
 
 
 @pytest.fixture
@@ -19,8 +19,15 @@ def web(table1_broker: LocalBroker) -> Iterator[WebServer]:
 
 
 @pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    with chromium() as running:
+def playwright() -> Iterator[Playwright]:
+    # Module scope: the sync driver's loop must be gone before the asyncio tests of other modules.
+    with playwright_driver() as driver:
+        yield driver
+
+
+@pytest.fixture(scope="module")
+def browser(playwright: Playwright) -> Iterator[Browser]:
+    with chromium(playwright) as running:
         yield running
 
 

@@ -6,13 +6,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from playwright.sync_api import Page, expect
+from playwright.sync_api import Page, Playwright, expect
 
 from tablectl.adapters.mqtt.broker import LocalBroker
 from tablectl.core.table import TableConfig
 from tablectl.sim.dealer import seated_table
 from tests.helpers.brokers import Listener, table_publisher
-from tests.helpers.browser import WebServer, login_fragment
+from tests.helpers.browser import WebServer, kiosk_chromium, login_fragment
 
 TIMEOUT_MS = 15_000
 CONFIG = TableConfig(room="main", table="1", seats=9, game="NT", blinds=(50, 100))
@@ -63,6 +63,20 @@ def test_the_login_stays_in_the_browser_after_a_reload(
     page.locator("#log-out").click()
     page.reload()
     expect(page.locator("#login form")).to_be_visible(timeout=TIMEOUT_MS)
+
+
+def test_a_kiosk_stays_logged_in_across_browser_restarts(
+    playwright: Playwright, tmp_path: Path, web: WebServer, table1_broker: LocalBroker
+) -> None:
+    # Set up once with the fragment, then started without it (docs/displays.md, the kiosk).
+    profile = tmp_path / "kiosk-profile"
+    with kiosk_chromium(playwright, profile) as kiosk:
+        open_logged_in(kiosk.new_page(), web, table1_broker)
+    with kiosk_chromium(playwright, profile) as kiosk:
+        page = kiosk.new_page()
+        page.goto(web.url("/dealer"))
+        expect(connection(page)).to_have_attribute("data-state", "connected", timeout=TIMEOUT_MS)
+        assert page.evaluate("localStorage.length") == 1
 
 
 def test_without_a_login_the_form_asks_and_a_wrong_password_is_told(
