@@ -339,3 +339,20 @@ def test_the_mqtt_subprotocol_is_required(offered: tuple[str, ...]) -> None:
             assert await closed(socket) == (1002, "subprotocol mqtt required")
 
     asyncio.run(go())
+
+
+def test_a_stopping_server_tells_its_pages(table1_broker: LocalBroker, web: WebServer) -> None:
+    """SIGTERM (systemctl stop): every open page is closed with the reason, and the server exits 0."""
+    url = web.url("/mqtt").replace("http://", "ws://")
+
+    async def go() -> tuple[int | None, str]:
+        async with page_socket(url) as socket:
+            packets = Packets(socket)
+            await socket.send_bytes(connect(*login(table1_broker, "dealer"), "relay-test-stopping"))
+            await packets.expect(0x20)
+            assert web.process is not None
+            web.process.terminate()
+            return await closed(socket)
+
+    assert asyncio.run(go()) == (1001, "the web server is stopping")
+    assert web.process is not None and web.process.wait(10) == 0
