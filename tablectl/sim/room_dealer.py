@@ -187,6 +187,7 @@ class RoomDealer:
     _last_position: int | None = None
     _deal_again: bool = False
     _picked_after: int | None = None  # the hand number the current script was picked after
+    _button_placed = False
 
     def next_move(self, state: TableState, at: float = 0.0) -> Move:
         hand = state.hand
@@ -231,6 +232,7 @@ class RoomDealer:
             self._picked_after = state.hand_number
             if self.script is None or not self._deal_again:
                 self.script = next(self.scripts)
+            self._button_placed = self._deal_again  # a redeal keeps the button (MD-2)
         script = self.script
         for number in range(1, len(state.seats) + 1):
             seated = state.seat(number)
@@ -242,9 +244,9 @@ class RoomDealer:
                 return Floor(
                     FloorCommand(FloorKind.SEAT_PLAYER, FLOOR_NAME, seat=number, name=name, amount=stack, at=at)
                 )
-        button = len(script.players)
-        if state.button != button and not self._deal_again:
-            return Floor(FloorCommand(FloorKind.MOVE_BUTTON, FLOOR_NAME, seat=button, at=at))
+        if not self._button_placed:  # on the record's last seat: else the table moves it on (TBL-1)
+            self._button_placed = True
+            return Floor(FloorCommand(FloorKind.MOVE_BUTTON, FLOOR_NAME, seat=len(script.players), at=at))
         return PressKey(DealerKey.NEW_HAND)
 
     def _start_deal(self, number: int) -> None:
