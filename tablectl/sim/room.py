@@ -318,7 +318,9 @@ class RoomLog:
             if ruling.get("severity") == "info" and ruling.get("rule") in SEATING_RULES:
                 return
             severity = str(ruling.get("severity", "")).upper()
-            yield f"hand {payload.get('hand')}: {severity} {ruling.get('rule')}: {ruling.get('text')}"
+            hand = payload.get("hand")
+            when = f"hand {hand}" if hand else "between hands"
+            yield f"{when}: {severity} {ruling.get('rule')}: {ruling.get('text')}"
         elif payload.get("kind") == "hand_ended":
             yield self._ended(table, payload.get("hand_ended", {}))
 

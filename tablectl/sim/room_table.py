@@ -125,8 +125,20 @@ class TableDealer:
         self.thread.join(SETTLE_TIMEOUT + self.hold_time + 5)
 
     def _deal(self) -> None:
-        assert self.shoe.wait_connected(30.0), "the table never opened the shoe's line"
+        try:
+            self._deal_hands()
+        except Exception:
+            log.exception("the simulated dealer stopped")
+
+    def _deal_hands(self) -> None:
         service = self.running.service
+        # The shoe's news on connecting (its state) is the one input the dealer does not make:
+        # once it is handled, every event the table handles is the dealer's last move.
+        if not self.shoe.wait_connected(30.0) or not self.shoe.wait_idle(30.0):
+            raise RuntimeError("the table never opened the simulated shoe's line")
+        with self._settled:
+            self._settled.wait_for(lambda: service.pending() == 0 or self.stop.is_set(), SETTLE_TIMEOUT)
+        self.state = service.state
         while not self.stop.is_set():
             move = self.dealer.next_move(self.state, at=time.time())
             seen = self._seen
