@@ -27,6 +27,8 @@ def _rules(args: argparse.Namespace) -> HouseRules:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
+    if args.tables is None:  # --hands alone is the one narrated table it always was
+        args.tables = 1 if args.hands is not None else 6
     if args.tables < 1:
         raise ValueError("--tables: give 1 (one table narrated here) or more (a room of tables)")
     if args.tables > 1:
@@ -39,6 +41,7 @@ def cmd_run(args: argparse.Namespace) -> int:
             fast=args.fast,
             seed=args.seed,
             irregular_every=args.irregular_every,
+            hands=args.hands,
             profile=args.profile,
             out=lambda line: print(line, flush=True),
         )
@@ -54,6 +57,7 @@ def narrate_one_table(args: argparse.Namespace) -> int:
     from tablectl.sim.demo import default_hands, run_table
 
     hands = default_hands(args.profile, seed=args.seed)
+    count = 20 if args.hands is None else args.hands
     with contextlib.ExitStack() as stack:
         publisher = None
         if args.broker == "auto" and (shutil.which("mosquitto") or os.path.exists("/usr/sbin/mosquitto")):
@@ -76,7 +80,7 @@ def narrate_one_table(args: argparse.Namespace) -> int:
             print("mosquitto is not installed: dealing without publishing (apt-get install mosquitto)")
         totals = run_table(
             hands,
-            args.hands,
+            count,
             print,
             pace=args.pace or 0.0,
             seed=args.seed,
@@ -251,7 +255,10 @@ def build_parser() -> argparse.ArgumentParser:
         "--tables 1: one table in this process, every action told in words.",
     )
     run.add_argument(
-        "--tables", type=int, default=6, help="tables in the room (default 6); 1: one table narrated"
+        "--tables",
+        type=int,
+        default=None,
+        help="tables in the room (default 6, or 1 with --hands); 1: one table narrated here",
     )
     run.add_argument(
         "--pace",
@@ -266,7 +273,12 @@ def build_parser() -> argparse.ArgumentParser:
         default=4,
         help="one deal in this many has an irregularity at each table (default 4; 0: none)",
     )
-    run.add_argument("--hands", type=int, default=20, help="--tables 1: hands to deal (default 20)")
+    run.add_argument(
+        "--hands",
+        type=int,
+        default=None,
+        help="hands to deal (one table: default 20; a room: at each table, default until Ctrl-C)",
+    )
     run.add_argument("--seed", type=int, default=0)
     run.add_argument(
         "--broker",

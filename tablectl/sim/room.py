@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import IO, Any
 
 import paho.mqtt.client as mqtt
+from paho.mqtt.enums import CallbackAPIVersion
 
 from firmware_bridge.tags import tag_id
 from tablectl.adapters.decks import Deck, DeckRegistry, save_registry
@@ -155,6 +156,7 @@ class Room:
     fast: bool = False
     seed: int = 0
     irregular_every: int = 4
+    hands: int | None = None  # at each table, then it stops (None: until stopped)
     profile: str = "tda"
     out: Out = print
     data: Path | None = field(default_factory=shared_data_dir)
@@ -207,6 +209,8 @@ class Room:
             "--irregular-offset", str(int(config.table) - 1),
             "--seed", str(self.seed + int(config.table)),
         ]  # fmt: skip
+        if self.hands is not None:
+            argv += ["--hands", str(self.hands)]
         for source in plan.sources:
             argv += ["--hands-from", str(source)]
         log = open(folder / "table.log", "ab")  # noqa: SIM115 - closed in stop()
@@ -233,7 +237,9 @@ class Room:
             c = table.plan.config
             stakes = "/".join(f"{b:,}" for b in c.blinds)
             what = table.plan.sources[0].name if table.plan.sources else "random hands"
-            lines.append(f"  table {c.table}: {c.game} {stakes} from {what}: cardroom/{ROOM}/table/{c.table}/#")
+            lines.append(
+                f"  table {c.table}: {c.game} {stakes} from {what}: cardroom/{ROOM}/table/{c.table}/#"
+            )
         lines += [f"Open {address}" for address in page_addresses(self)]
         lines.append("Ctrl-C stops the room.")
         return lines
@@ -264,7 +270,7 @@ class Room:
             shutil.rmtree(self.folder, ignore_errors=True)
             self.folder = None
 
-    def failed_tables(self) -> list[str]:
+    def stopped_tables(self) -> list[str]:
         return [t.name for t in self.running if t.process.poll() is not None]
 
 
@@ -276,7 +282,7 @@ class RoomLog:
         assert broker.credentials is not None
         self.broker, self.out = broker, out
         self.seats: dict[str, dict[str, tuple[str, int]]] = {}  # table -> seat -> (name, stack)
-        self.client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id="tablectl-demo-room-log")
+        self.client = mqtt.Client(CallbackAPIVersion.VERSION2, client_id="tablectl-demo-room-log")
         self.client.username_pw_set(*broker.credentials.user("floor"))
         self.client.on_connect = self._on_connect
         self.client.on_message = self._on_message
@@ -339,7 +345,9 @@ class RoomLog:
         won = [g for g in gains if g[0] > 0]
         if not won:
             return f"hand {hand} ended"
-        return f"hand {hand} ended: " + ", ".join(f"{name} wins {gain:,}" for gain, name in sorted(won, reverse=True))
+        return f"hand {hand} ended: " + ", ".join(
+            f"{name} wins {gain:,}" for gain, name in sorted(won, reverse=True)
+        )
 
 
 def run_room(room: Room) -> int:
@@ -355,8 +363,8 @@ def run_room(room: Room) -> int:
         for line in room.banner():
             room.out(line)
         while not stop.wait(0.5):  # bounded: the handler runs only when the main thread does
-            if len(room.failed_tables()) == len(room.running):
-                room.out("every table has stopped")
+            if len(room.stopped_tables()) == len(room.running):
+                room.out("Every table has stopped.")
                 break
         room.out("Stopping the room: the tables first, then the broker.")
     finally:

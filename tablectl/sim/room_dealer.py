@@ -20,7 +20,16 @@ from pathlib import Path
 
 from tablectl.core.cards import Card
 from tablectl.core.events import DealerKey, FloorCommand, FloorKind
-from tablectl.core.game.actions import UNKNOWN_CARD, Action, BetRaise, CheckCall, DealBoard, DealHole, Fold, Show
+from tablectl.core.game.actions import (
+    UNKNOWN_CARD,
+    Action,
+    BetRaise,
+    CheckCall,
+    DealBoard,
+    DealHole,
+    Fold,
+    Show,
+)
 from tablectl.core.game.engine import HandConfig, Phase, legal, showdown_order
 from tablectl.core.game.variants import variant_from_code
 from tablectl.core.procedure.progress import HandProgress, deal_complete, next_hole_position
@@ -234,6 +243,7 @@ class RoomDealer:
                 self.script = next(self.scripts)
             self._button_placed = self._deal_again  # a redeal keeps the button (MD-2)
         script = self.script
+        assert script is not None
         for number in range(1, len(state.seats) + 1):
             seated = state.seat(number)
             wanted = script.players.get(number)
@@ -242,7 +252,9 @@ class RoomDealer:
             if seated is None and wanted is not None:
                 name, stack = wanted
                 return Floor(
-                    FloorCommand(FloorKind.SEAT_PLAYER, FLOOR_NAME, seat=number, name=name, amount=stack, at=at)
+                    FloorCommand(
+                        FloorKind.SEAT_PLAYER, FLOOR_NAME, seat=number, name=name, amount=stack, at=at
+                    )
                 )
         if not self._button_placed:  # on the record's last seat: else the table moves it on (TBL-1)
             self._button_placed = True

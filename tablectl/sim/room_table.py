@@ -26,7 +26,7 @@ from typing import Any
 from firmware_bridge.protocol import Face
 from firmware_bridge.simshoe import CardNames, SimShoe
 from tablectl.core.cards import card_str, parse_card
-from tablectl.core.effects import Effect
+from tablectl.core.effects import Effect, HandEnded
 from tablectl.core.events import DealerInput, DealerKey
 from tablectl.core.table import TableConfig, TableState
 from tablectl.service.serve import BrokerSettings, RunningTable, start_table
@@ -65,7 +65,9 @@ BUTTONS = {
 def call_the_floor(table: TableConfig, seat: int | None) -> None:
     """HOOK: the dealer calls the floor. The dealer's command for it (on cmd/dealer) is being
     added elsewhere; send it from here once it exists. Until then only the table's log says so."""
-    log.info("table %s: the dealer would call the floor (seat %s): no cmd/dealer command yet", table.table, seat)
+    log.info(
+        "table %s: the dealer would call the floor (seat %s): no cmd/dealer command yet", table.table, seat
+    )
 
 
 def matching_scripts(
@@ -73,10 +75,16 @@ def matching_scripts(
 ) -> Iterator[HandScript]:
     """The records of ``sources`` that this table's game and stakes can deal, from the
     ``offset``-th, round and round; random hands when none fits."""
+
     def fits(script: HandScript) -> bool:
         c = script.config
         return (c.game, c.blinds, c.ante, c.big_blind_ante, c.small_bet, c.big_bet) == (
-            config.game, config.blinds, config.ante, config.big_blind_ante, config.small_bet, config.big_bet
+            config.game,
+            config.blinds,
+            config.ante,
+            config.big_blind_ante,
+            config.small_bet,
+            config.big_bet,
         ) and len(script.players) <= config.seats
 
     while True:
@@ -106,6 +114,7 @@ class TableDealer:
         self.stop = threading.Event()
         self._settled = threading.Condition()
         self._seen = 0
+        self.hands_ended = 0  # misdeals and voids included: each is a deal the room saw
         self.state: TableState = running.service.state
         running.service.sinks.append(self._follow)  # last: the publisher has sent what it saw
         self.thread = threading.Thread(target=self._deal, name="demo-dealer", daemon=True)
@@ -114,6 +123,7 @@ class TableDealer:
         with self._settled:
             self.state = state
             self._seen += 1
+            self.hands_ended += sum(1 for e in effects if isinstance(e, HandEnded))
             self._settled.notify_all()
 
     def start(self) -> TableDealer:
@@ -141,17 +151,22 @@ class TableDealer:
         self.state = service.state
         while not self.stop.is_set():
             move = self.dealer.next_move(self.state, at=time.time())
-            seen = self._seen
-            self._carry_out(move)
-            with self._settled:
-                handled = self._settled.wait_for(
-                    lambda: self._seen > seen and service.pending() == 0 or self.stop.is_set(), SETTLE_TIMEOUT
-                )
+            handled = self._carry_out_and_wait(move)
             if not handled:
                 log.error("the table did not take %r within %.0f s", move, SETTLE_TIMEOUT)
             if isinstance(move, Floor):
                 continue  # the floor seats the next hand's players at once; the dealer waits for them
             self.stop.wait(self.pace)  # a pace people can follow, not synchronisation
+
+    def _carry_out_and_wait(self, move: Move) -> bool:
+        """Carry ``move`` out and wait until the table has handled it; False after the timeout."""
+        service = self.running.service
+        seen = self._seen
+        self._carry_out(move)
+        with self._settled:
+            return self._settled.wait_for(
+                lambda: self._seen > seen and service.pending() == 0 or self.stop.is_set(), SETTLE_TIMEOUT
+            )
 
     def _carry_out(self, move: Move) -> None:
         if isinstance(move, DrawCard):
@@ -172,7 +187,13 @@ class TableDealer:
             # No button for it (a hand shown or mucked, a flashed card at a given seat): what the
             # dealer's screen will send on cmd/dealer, handed to the service as the panel does.
             self.running.service.submit(
-                DealerInput(move.key, seat=move.seat, amount=move.amount, cause="dealer" if move.key is DealerKey.CARD_FLASHED else None, at=time.time())
+                DealerInput(
+                    move.key,
+                    seat=move.seat,
+                    amount=move.amount,
+                    cause="dealer" if move.key is DealerKey.CARD_FLASHED else None,
+                    at=time.time(),
+                )
             )
             return
         if move.key is DealerKey.BET and move.amount is not None:
@@ -199,6 +220,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--irregular-every", type=int, default=4)
     parser.add_argument("--irregular-offset", type=int, default=0)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--hands", type=int, default=None, help="stop after this many hands")
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s", stream=sys.stderr)
 
@@ -226,13 +248,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     names = CardNames(parse_card, card_str)
     with SimShoe(deck=SIM_DECK, seed=args.seed, link=table_file.shoe.port, card_names=names) as shoe:
         running = start_table(table_file, args.journal, broker)
-        scripts = matching_scripts([Path(p) for p in args.hands_from], table_file.table, args.offset, args.seed)
+        scripts = matching_scripts(
+            [Path(p) for p in args.hands_from], table_file.table, args.offset, args.seed
+        )
         schedule = IrregularitySchedule(args.irregular_every, args.irregular_offset)
         dealer = RoomDealer(scripts, random.Random(args.seed), schedule)
         table = TableDealer(running, shoe, dealer, args.pace, pins).start()
         log.info("table %s dealing", table_file.table.table)
         while not done.wait(0.2) and not running.service.failed.is_set():
-            pass  # a bounded wait: the signal handler runs only when the main thread does
+            # A bounded wait: the signal handler runs only when the main thread does.
+            if args.hands is not None and table.hands_ended >= args.hands:
+                log.info("table %s: %d hands dealt", table_file.table.table, table.hands_ended)
+                break
         table.close()
         running.stop()
     return 1 if running.service.error is not None else 0

@@ -15,6 +15,7 @@ from tablectl.core.effects import HandEnded, Ruling, Severity
 from tablectl.core.events import CardDrawn, DealerInput, Event
 from tablectl.core.table import TableConfig, TableState, new_table, step
 from tablectl.formats.phh import iter_sources, parse_phh
+from tablectl.service.tablefile import parse_table_config
 from tablectl.sim.demo import shared_data_dir
 from tablectl.sim.room import plan_tables, table_file_text
 from tablectl.sim.room_dealer import (
@@ -30,7 +31,6 @@ from tablectl.sim.room_dealer import (
     phh_scripts,
     random_scripts,
 )
-from tablectl.service.tablefile import parse_table_config
 
 DATA = shared_data_dir()
 PLURIBUS = DATA / "phh" / "pluribus.tar.gz" if DATA else None
