@@ -240,6 +240,7 @@ class Room:
             lines.append(
                 f"  table {c.table}: {c.game} {stakes} from {what}: cardroom/{ROOM}/table/{c.table}/#"
             )
+        lines.append(f"Each table's journal and log: {self.folder}/table-<n>/ (removed when the room stops)")
         lines += [f"Open {address}" for address in page_addresses(self)]
         lines.append("Ctrl-C stops the room.")
         return lines

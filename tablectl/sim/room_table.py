@@ -115,6 +115,7 @@ class TableDealer:
         self._settled = threading.Condition()
         self._seen = 0
         self.hands_ended = 0  # misdeals and voids included: each is a deal the room saw
+        self.counts = {"cards": 0, "buttons": 0, "without a button": 0, "floor": 0}
         self.state: TableState = running.service.state
         running.service.sinks.append(self._follow)  # last: the publisher has sent what it saw
         self.thread = threading.Thread(target=self._deal, name="demo-dealer", daemon=True)
@@ -133,6 +134,7 @@ class TableDealer:
     def close(self) -> None:
         self.stop.set()
         self.thread.join(SETTLE_TIMEOUT + self.hold_time + 5)
+        log.info("the dealer's moves: %s", ", ".join(f"{n} {what}" for what, n in self.counts.items()))
 
     def _deal(self) -> None:
         try:
@@ -170,10 +172,12 @@ class TableDealer:
 
     def _carry_out(self, move: Move) -> None:
         if isinstance(move, DrawCard):
+            self.counts["cards"] += 1
             face = Face.FACE if move.face_up else Face.BACK
             self.shoe.deal(move.card, face, deck=self.shoe.foreign_deck if move.foreign else None)
         elif isinstance(move, Floor):
             # What the floor's command topic hands the service once a command passes its checks.
+            self.counts["floor"] += 1
             self.running.service.submit(move.command)
         elif isinstance(move, CallFloor):
             call_the_floor(self.running.service.state.config, move.seat)
@@ -186,6 +190,7 @@ class TableDealer:
         if button is None or move.seat is not None and move.seat != self.panel.turn:
             # No button for it (a hand shown or mucked, a flashed card at a given seat): what the
             # dealer's screen will send on cmd/dealer, handed to the service as the panel does.
+            self.counts["without a button"] += 1
             self.running.service.submit(
                 DealerInput(
                     move.key,
@@ -196,6 +201,7 @@ class TableDealer:
                 )
             )
             return
+        self.counts["buttons"] += 1
         if move.key is DealerKey.BET and move.amount is not None:
             self.panel.amount_entry.set(move.amount)  # the knob turned to the amount
         pin = self.pins.pin(self.panel.config.buttons[button])
