@@ -113,7 +113,12 @@ class TableDealer:
         self.hold_time = config.hold_time + 0.1
         self.stop = threading.Event()
         self._settled = threading.Condition()
-        self._seen = 0
+        self._seen = 0  # sink calls: one per event the table handled since the dealer came
+        self._offset = 0  # events handled before the dealer's first move, minus the sink calls
+        self._target: int | None = None  # the sink call of the dealer's last move, once known
+        # The panel's presses reach the table with a callback once journaled: the dealer then
+        # knows which of the next states is its own (the shoe's news may come in between).
+        self.panel.on_input = lambda event: running.service.submit(event, durable=self._journaled)
         self.hands_ended = 0  # misdeals and voids included: each is a deal the room saw
         self.counts = {"cards": 0, "buttons": 0, "without a button": 0, "floor": 0}
         self.state: TableState = running.service.state
@@ -126,6 +131,10 @@ class TableDealer:
             self._seen += 1
             self.hands_ended += sum(1 for e in effects if isinstance(e, HandEnded))
             self._settled.notify_all()
+
+    def _journaled(self) -> None:
+        with self._settled:
+            self._target = self._seen + 1  # the sinks of that event are next
 
     def start(self) -> TableDealer:
         self.thread.start()
@@ -149,8 +158,16 @@ class TableDealer:
         if not self.shoe.wait_connected(30.0) or not self.shoe.wait_idle(30.0):
             raise RuntimeError("the table never opened the simulated shoe's line")
         with self._settled:
-            self._settled.wait_for(lambda: service.pending() == 0 or self.stop.is_set(), SETTLE_TIMEOUT)
-        self.state = service.state
+            self._settled.wait_for(
+                lambda: (
+                    dict(self.state.devices).get("shoe") is True
+                    and service.pending() == 0
+                    or self.stop.is_set()
+                ),
+                SETTLE_TIMEOUT,
+            )
+            self._offset = service.handled - self._seen
+            self.state = service.state
         while not self.stop.is_set():
             move = self.dealer.next_move(self.state, at=time.time())
             handled = self._carry_out_and_wait(move)
@@ -163,11 +180,22 @@ class TableDealer:
     def _carry_out_and_wait(self, move: Move) -> bool:
         """Carry ``move`` out and wait until the table has handled it; False after the timeout."""
         service = self.running.service
-        seen = self._seen
+        with self._settled:
+            self._target = None
         self._carry_out(move)
+        if isinstance(move, DrawCard):
+            # The shoe forgets a read once the table has journaled it: that event is then handled,
+            # and its sinks come before any later event's.
+            if not self.shoe.wait_idle(SETTLE_TIMEOUT):
+                return False
+            with self._settled:
+                self._target = service.handled - self._offset
+        elif isinstance(move, CallFloor):
+            return True
         with self._settled:
             return self._settled.wait_for(
-                lambda: self._seen > seen and service.pending() == 0 or self.stop.is_set(), SETTLE_TIMEOUT
+                lambda: self._target is not None and self._seen >= self._target or self.stop.is_set(),
+                SETTLE_TIMEOUT,
             )
 
     def _carry_out(self, move: Move) -> None:
@@ -178,10 +206,9 @@ class TableDealer:
         elif isinstance(move, Floor):
             # What the floor's command topic hands the service once a command passes its checks.
             self.counts["floor"] += 1
-            self.running.service.submit(move.command)
+            self.running.service.submit(move.command, durable=self._journaled)
         elif isinstance(move, CallFloor):
             call_the_floor(self.running.service.state.config, move.seat)
-            self._follow(self.state, ())  # nothing for the table to handle
         else:
             self._press(move)
 
@@ -198,7 +225,8 @@ class TableDealer:
                     amount=move.amount,
                     cause="dealer" if move.key is DealerKey.CARD_FLASHED else None,
                     at=time.time(),
-                )
+                ),
+                durable=self._journaled,
             )
             return
         self.counts["buttons"] += 1
