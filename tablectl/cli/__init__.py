@@ -27,12 +27,37 @@ def _rules(args: argparse.Namespace) -> HouseRules:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
+    if args.tables is None:  # --hands alone is the one narrated table it always was
+        args.tables = 1 if args.hands is not None else 6
+    if args.tables < 1:
+        raise ValueError("--tables: give 1 (one table narrated here) or more (a room of tables)")
+    if args.tables > 1:
+        from tablectl.sim.room import Room, run_room
+
+        pace = 1.0 if args.pace is None else args.pace
+        room = Room(
+            tables=args.tables,
+            pace=pace,
+            fast=args.fast,
+            seed=args.seed,
+            irregular_every=args.irregular_every,
+            hands=args.hands,
+            profile=args.profile,
+            out=lambda line: print(line, flush=True),
+        )
+        return run_room(room)
+    return narrate_one_table(args)
+
+
+def narrate_one_table(args: argparse.Namespace) -> int:
+    """`tablectl run --tables 1`: one table in this process, every action told in words."""
     import contextlib
     import shutil
 
     from tablectl.sim.demo import default_hands, run_table
 
     hands = default_hands(args.profile, seed=args.seed)
+    count = 20 if args.hands is None else args.hands
     with contextlib.ExitStack() as stack:
         publisher = None
         if args.broker == "auto" and (shutil.which("mosquitto") or os.path.exists("/usr/sbin/mosquitto")):
@@ -55,9 +80,9 @@ def cmd_run(args: argparse.Namespace) -> int:
             print("mosquitto is not installed: dealing without publishing (apt-get install mosquitto)")
         totals = run_table(
             hands,
-            args.hands,
+            count,
             print,
-            pace=args.pace,
+            pace=args.pace or 0.0,
             seed=args.seed,
             publish=publisher.publish_state if publisher is not None else None,
         )
@@ -234,15 +259,44 @@ def build_parser() -> argparse.ArgumentParser:
     )
     sub = parser.add_subparsers(dest="command", required=True)
 
-    run = sub.add_parser("run", help="run a simulated table dealing real hands, printing every action")
-    run.add_argument("--hands", type=int, default=20, help="hands to deal (default 20)")
-    run.add_argument("--pace", type=float, default=0.0, help="seconds between actions, to watch")
+    run = sub.add_parser(
+        "run",
+        help="the demo: a card room of simulated tables dealing real hands, on a local broker",
+        description="Without options: six tables, each its own tablectl process, dealing real hands "
+        "with now and then an irregularity for the controller to rule on; Ctrl-C stops them. "
+        "--tables 1: one table in this process, every action told in words.",
+    )
+    run.add_argument(
+        "--tables",
+        type=int,
+        default=None,
+        help="tables in the room (default 6, or 1 with --hands); 1: one table narrated here",
+    )
+    run.add_argument(
+        "--pace",
+        type=float,
+        default=None,
+        help="seconds between cards and actions (default 1 in a room, 0 for one table)",
+    )
+    run.add_argument("--fast", action="store_true", help="a room at full speed (tests)")
+    run.add_argument(
+        "--irregular-every",
+        type=int,
+        default=4,
+        help="one deal in this many has an irregularity at each table (default 4; 0: none)",
+    )
+    run.add_argument(
+        "--hands",
+        type=int,
+        default=None,
+        help="hands to deal (one table: default 20; a room: at each table, default until Ctrl-C)",
+    )
     run.add_argument("--seed", type=int, default=0)
     run.add_argument(
         "--broker",
         choices=("auto", "none"),
         default="auto",
-        help="auto: start a local mosquitto with the shipped ACL and publish the table to it",
+        help="--tables 1: auto starts a local mosquitto with the shipped ACL and publishes the table to it",
     )
     run.set_defaults(func=cmd_run)
 
