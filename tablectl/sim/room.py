@@ -14,6 +14,7 @@ import json
 import os
 import shutil
 import signal
+import socket
 import subprocess
 import sys
 import tempfile
@@ -24,6 +25,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
+from urllib.parse import quote
 
 import paho.mqtt.client as mqtt
 from paho.mqtt.enums import CallbackAPIVersion
@@ -124,15 +126,80 @@ seat_leds = [4, 12, 13, 16, 19, 26, 7, 8, 9]
 """
 
 
+WEB_PORT = 8080  # the demo's pages, when the port is free (else any free port)
+
+
 def page_addresses(room: Room) -> list[str]:
-    """The addresses to open, printed at the start. The display pages are not served yet: whoever
-    integrates the web server returns its pages here (e.g. http://127.0.0.1:8080/floor)."""
-    return []
+    """The addresses to open, printed at the start, each logged in by its fragment (which a
+    browser never sends to the server): the floor as supervisor ann, the first table's dealer's
+    screen and table display. The passwords are this run's throwaway broker's."""
+    if room.web_url is None or room.broker is None or room.broker.credentials is None:
+        return []
+    credentials = room.broker.credentials
+    first = room.running[0].plan.config.table if room.running else "1"
+
+    def login(page: str, role: str, who: str | None, table: str | None) -> str:
+        user, password = credentials.user(role, who)
+        fragment = f"user={quote(user)}&pass={quote(password)}&room={ROOM}"
+        if table is not None:
+            fragment += f"&table={table}"
+        return f"{room.web_url}/{page}#{fragment}"
+
+    supervisor = credentials.supervisors()[0] if credentials.supervisors() else None
+    floor = (
+        login("floor", "supervisor", supervisor, None) if supervisor else login("floor", "floor", None, None)
+    )
+    return [
+        f"the floor dashboard:   {floor}",
+        f"table {first}'s dealer:     {login('dealer', 'dealer', first, first)}",
+        f"table {first}'s display:    {login('table', 'public', first, first)}",
+    ]
+
+
+def _free_port(preferred: int) -> int:
+    with socket.socket() as probe:
+        try:
+            probe.bind(("127.0.0.1", preferred))
+        except OSError:
+            probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
 
 
 def start_web(room: Room) -> None:
-    """HOOK: start the web process (the pages and the websocket relay) here, and stop it in
-    :meth:`Room.stop`. A no-op until the web server exists."""
+    """The pages and the websocket relay: `tablectl web`, a process of its own (never the tables'),
+    in front of the room's broker. Like the broker it ignores the terminal's Ctrl-C: the room
+    stops it after the tables, so that the pages show them going offline."""
+    assert room.broker is not None
+    port = _free_port(WEB_PORT)
+    argv = [sys.executable, "-m", "tablectl.cli", "web", "--listen", f"127.0.0.1:{port}"]
+    argv += ["--broker", f"{room.broker.host}:{room.broker.port}"]
+    old = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        web = room.web = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, old)
+    output = web.stdout
+    assert output is not None
+    seen: list[str] = []
+    for line in output:  # the server prints its address once it listens
+        seen.append(line)
+        if line.startswith("tablectl web:"):
+            break
+    else:
+        raise RuntimeError("tablectl web did not start:\n" + "".join(seen[-20:]))
+    threading.Thread(target=lambda: [None for _ in output], daemon=True).start()  # keep it drained
+    room.web_url = f"http://127.0.0.1:{port}"
+
+
+def stop_web(room: Room) -> None:
+    web, room.web, room.web_url = room.web, None, None
+    if web is not None and web.poll() is None:
+        web.send_signal(signal.SIGTERM)
+        try:
+            web.wait(10)
+        except subprocess.TimeoutExpired:
+            web.kill()
+            web.wait(10)
 
 
 @dataclass
@@ -164,6 +231,9 @@ class Room:
     broker: LocalBroker | None = None
     running: list[RoomTable] = field(default_factory=list)
     log: RoomLog | None = None
+    serve_pages: bool = True  # start `tablectl web` in front of the broker
+    web: subprocess.Popen[str] | None = None
+    web_url: str | None = None
 
     def start(self) -> Room:
         self.folder = Path(tempfile.mkdtemp(prefix="tablectl-demo-"))
@@ -180,7 +250,8 @@ class Room:
         self.log = RoomLog(self.broker, self.out).start()
         for plan in plans:
             self.running.append(self._start_table(plan))
-        start_web(self)
+        if self.serve_pages:
+            start_web(self)
         return self
 
     def _start_table(self, plan: TablePlan) -> RoomTable:
@@ -261,6 +332,7 @@ class Room:
                 with contextlib.suppress(OSError):
                     table.process.stdin.close()
             table.log.close()
+        stop_web(self)
         if self.log is not None:
             self.log.stop()
             self.log = None

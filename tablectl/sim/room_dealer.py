@@ -125,8 +125,8 @@ class Irregularity(enum.Enum):
     EXPOSED = "an exposed card"  # IRR-6: the dealer flashes a card in the deal
     MISDEAL = "a misdeal"  # MD-1: the dealer calls one (the panel's long press)
     FOREIGN = "a card of the other deck"  # IRR-1: a different back, the hand is void
-    # HOOK: the dealer calls the floor. The dealer's command for it (on cmd/dealer) is being added
-    # elsewhere; until then the table process carries it out as a no-op (room_table.call_the_floor).
+    # The dealer calls the floor from the dealer's screen (cmd/dealer: room_table.floor_call);
+    # a supervisor settles it a few moves later (room_table.floor_answers_call).
     CALLS_FLOOR = "the dealer calls the floor"
 
 

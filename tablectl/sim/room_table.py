@@ -27,8 +27,16 @@ from firmware_bridge.protocol import Face
 from firmware_bridge.simshoe import CardNames, SimShoe
 from tablectl.core.cards import card_str, parse_card
 from tablectl.core.effects import Effect, HandEnded
-from tablectl.core.events import DealerInput, DealerKey
+from tablectl.core.events import (
+    DealerAction,
+    DealerCommand,
+    DealerInput,
+    DealerKey,
+    FloorCommand,
+    FloorKind,
+)
 from tablectl.core.table import TableConfig, TableState
+from tablectl.core.table.dealer import CALL_RULE
 from tablectl.service.serve import BrokerSettings, RunningTable, start_table
 from tablectl.service.tablefile import load_table_config
 from tablectl.sim.room_dealer import (
@@ -62,12 +70,21 @@ BUTTONS = {
 }
 
 
-def call_the_floor(table: TableConfig, seat: int | None) -> None:
-    """HOOK: the dealer calls the floor. The dealer's command for it (on cmd/dealer) is being
-    added elsewhere; send it from here once it exists. Until then only the table's log says so."""
-    log.info(
-        "table %s: the dealer would call the floor (seat %s): no cmd/dealer command yet", table.table, seat
-    )
+# The dealer every demo table's screen clocks in (a name, as a dealer types it).
+DEMO_DEALER = "Dana"
+# A supervisor walks over and settles the call this many moves after it (the demo's floor).
+FLOOR_WALKS_OVER = 5
+
+
+def floor_call(seat: int | None, at: float) -> DealerCommand:
+    """What the dealer's screen sends when the dealer calls the floor (cmd/dealer)."""
+    reason = f"player dispute at seat {seat}" if seat is not None else "player dispute"
+    return DealerCommand(DealerAction.CALL_FLOOR, name=DEMO_DEALER, reason=reason, at=at, user="")
+
+
+def floor_answers_call(at: float) -> FloorCommand:
+    """The supervisor's answer once at the table: the call resolved (an override of CALL)."""
+    return FloorCommand(FloorKind.OVERRIDE, by="Floor Ann", ruling=CALL_RULE, decision="resolve", at=at)
 
 
 def matching_scripts(
@@ -120,7 +137,8 @@ class TableDealer:
         # knows which of the next states is its own (the shoe's news may come in between).
         self.panel.on_input = lambda event: running.service.submit(event, durable=self._journaled)
         self.hands_ended = 0  # misdeals and voids included: each is a deal the room saw
-        self.counts = {"cards": 0, "buttons": 0, "without a button": 0, "floor": 0}
+        self.counts = {"cards": 0, "buttons": 0, "without a button": 0, "dealer's screen": 0, "floor": 0}
+        self._floor_due: int | None = None  # moves until the floor answers the dealer's call
         self.state: TableState = running.service.state
         running.service.sinks.append(self._follow)  # last: the publisher has sent what it saw
         self.thread = threading.Thread(target=self._deal, name="demo-dealer", daemon=True)
@@ -168,7 +186,15 @@ class TableDealer:
             )
             self._offset = service.handled - self._seen
             self.state = service.state
+        # The dealer clocks in on the dealer's screen: the room sees who deals here.
+        self._submit_and_wait(DealerCommand(DealerAction.CLOCK_IN, name=DEMO_DEALER, at=time.time()))
         while not self.stop.is_set():
+            if self._floor_due is not None:
+                self._floor_due -= 1
+                if self._floor_due <= 0:  # the supervisor has walked over: the call is settled
+                    self._floor_due = None
+                    self.counts["floor"] += 1
+                    self._submit_and_wait(floor_answers_call(time.time()))
             move = self.dealer.next_move(self.state, at=time.time())
             handled = self._carry_out_and_wait(move)
             if not handled:
@@ -190,8 +216,17 @@ class TableDealer:
                 return False
             with self._settled:
                 self._target = service.handled - self._offset
-        elif isinstance(move, CallFloor):
-            return True
+        return self._wait_for_own()
+
+    def _submit_and_wait(self, event: DealerCommand | FloorCommand) -> bool:
+        """An input with no move of its own (the dealer's screen, the floor), handed to the service
+        as its command topic would; True once the table has handled it."""
+        with self._settled:
+            self._target = None
+        self.running.service.submit(event, durable=self._journaled)
+        return self._wait_for_own()
+
+    def _wait_for_own(self) -> bool:
         with self._settled:
             return self._settled.wait_for(
                 lambda: self._target is not None and self._seen >= self._target or self.stop.is_set(),
@@ -208,7 +243,10 @@ class TableDealer:
             self.counts["floor"] += 1
             self.running.service.submit(move.command, durable=self._journaled)
         elif isinstance(move, CallFloor):
-            call_the_floor(self.running.service.state.config, move.seat)
+            # What the dealer's screen hands the service once its command passes its checks.
+            self.counts["dealer's screen"] += 1
+            self.running.service.submit(floor_call(move.seat, time.time()), durable=self._journaled)
+            self._floor_due = FLOOR_WALKS_OVER
         else:
             self._press(move)
 

@@ -13,6 +13,7 @@ import subprocess
 import sys
 import threading
 import time
+import urllib.request
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -25,7 +26,8 @@ from tests.helpers.brokers import require_mosquitto
 from tests.helpers.paths import ROOT
 
 TABLES = [str(n) for n in range(1, 7)]
-IRREGULARITIES = {"IRR-3", "IRR-6", "MD-1", "IRR-1"}  # boxed, exposed, misdeal, the other deck
+# boxed, exposed, misdeal, the other deck, the dealer calling the floor (and the floor answering)
+IRREGULARITIES = {"IRR-3", "IRR-6", "MD-1", "IRR-1", "CALL"}
 
 
 class DemoRoom:
@@ -159,12 +161,23 @@ def floor_of(room: DemoRoom) -> Floor:
     return Floor(host, port, credentials)
 
 
+def descendants_of(pid: int) -> list[int]:
+    found, todo = [], [pid]
+    while todo:
+        children = children_of(todo.pop())
+        found += children
+        todo += children
+    return found
+
+
 def stop_and_check(room: DemoRoom, how: Callable[[int], None]) -> None:
     children = children_of(room.process.pid)
-    assert len(children) == len(TABLES) + 1, children  # the tables and mosquitto
+    assert len(children) == len(TABLES) + 2, children  # the tables, mosquitto and tablectl web
+    everyone = descendants_of(room.process.pid)  # with each table's command intake
+    assert len(everyone) >= 2 * len(TABLES) + 2, everyone
     how(room.process.pid)
     assert room.process.wait(30) == 0, room.output()
-    assert not [pid for pid in children if alive(pid)], room.output()
+    assert not [pid for pid in everyone if alive(pid)], room.output()
     assert "Stopped." in room.output()
 
 
@@ -180,6 +193,10 @@ def test_the_room_deals_rules_and_stops_on_ctrl_c(room: DemoRoom) -> None:
             )
 
         assert floor.wait_for(online_with_snapshots, 20), room.output()
+        # The pages are served, and the printed addresses log in by their fragment.
+        pages = room.wait_line(r"the floor dashboard: +(http://[\d.]+:\d+)/floor#user=floor\.\w+&pass=", 5)
+        with urllib.request.urlopen(pages.group(1) + "/floor", timeout=10) as answer:
+            assert answer.status == 200 and b"<html" in answer.read().lower()
         # Each kind is on the first deal of some table (the schedule takes turns from each table's
         # own place in it): seen within the first hands, not by chance.
         assert floor.wait_for(lambda: floor.rulings() >= IRREGULARITIES, 20), (floor.rulings(), room.output())

@@ -31,6 +31,7 @@ from tablectl.sim.room_dealer import (
     phh_scripts,
     random_scripts,
 )
+from tablectl.sim.room_table import floor_answers_call, floor_call
 
 DATA = shared_data_dir()
 PLURIBUS = DATA / "phh" / "pluribus.tar.gz" if DATA else None
@@ -57,8 +58,11 @@ def deal(
         if len(ended) >= hands:
             break
         move = dealer.next_move(state, at=1.0)
-        if isinstance(move, CallFloor):
-            continue  # the hook: no command for it yet
+        if isinstance(move, CallFloor):  # from the dealer's screen; the floor answers at once
+            for event in (floor_call(move.seat, 1.0), floor_answers_call(1.0)):
+                state, effects = step(state, event)
+                rulings += [e for e in effects if isinstance(e, Ruling)]
+            continue
         state, effects = step(state, event_of(move))
         rulings += [e for e in effects if isinstance(e, Ruling)]
         ended += [e for e in effects if isinstance(e, HandEnded)]
@@ -81,15 +85,16 @@ def test_the_records_are_dealt_as_recorded_without_irregularities() -> None:
 
 def test_every_irregularity_is_ruled_on_and_the_deal_goes_on() -> None:
     scripts = list(itertools.islice(random_scripts(3), 30))
-    _, rulings, ended = deal(scripts, IrregularitySchedule(every=1), 25)
+    state, rulings, ended = deal(scripts, IrregularitySchedule(every=1), 25)
     rules = Counter(r.rule for r in rulings)
-    assert {"IRR-3", "IRR-6", "MD-1", "IRR-1"} <= set(rules)
+    assert {"IRR-3", "IRR-6", "MD-1", "IRR-1", "CALL"} <= set(rules)
+    assert not state.floor_calls  # every call answered
     assert not [r for r in rulings if r.severity is Severity.REFUSED]
     # A misdeal and a void end the deal and the same record is dealt again.
     assert sum(1 for e in ended if e.misdeal or e.voided) == rules["MD-1"] + rules["IRR-1"] // 2
 
 
-def test_the_schedule_takes_turns_and_keeps_the_hook_for_calling_the_floor() -> None:
+def test_the_schedule_takes_turns_with_the_dealer_calling_the_floor() -> None:
     schedule = IrregularitySchedule(every=3, offset=1)
     kinds = [schedule.for_deal(deal) for deal in range(0, 3 * len(SCHEDULE), 3)]
     assert set(kinds) == set(Irregularity) and Irregularity.CALLS_FLOOR in kinds
