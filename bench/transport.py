@@ -232,7 +232,8 @@ def main() -> None:
     )
     args = parser.parse_args()
 
-    with LocalBroker(room=ROOM, tables=("1",), supervisors=(), persistence=False) as broker:
+    # ws_port: mosquitto's own websockets listener, which the shipped configuration no longer has.
+    with LocalBroker(room=ROOM, tables=("1",), supervisors=(), persistence=False, ws_port=-1) as broker:
         assert broker.credentials is not None
         admin, floor = broker.credentials.user("admin"), broker.credentials.user("floor")
         seeder = client("seed", admin, "tcp")

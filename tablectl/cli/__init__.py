@@ -74,7 +74,7 @@ def narrate_one_table(args: argparse.Namespace) -> int:
             stack.callback(publisher.stop)
             print(
                 f"Publishing the table to mqtt://{broker.host}:{broker.port} "
-                f"(websockets :{broker.ws_port}) under cardroom/main/table/1/"
+                "under cardroom/main/table/1/"
             )
         elif args.broker == "auto":
             print("mosquitto is not installed: dealing without publishing (apt-get install mosquitto)")

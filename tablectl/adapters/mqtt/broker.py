@@ -199,10 +199,10 @@ def free_port() -> int:
 
 
 def _broker_config(source: Path, port: int, ws_port: int, folder: Path, persistence: bool) -> str:
-    """The mosquitto.conf at ``source`` with this machine's ports and files: same users, ACL, limits."""
+    """The mosquitto.conf at ``source`` with this machine's ports and files: same users, ACL, limits;
+    with ``ws_port``, mosquitto's own websockets listener too (to measure it: bench/transport.py)."""
     replacements = [
         (r"(?m)^listener 1883$", f"listener {port} 127.0.0.1"),
-        (r"(?m)^listener 9001$", f"listener {ws_port} 127.0.0.1"),
         (r"(?m)^password_file .*$", f"password_file {folder / 'passwd'}"),
         (r"(?m)^acl_file .*$", f"acl_file {folder / 'acl'}"),
         (r"(?m)^persistence_location .*$", f"persistence_location {folder}/"),
@@ -221,7 +221,10 @@ def _broker_config(source: Path, port: int, ws_port: int, folder: Path, persiste
         text = re.sub(r"(?m)^persistence true$", "persistence false", text)
     # Started by root (CI), mosquitto would drop to the mosquitto user, who cannot read a
     # private temporary folder: stay the user who started it.
-    return text + f"\nuser {getpass.getuser()}\n"
+    text += f"\nuser {getpass.getuser()}\n"
+    if ws_port:  # last: a listener's options are the lines after it
+        text += f"listener {ws_port} 127.0.0.1\nprotocol websockets\n"
+    return text
 
 
 @dataclass
@@ -241,7 +244,7 @@ class LocalBroker:
     folder: Path | None = None
     host: str = "127.0.0.1"
     port: int = 0
-    ws_port: int = 0
+    ws_port: int = 0  # mosquitto's own websockets listener, when set (-1: on a free port)
     process: subprocess.Popen[bytes] | None = None
     credentials: Credentials | None = None
     extra_config: str = ""  # appended to the configuration (a bridge, for tests)
@@ -282,7 +285,8 @@ class LocalBroker:
             raise BrokerError(f"{self.config_dir / 'mkusers'} failed: {result.stderr.strip()}")
         self.credentials = Credentials.read(self.folder / "credentials")
         self.port = self.port or free_port()
-        self.ws_port = self.ws_port or free_port()
+        if self.ws_port < 0:
+            self.ws_port = free_port()
         config = _broker_config(
             self.config_dir / "mosquitto.conf", self.port, self.ws_port, self.folder, self.persistence
         )
@@ -305,7 +309,7 @@ class LocalBroker:
         while True:
             if self.process.poll() is not None:
                 raise BrokerError(f"mosquitto exited at start:\n{self.log()}")
-            if all(self._listening(port) for port in (self.port, self.ws_port)):
+            if all(self._listening(port) for port in (self.port, self.ws_port) if port):
                 return self
             if time.monotonic() > deadline:
                 self.kill()
