@@ -4,7 +4,8 @@ The real table service (journal on disk, synchronous=FULL) with the real publish
 on a throwaway mosquitto with the shipped configuration; a floor client floods ``cmd/floor``
 with QoS 1 commands (each acknowledged by the table only once journaled) while the shoe's reads
 come in. The table reads its commands in a process of its own (tablectl.adapters.mqtt.intake);
-the sender, which stands for a dashboard on another machine, runs at the lowest priority. Prints one JSON object:
+the sender, which stands for a dashboard on another machine, runs at the lowest priority.
+Prints one JSON object:
 - card_idle_p50_ms / card_idle_p99_ms: a card read's latency with no command in flight, measured
   from TableService.submit (what the shoe adapter calls when a CARD_READ frame is decoded) to
   its durable callback (the row committed: when the shoe is acknowledged); over --cards reads;

@@ -72,10 +72,7 @@ def narrate_one_table(args: argparse.Namespace) -> int:
                 "main", "1", host=broker.host, port=broker.port, username=username, password=password
             ).start()
             stack.callback(publisher.stop)
-            print(
-                f"Publishing the table to mqtt://{broker.host}:{broker.port} "
-                "under cardroom/main/table/1/"
-            )
+            print(f"Publishing the table to mqtt://{broker.host}:{broker.port} under cardroom/main/table/1/")
         elif args.broker == "auto":
             print("mosquitto is not installed: dealing without publishing (apt-get install mosquitto)")
         totals = run_table(
