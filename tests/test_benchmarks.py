@@ -48,11 +48,18 @@ def test_the_commands_benchmark_runs_on_its_own_broker() -> None:
     assert "card_flood_p99_ratio" in run_bench("commands.py", ["--commands", "100", "--cards", "30"])
 
 
+@pytest.mark.usefixtures("mosquitto")
+def test_the_transport_benchmark_runs_on_its_own_broker() -> None:
+    args = ["--tables", "5", "--rate", "20", "--settle", "0.2", "--seconds", "0.5", "--timeout", "30"]
+    report = run_bench("transport.py", args)
+    assert report["relay"]["burst_complete"] and "mosquitto_ws_burst_ratio" in report  # type: ignore[index]
+
+
 def test_the_census_imports() -> None:
     # 133 million hands is a job for bench/, not for the suite: its module must still load.
     runpy.run_path(str(BENCH / "seven_card_census.py"), run_name="census_check")
 
 
 def test_every_benchmark_is_checked() -> None:
-    checked = {*SMALL, "latency.py", "commands.py", "seven_card_census.py"}
+    checked = {*SMALL, "latency.py", "commands.py", "transport.py", "seven_card_census.py"}
     assert {path.name for path in BENCH.glob("*.py")} == checked

@@ -215,6 +215,18 @@ def mqtt_user(args: argparse.Namespace, table: str) -> str:
     return str(args.mqtt_user) if args.mqtt_user else table_user(table)
 
 
+def cmd_web(args: argparse.Namespace) -> int:
+    import logging
+
+    from tablectl.adapters.web import BrokerAddress, parse_address, serve
+
+    logging.basicConfig(level=logging.INFO, format="%(levelname)s %(message)s")
+    listen = parse_address(args.listen, "0.0.0.0")
+    broker = BrokerAddress(*parse_address(args.broker, "127.0.0.1"))
+    serve(listen, broker)
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="tablectl", description="The controller of a live poker table.")
     parser.add_argument(
@@ -282,6 +294,18 @@ def build_parser() -> argparse.ArgumentParser:
     aud.add_argument("--password", action="append", default=[], help="the password of the --user before it")
     aud.add_argument("--seed", type=int, default=2026)
     aud.set_defaults(func=cmd_audit)
+
+    web = sub.add_parser(
+        "web",
+        help="serve the display pages and relay their MQTT websockets to the broker (a process of its own)",
+        description="The pages log in to the broker themselves: the broker authenticates them and "
+        "applies its ACL; this server holds no password (docs/displays.md).",
+    )
+    web.add_argument("--listen", default="0.0.0.0:8080", help="HOST:PORT to serve on (default 0.0.0.0:8080)")
+    web.add_argument(
+        "--broker", default="127.0.0.1:1883", help="the broker's MQTT TCP listener (default 127.0.0.1:1883)"
+    )
+    web.set_defaults(func=cmd_web)
 
     from firmware_bridge.cli import add_sim_parser
     from firmware_bridge.simshoe import CardNames

@@ -1,0 +1,115 @@
+"""The pipeline in Debian's chromium: a page logged in from its address's fragment, through
+``tablectl web``'s relay, to a real mosquitto, showing what a TablePublisher puts there, and
+reconnecting by itself when the broker is killed and started again."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from playwright.sync_api import Page, expect
+
+from tablectl.adapters.mqtt.broker import LocalBroker
+from tablectl.core.table import TableConfig
+from tablectl.sim.dealer import seated_table
+from tests.helpers.brokers import Listener, table_publisher
+from tests.helpers.browser import WebServer, login_fragment
+
+TIMEOUT_MS = 15_000
+CONFIG = TableConfig(room="main", table="1", seats=9, game="NT", blinds=(50, 100))
+SCREENSHOTS = Path("/tmp/tablectl-screens")
+
+
+def connection(page: Page) -> object:
+    return page.locator("#connection")
+
+
+def open_logged_in(page: Page, web: WebServer, broker: LocalBroker, path: str = "/dealer") -> None:
+    page.goto(web.url(path) + login_fragment(broker, "dealer"))
+    expect(page.locator("#connection")).to_have_attribute("data-state", "connected", timeout=TIMEOUT_MS)
+
+
+def test_the_dealer_page_shows_the_tables_retained_snapshot(
+    page: Page, web: WebServer, table1_broker: LocalBroker
+) -> None:
+    open_logged_in(page, web, table1_broker)
+    assert "pass=" not in page.url and page.url.endswith("/dealer")  # out of the address bar
+    publisher = table_publisher(table1_broker).start()
+    with Listener(table1_broker, "dealer", topics=("cardroom/main/table/1/dealer",)) as dealer:
+        try:
+            publisher.publish_state(seated_table(CONFIG, 6))
+            assert dealer.wait_for(lambda: bool(dealer.payloads("dealer")))
+            snapshot = dealer.payloads("dealer")[-1]
+            shown = page.locator('[data-topic="cardroom/main/table/1/dealer"]')
+            expect(shown).to_have_attribute(
+                "data-seq", f"seq {snapshot['seq']} · epoch {snapshot['epoch']}", timeout=TIMEOUT_MS
+            )
+            expect(shown.locator("pre")).to_contain_text('"view": "dealer"')
+            status = page.locator('[data-topic="cardroom/main/table/1/status"] pre')
+            expect(status).to_contain_text('"state": "online"', timeout=TIMEOUT_MS)
+            SCREENSHOTS.mkdir(exist_ok=True)
+            page.screenshot(path=str(SCREENSHOTS / "dealer-skeleton.png"), full_page=True)
+        finally:
+            publisher.stop()
+    assert page.console_errors == []  # type: ignore[attr-defined]
+
+
+def test_the_login_stays_in_the_browser_after_a_reload(
+    page: Page, web: WebServer, table1_broker: LocalBroker
+) -> None:
+    open_logged_in(page, web, table1_broker)
+    page.goto(web.url("/dealer"))  # as a kiosk after a reboot: no fragment
+    expect(connection(page)).to_have_attribute("data-state", "connected", timeout=TIMEOUT_MS)
+    expect(connection(page)).to_contain_text("dealer.1")
+    page.locator("#log-out").click()
+    page.reload()
+    expect(page.locator("#login form")).to_be_visible(timeout=TIMEOUT_MS)
+
+
+def test_without_a_login_the_form_asks_and_a_wrong_password_is_told(
+    page: Page, web: WebServer, table1_broker: LocalBroker
+) -> None:
+    assert table1_broker.credentials is not None
+    user, password = table1_broker.credentials.user("public", "1")
+    page.goto(web.url("/table"))
+    form = page.locator("#login form")
+    expect(form).to_be_visible(timeout=TIMEOUT_MS)
+    form.locator("[name=user]").fill(user)
+    form.locator("[name=pass]").fill("not-" + password)
+    form.locator("[name=table]").fill("1")
+    form.locator("button").click()
+    expect(connection(page)).to_have_attribute("data-state", "refused", timeout=TIMEOUT_MS)
+    expect(page.locator("#login .problem")).to_contain_text("Connection refused", timeout=TIMEOUT_MS)
+    SCREENSHOTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(SCREENSHOTS / "login-refused.png"))
+    form = page.locator("#login form")
+    expect(form.locator("[name=user]")).to_have_value(user)
+    form.locator("[name=pass]").fill(password)
+    form.locator("[name=table]").fill("1")
+    form.locator("button").click()
+    expect(connection(page)).to_have_attribute("data-state", "connected", timeout=TIMEOUT_MS)
+    expect(page.locator("#login")).to_be_hidden()
+
+
+def test_the_page_reconnects_by_itself_after_the_broker_is_killed(
+    page: Page, web: WebServer, table1_broker: LocalBroker
+) -> None:
+    publisher = table_publisher(table1_broker).start()
+    try:
+        open_logged_in(page, web, table1_broker)
+        status = page.locator('[data-topic="cardroom/main/table/1/status"]')
+        expect(status.locator("pre")).to_contain_text('"state": "online"', timeout=TIMEOUT_MS)
+        expect(connection(page)).to_have_attribute("data-connects", "1")
+        before = status.get_attribute("data-seq")
+        table1_broker.kill()
+        expect(connection(page)).not_to_have_attribute("data-state", "connected", timeout=TIMEOUT_MS)
+        # While it is down, the relay says why.
+        expect(connection(page)).to_contain_text("broker unreachable", timeout=TIMEOUT_MS)
+        table1_broker.start()
+        expect(connection(page)).to_have_attribute("data-state", "connected", timeout=TIMEOUT_MS)
+        expect(connection(page)).to_have_attribute("data-connects", "2")
+        # Subscribed again: the status the table republishes on reconnecting (a higher seq)
+        # reaches the page.
+        expect(status).not_to_have_attribute("data-seq", before or "", timeout=TIMEOUT_MS)
+        expect(status.locator("pre")).to_contain_text('"state": "online"')
+    finally:
+        publisher.stop()
