@@ -14,8 +14,9 @@ that role saw or could do that it must not:
 * a hole card on ``broadcast/hole`` before the broadcast delay, or while its hand is played;
 * a write it may not make: each role publishes a marker to every topic of both tables and a
   floor command to each ``cmd/floor/<user>`` of every user the audit knows (a supervisor may
-  send only on its own, never as another supervisor); an admin observer, the first table's own
-  user (who reads its commands) and the tables' command handlers report what arrived.
+  send only on its own, never as another supervisor) and a marker to each table's
+  ``cmd/dealer`` (only that table's dealer may write it); an admin observer, the first table's
+  own user (who reads its commands) and the tables' command handlers report what arrived.
 
 The roles are mkusers' (broker.ROLES) and ``supervisor``: one of two supervisors (floor.<name>),
 the other being whose topic the first must not write.
@@ -108,10 +109,13 @@ def may_write(role: str, own_table: str, topic: str, room: str, user: str = "") 
     if role == "table":
         return table == own_table and not command
     if role == "bridge":
-        # The bridge brings each command in on the topic its supervisor sent it on (bridge.conf).
+        # The bridge brings each command in on the topic its supervisor sent it on (bridge.conf),
+        # and the dealer's commands of a dealer's screen logged in centrally.
         forwarded = rest.startswith("cmd/floor/") and rest.count("/") == 2 and rest != f"cmd/floor/{user}"
-        return table == own_table and (rest == "bridge" or forwarded)
-    return False  # floor (a read-only dashboard), dealer, public, broadcast
+        return table == own_table and (rest in ("bridge", "cmd/dealer") or forwarded)
+    if role == "dealer":
+        return table == own_table and rest == "cmd/dealer"  # the dealer's own commands, nothing else
+    return False  # floor (a read-only dashboard), public, broadcast
 
 
 @dataclass
@@ -322,7 +326,7 @@ class _Observer:
             marker = json.dumps({"audit_marker": role, "run": self.run_id}).encode()
             for table in self.tables:
                 topics = Topics(self.room, table)
-                for topic in (*topics.all_published(), topics.bridge):
+                for topic in (*topics.all_published(), topics.bridge, topics.cmd_dealer):
                     client.publish(topic, marker, qos=1)
                     sent += 1
                 command = {"type": "floor", "kind": "deck_check", "by": f"audit-{role}", "amount": 52}
@@ -377,6 +381,7 @@ class _Observer:
             for topic in (
                 topics.status,
                 *(topics.view(v) for v in ("public", "dealer", "floor")),
+                topics.summary,
                 topics.private_hole,
                 topics.broadcast_hole,
             ):

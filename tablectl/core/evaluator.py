@@ -415,8 +415,9 @@ def _nibbles(value: int) -> list[int]:
     return [(value >> shift) & 15 for shift in (16, 12, 8, 4, 0)]
 
 
-def describe_high(value: int) -> str:
-    """What a dealer says: 'Full house, kings full of nines', 'Straight, five high'."""
+def describe_high(value: int, full: str = "full of") -> str:
+    """What a dealer says: 'Full house, kings full of nines', 'Straight, five high'; ``full``
+    is the word between a full house's ranks ("over" for a display: 'nines over kings')."""
     category = category_of(value)
     r = _nibbles(value)
     name = CATEGORY_NAMES[category]
@@ -425,7 +426,7 @@ def describe_high(value: int) -> str:
     if category == FOUR_OF_A_KIND:
         return f"{name}, {_plural(r[0])}"
     if category == FULL_HOUSE:
-        return f"{name}, {_plural(r[0])} full of {_plural(r[1])}"
+        return f"{name}, {_plural(r[0])} {full} {_plural(r[1])}"
     if category in (FLUSH, STRAIGHT, HIGH_CARD):
         return f"{name}, {_RANK_NAMES[r[0]]} high"
     if category == THREE_OF_A_KIND:
@@ -457,6 +458,13 @@ def describe_low(value: int) -> str:
         ranks.extend([rank] * times)
     ranks.sort(reverse=True)
     return "-".join(_LOW_SYMBOLS[i] for i in ranks)
+
+
+def name_low(value: int) -> str:
+    """A low as a dealer calls it, by its two highest cards: 'eight-six' for 8-6-4-2-A,
+    'five-four' for the wheel."""
+    top = describe_low(value).split("-")[:2]
+    return "-".join("ace" if s == "A" else _RANK_NAMES[_LOW_SYMBOLS.index(s) - 1] for s in top)
 
 
 _CLASS_OF: dict[int, int] = {}

@@ -44,6 +44,15 @@ class DealerKey(enum.Enum):
     MUCK = "muck"
 
 
+class DealerAction(enum.Enum):
+    """The dealer's own commands from the dealer's screen (``cmd/dealer``)."""
+
+    CONFIRM = "confirm"  # what the panel's confirm key does: a ruling that waits is confirmed
+    CALL_FLOOR = "call_floor"  # an alert to the floor: come to this table (``name``, ``reason``)
+    CLOCK_IN = "clock_in"  # ``name`` deals here from now on (the room knows who deals where)
+    CLOCK_OUT = "clock_out"  # the dealer (``name``, or whoever is clocked in) leaves the table
+
+
 class FloorKind(enum.Enum):
     OVERRIDE = "override"  # a ruling decided otherwise (``ruling``, ``decision``)
     VOID_HAND = "void_hand"  # every chip back to who put it in
@@ -119,6 +128,19 @@ class FloorCommand:
 
 
 @dataclass(frozen=True, slots=True)
+class DealerCommand:
+    """A command the dealer gave on the dealer's screen (topic ``cmd/dealer``, which the broker's
+    ACL lets only this table's dealer user write). Checked at the boundary by
+    :func:`dealer_command_problem`; ``confirm`` is applied as the panel's confirm key."""
+
+    action: DealerAction
+    name: str | None = None  # clock_in, clock_out: the dealer's name; call_floor: who calls
+    reason: str | None = None  # call_floor: why, in a few words (optional)
+    at: float = 0.0
+    user: str = ""  # the broker user it came from (dealer.<table>), "" when none
+
+
+@dataclass(frozen=True, slots=True)
 class DeviceStatus:
     device: str  # "shoe", "reader", "camera", "panel"
     ok: bool
@@ -136,7 +158,7 @@ class InputRefused:
     why it was not applied. It changes nothing. Made by :func:`input_refused`, which bounds every
     text: the journal and the displays stay small whatever was sent."""
 
-    source: str  # "floor": where it came from
+    source: str  # "floor" or "dealer": where it came from
     what: str  # the command's kind when it could be read, else "?"
     by: str  # the sender's name as written (shortened), "" when unreadable
     reason: str  # what was wrong, as the sender was told
@@ -144,12 +166,13 @@ class InputRefused:
     user: str = ""  # the broker user it came from (its topic cmd/floor/<user>), "" when unknown
 
 
-Event = CardDrawn | CardSeen | DealerInput | FloorCommand | DeviceStatus | InputRefused
+Event = CardDrawn | CardSeen | DealerInput | FloorCommand | DealerCommand | DeviceStatus | InputRefused
 EVENT_TYPES: dict[str, type[Any]] = {
     "card_drawn": CardDrawn,
     "card_seen": CardSeen,
     "dealer": DealerInput,
     "floor": FloorCommand,
+    "dealer_command": DealerCommand,
     "device": DeviceStatus,
     "refused": InputRefused,
 }
@@ -272,6 +295,7 @@ _DECODERS: dict[str, Callable[[Any], Any]] = {
     "zone": Zone,
     "key": DealerKey,
     "kind": FloorKind,
+    "action": DealerAction,
     "blinds": lambda value: tuple(int(v) for v in value),
     "seat": _whole_number,
     "amount": _whole_number,
@@ -409,4 +433,37 @@ def floor_command_problem(
             return f"blinds are whole numbers of chips from 1 to {MAX_CHIPS:,}, e.g. [100, 200]"
         if list(blinds) != sorted(blinds):
             return f"blinds go from the small to the big, e.g. [100, 200], not {list(blinds)}"
+    return None
+
+
+# -- the bounds of a dealer's command (docs/schemas/cmd-dealer.json says the same) -----------------
+
+# Texts, in characters: a name as on a seat plate (40), a reason the floor reads on a tile (80).
+DEALER_TEXT_LIMITS: dict[str, int] = {"name": 40, "reason": 80}
+# The fields each action reads; any other field given is refused (it would be ignored).
+DEALER_FIELDS: dict[DealerAction, frozenset[str]] = {
+    DealerAction.CONFIRM: frozenset(),
+    DealerAction.CALL_FLOOR: frozenset({"name", "reason"}),
+    DealerAction.CLOCK_IN: frozenset({"name"}),
+    DealerAction.CLOCK_OUT: frozenset({"name"}),
+}
+
+
+def dealer_command_problem(command: DealerCommand) -> str | None:
+    """What is wrong with the dealer's ``command`` (None: nothing), in words for the dealer: each
+    text's type and length, the fields its action reads, a name to clock in. What depends on
+    the table's moment (nothing waits for a confirm, another dealer clocked in) is the step's."""
+    fields = DEALER_FIELDS[command.action]
+    for key, limit in DEALER_TEXT_LIMITS.items():
+        value = getattr(command, key)
+        if value is None:
+            continue
+        if key not in fields:
+            return f"{command.action.value} takes no {key}"
+        if not isinstance(value, str):
+            return f"{key} is a text, not {type(value).__name__}"
+        if len(value) > limit:
+            return f"{key} is {len(value):,} characters long: at most {limit}"
+    if command.action is DealerAction.CLOCK_IN and not (command.name or "").strip():
+        return "give the dealer's name"
     return None

@@ -26,6 +26,7 @@ from tablectl.core.effects import Applied, HandEnded, Ruling, Severity
 from tablectl.core.events import (
     CardDrawn,
     CardSeen,
+    DealerCommand,
     DealerInput,
     DeviceStatus,
     Event,
@@ -129,6 +130,16 @@ def describe_event(event: Event) -> str:
             words.append(f"ruling {event.ruling}")
         if event.decision:
             words.append(f"decision {event.decision}")
+        return " ".join(words)
+    if isinstance(event, DealerCommand):
+        # From the dealer's screen (cmd/dealer), the broker user that sent it when it came over MQTT.
+        words = [f"dealer's screen: {event.action.value.replace('_', ' ')}"]
+        if event.name:
+            words.append(f"by {event.name}")
+        if event.reason:
+            words.append(f"({event.reason})")
+        if event.user:
+            words.append(f"(user {event.user})")
         return " ".join(words)
     if isinstance(event, CardDrawn):
         card = card_str(event.card) if event.card is not None else "unread card"
@@ -249,7 +260,7 @@ class _Reader:
         record.last_seq = seq
         tag = f"#{seq} {_clock(event.at)} "
         out: list[str] = []
-        if isinstance(event, (FloorCommand, DeviceStatus)):
+        if isinstance(event, (FloorCommand, DealerCommand, DeviceStatus)):
             out.append(describe_event(event))
         if outcome.startswith("error"):
             error = outcome.removeprefix("error: ")

@@ -5,5 +5,6 @@ secret at a given moment and every other view is safe to show its audience as it
 """
 
 from tablectl.views.audiences import RecentRuling, dealer, floor, private, public, ruling_body
+from tablectl.views.operations import summary
 
-__all__ = ["RecentRuling", "dealer", "floor", "private", "public", "ruling_body"]
+__all__ = ["RecentRuling", "dealer", "floor", "private", "public", "ruling_body", "summary"]

@@ -22,6 +22,8 @@ from tablectl.core.procedure import prompt_for
 from tablectl.core.sentences import Said
 from tablectl.core.table import TableState
 from tablectl.views import secrecy
+from tablectl.views.operations import open_alerts, operations
+from tablectl.views.showdown import last_action, result
 
 VIEW_SCHEMA = 1
 
@@ -91,6 +93,13 @@ def public(state: TableState) -> dict[str, Any]:
         "button": state.button,
         "hand": state.hand_number if hand is not None else None,
         "seats": seats,
+        # Who posted the blinds on the hand in progress (TBL-1's record of the round).
+        "blind_seats": {"small": state.orbit[-1].small, "big": state.orbit[-1].big}
+        if hand is not None and state.orbit
+        else None,
+        "last_action": last_action(hand, {n: s.name for n, s in enumerate(state.seats, 1) if s is not None}),
+        # Between hands: the showdown of the hand just played (hands shown, winners, pushes).
+        "result": result(state),
     }
     if game is not None and hand is not None:
         pots = side_pots(game.contributed, game.folded, game.dead)
@@ -134,17 +143,30 @@ def dealer(
     view["rulings"] = [
         {"seq": r.seq, "ts": r.ts, "hand": r.hand, **ruling_body(r.ruling, say)} for r in rulings
     ]
+    # What stays open until it is resolved (a ruling to confirm, a floor call, a device lost),
+    # the devices, and who deals here.
+    view["open_alerts"] = open_alerts(state, say)
+    view["devices"] = dict(state.devices)
+    view["dealer"] = {"name": state.dealer.name, "since": state.dealer.since} if state.dealer else None
     return view
 
 
 def floor(
-    state: TableState, rulings: Sequence[RecentRuling] = (), base: dict[str, Any] | None = None
+    state: TableState,
+    rulings: Sequence[RecentRuling] = (),
+    base: dict[str, Any] | None = None,
+    now: float | None = None,
 ) -> dict[str, Any]:
-    """The supervisors' dashboard: the dealer's view (``base``, when already made), devices,
-    the floor's remedies of this hand and the last, the table's levels."""
+    """The supervisors' dashboard: the dealer's view (``base``, when already made), the floor's
+    remedies of this hand and the last, the table's levels, the pace and state of the table
+    (hands per hour in the hour up to ``now``, default the last hand's end)."""
     view = dict(base) if base is not None else dealer(state, rulings)
     view["view"] = "floor"
-    view["devices"] = dict(state.devices)
+    view.update(operations(state, now))
+    counts: dict[str, int] = {}
+    for alert in view["open_alerts"]:
+        counts[alert["severity"]] = counts.get(alert["severity"], 0) + 1
+    view["alert_counts"] = counts
     # The remedies of this hand and the last (the state keeps no more: core/table/state.py,
     # MAX_REMEDIES); the whole history is the journal's (tablectl replay). Who: the name the
     # supervisor typed (by) and the broker user that sent it (user).

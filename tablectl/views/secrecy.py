@@ -21,8 +21,9 @@ HIDDEN_CARD = "[card]"
 
 
 def face_up(state: TableState) -> frozenset[Card]:
-    """The cards every audience may see now: the board and the hands shown."""
-    hand = state.hand
+    """The cards every audience may see now: the board and the hands shown (between hands: of
+    the hand just played, which lie on the felt until the next deal)."""
+    hand = state.hand if state.hand is not None else state.last_hand
     if hand is None:
         return frozenset()
     game = hand.game

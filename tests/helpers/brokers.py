@@ -191,12 +191,14 @@ SCHEMA_OF_TOPIC = {
     "public": "snapshot-public",
     "dealer": "snapshot-dealer",
     "floor": "snapshot-floor",
+    "summary": "snapshot-summary",
     "private/hole": "private-hole",
     "broadcast/hole": "broadcast-hole",
     "events": "event",
     "alerts": "alert",
     "cmd_result": "cmd-result",
     "cmd/floor": "cmd-floor",
+    "cmd/dealer": "cmd-dealer",
 }
 
 

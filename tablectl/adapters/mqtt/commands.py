@@ -1,5 +1,5 @@
-"""Floor commands from the broker, pure: reading one off ``cmd/floor/<user>`` and writing its
-answer for ``cmd_result`` (docs/mqtt.md, commands). No paho and no clock: the caller passes the
+"""Floor and dealer commands from the broker, pure: reading one off ``cmd/floor/<user>`` or
+``cmd/dealer`` and writing its answer for ``cmd_result`` (docs/mqtt.md, commands). No paho and no clock: the caller passes the
 message's parts and the time.
 
 Who sent a command is the topic's last level: the broker's ACL lets each user write only its own
@@ -23,9 +23,11 @@ from tablectl.adapters.mqtt.topics import Topics, supervisor_name
 from tablectl.core.events import (
     MAX_SEAT,
     REASON_LIMIT,
+    DealerCommand,
     EventError,
     FloorCommand,
     InputRefused,
+    dealer_command_problem,
     floor_command_problem,
     from_json,
     input_refused,
@@ -126,6 +128,87 @@ def parse_floor_command(
     return event
 
 
+def parse_dealer_command(
+    topics: Topics,
+    topic: str,
+    payload: bytes,
+    retained: bool,
+    now: float,
+    max_age: float,
+) -> DealerCommand | CommandRefused:
+    """The dealer's command in a message received on ``topic`` (``cmd/dealer``) at ``now``, or
+    why it is refused: the same shape and checks as :func:`parse_floor_command`.
+
+    Only this table's dealer user writes ``cmd/dealer`` (the broker's ACL; the bridge brings in
+    the central broker's copy on the same topic), so the command carries that user
+    (``dealer.<table>``). Every field is checked (tablectl.core.events.dealer_command_problem);
+    a command without ``at`` is stamped ``now``; one more than ``max_age`` s old (0: any age) or
+    more than MAX_CLOCK_SKEW s ahead is refused. A refusal is journaled as ``InputRefused``
+    with source ``dealer``."""
+    data: object = None
+    user = topics.dealer_user
+
+    def refused(reason: str) -> CommandRefused:
+        fields = data if isinstance(data, dict) else {}
+        reason = shorten(reason, REASON_LIMIT)
+        event = input_refused("dealer", fields.get("action"), fields.get("name"), reason, now, user)
+        return CommandRefused(reason, event)
+
+    if topic != topics.cmd_dealer:
+        return refused(f"unknown command topic {topic}: the dealer's commands go to {topics.cmd_dealer}")
+    if retained:
+        with contextlib.suppress(ValueError):  # only to journal what it was
+            data = json.loads(payload)
+        return refused(
+            "a command must not be retained (it would be applied again on every reconnection): "
+            "ignored; publish it without the retain flag"
+        )
+    try:
+        data = json.loads(payload.decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        return refused(f"a command is a JSON object (tablectl.core.events.to_json): {exc}")
+    try:
+        event = from_json(data)  # type: ignore[arg-type]  # from_json checks it is an object
+    except EventError as exc:
+        return refused(f"not a dealer command: {exc}")
+    if not isinstance(event, DealerCommand):
+        kind = data.get("type") if isinstance(data, dict) else None
+        return refused(
+            f"only dealer commands (type 'dealer_command') are taken on {topic}, not {kind!r:.40} events"
+        )
+    if event.user and event.user != user:
+        return refused(
+            f"'user' is {event.user!r:.40} but the command came on {user}'s topic: the table takes "
+            f"the user from the topic; leave 'user' out"
+        )
+    event = replace(event, user=user)
+    what = event.action.value.replace("_", " ")
+    problem = dealer_command_problem(event)
+    if problem is not None:
+        return refused(f"{what}: {problem}")
+    late = _time_problem(what, event.at, now, max_age)
+    if late is not None:
+        return refused(late)
+    return event if event.at else replace(event, at=now)
+
+
+def _time_problem(what: str, at: float, now: float, max_age: float) -> str | None:
+    """Why a command sent at ``at`` is not applied at ``now`` (None: it may be; 0: no time)."""
+    if not at:
+        return None
+    if at - now > MAX_CLOCK_SKEW:
+        return (
+            f"command {what} is dated {at - now:.6g} s ahead of the table's clock (its 'at', "
+            f"{at:.15g}): 'at' is in seconds since the epoch, not milliseconds; check the sender's clock"
+        )
+    if max_age and now - at > max_age:
+        return (
+            f"command {what} is {now - at:.0f} s old (its 'at'); commands older than {max_age:.0f} s "
+            f"are not applied: send it again"
+        )
+    return None
+
+
 # Why a command without a key is refused (command_key gives None).
 NO_KEY = (
     "a command needs its time 'at' (seconds since the epoch) or MQTT 5 correlation data, "
@@ -154,15 +237,24 @@ def command_key(payload: bytes, correlation: bytes | None) -> str | None:
 
 
 def command_result(
-    topic: str, command: FloorCommand | None, ok: bool, error: str | None, correlation: bytes | None
+    topic: str,
+    command: FloorCommand | DealerCommand | None,
+    ok: bool,
+    error: str | None,
+    correlation: bytes | None,
 ) -> dict[str, Any]:
-    """The body of a ``cmd_result`` message (the envelope aside): what was done with a command.
-    ``ok`` means journaled; the rules' answer follows as events."""
+    """The body of a ``cmd_result`` message (the envelope aside): what was done with a command
+    (a dealer's: ``command`` is its action, ``by`` the name it gives). ``ok`` means journaled;
+    the rules' answer follows as events."""
+    if isinstance(command, DealerCommand):
+        what, by = command.action.value, command.name
+    else:
+        what, by = (command.kind.value, command.by) if command is not None else (None, None)
     return {
         "ok": ok,
         "topic": topic,
-        "command": command.kind.value if command is not None else None,
-        "by": command.by if command is not None else None,
+        "command": what,
+        "by": by,
         "user": command.user if command is not None else None,
         "error": error,
         "correlation": correlation.hex() if correlation is not None else None,

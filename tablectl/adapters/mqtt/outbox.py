@@ -8,6 +8,7 @@ is driven for the shoe's serial line::
     box = Outbox(Topics("main", "7"), epoch, now=clock())
     box.record_effects(effects, hand, now)          # rulings and ended hands: events, alerts
     box.state_changed(views, hole, live_hand, now)  # the snapshots whose content changed
+    box.summary_changed(summary, now)               # the floor grid's tile, at most once a second
     box.connected(at, now); box.acknowledged(id, ok, at); box.disconnected(); box.poll(at, now)
     box.tick(now)                                   # the broadcast delay, the snapshot refresh
     for out in box.take(): send(out) and remember which transport id is out.id
@@ -68,6 +69,9 @@ class OutboxConfig:
     resync_timeout: float = 5.0
     replay_window: float = 65.0
     max_packet_size: int = 0  # bytes: no message over it is sent (the broker's limit); 0: none
+    # s: the floor grid's summary goes out at most once in this time (the newest wins), except
+    # when its alerts change, which go out at once.
+    summary_interval: float = 1.0
 
 
 @dataclass
@@ -174,6 +178,8 @@ class Outbox:
         self._live_hand: int | None = None
         self._last_refresh = now
         self._oversize: set[str] = set()  # topics whose last message was too big (alerted once)
+        self._summary_at: float | None = None  # when the last summary was queued (table clock)
+        self._summary_held: dict[str, Any] | None = None  # a newer summary, waiting for the interval
         self._notices: list[str] = []
 
     # -- queries ----------------------------------------------------------------------------------
@@ -267,6 +273,30 @@ class Outbox:
         self._live_hand = live_hand
         return count
 
+    def summary_changed(self, summary: Mapping[str, Any], now: float, force: bool = False) -> int:
+        """Queue the floor grid's summary (tablectl.views.summary) on ``summary``, retained: at
+        most once every ``summary_interval`` s, the newest winning (a newer one waits for
+        :meth:`tick`), but at once when its open alerts (count or worst) changed, or with
+        ``force``. Returns the number of messages queued."""
+        view = dict(summary)
+        topic = self.topics.summary
+        last = self._last_views.get(topic)
+        if not force and last == view:
+            self._summary_held = None
+            return 0
+        alerts_changed = last is None or (last.get("alerts"), last.get("worst")) != (
+            view.get("alerts"),
+            view.get("worst"),
+        )
+        since = None if self._summary_at is None else now - self._summary_at
+        due = since is None or not 0 <= since < self.config.summary_interval  # a clock step back: due
+        if not (force or alerts_changed or due):
+            self._summary_held = view
+            return 0
+        self._summary_held = None
+        self._summary_at = now
+        return self._snapshot(topic, "snapshot", view, now, force, "summary")
+
     def command_result(self, body: Mapping[str, Any], correlation: bytes | None, now: float) -> None:
         """Queue the answer to a floor command (commands.command_result writes ``body``)."""
         seq = self._next_seq()
@@ -278,9 +308,12 @@ class Outbox:
             self._queue(message, ("cmd_result", seq))
 
     def tick(self, now: float) -> int:
-        """Release the broadcast copies that are due, and queue the retained snapshots again at
-        half their expiry. Returns the number of messages queued."""
+        """Release the broadcast copies that are due and a summary held back by its interval, and
+        queue the retained snapshots again at half their expiry. Returns the number queued."""
         count = self._release_broadcast(now)
+        held = self._summary_held
+        if held is not None:
+            count += self.summary_changed(held, now)
         expiry = self.config.snapshot_expiry
         if expiry and now - self._last_refresh >= expiry / 2:
             self._last_refresh = now

@@ -40,7 +40,7 @@ from tablectl.adapters.mqtt.topics import CONTENT_TYPE, PublisherError, Topics
 from tablectl.core.effects import Effect, Ruling
 from tablectl.core.events import FloorCommand, InputRefused
 from tablectl.core.table import TableState
-from tablectl.views import dealer, floor, private, public, secrecy
+from tablectl.views import dealer, floor, private, public, secrecy, summary
 
 # The package's name, as before the split: logging configured for it keeps working.
 log = logging.getLogger("tablectl.adapters.mqtt")
@@ -591,9 +591,10 @@ class TablePublisher:
                 # Every view is computed before the first is handed to paho (whose network thread
                 # would otherwise compete for the interpreter while they are); public goes first.
                 views["dealer"] = dealer_view = dealer(state, rulings, base=pub)
-                views["floor"] = floor(state, rulings, base=dealer_view)
+                views["floor"] = floor(state, rulings, base=dealer_view, now=now)
             live_hand = state.hand_number if state.hand is not None else None
             count += box.state_changed(views, priv, live_hand, now, force)
+            count += box.summary_changed(summary(state, say, now), now, force)
             self._flush_locked()
             return count
 

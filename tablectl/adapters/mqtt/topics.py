@@ -94,6 +94,22 @@ class Topics:
         return user if user != topic and user and "/" not in user else None
 
     @property
+    def cmd_dealer(self) -> str:
+        """Where the dealer's screen sends the dealer's own commands: ``cmd/dealer``, which the ACL
+        lets only this table's dealer user write (deploy/mosquitto/acl.table.in)."""
+        return self.base + "cmd/dealer"
+
+    @property
+    def dealer_user(self) -> str:
+        """The broker user of this table's dealer's screen, who alone writes :attr:`cmd_dealer`."""
+        return "dealer." + self.table
+
+    @property
+    def summary(self) -> str:
+        """The small retained summary the floor's grid reads (tablectl.views.summary)."""
+        return self.base + "summary"
+
+    @property
     def cmd_result(self) -> str:
         return self.base + "cmd_result"
 
@@ -106,6 +122,7 @@ class Topics:
         return (
             self.status,
             *(self.view(v) for v in VIEW_NAMES),
+            self.summary,
             self.events,
             self.alerts,
             self.private_hole,

@@ -8,10 +8,10 @@ board card corrected after the fact by replaying the log from ``HandProgress.sta
 from __future__ import annotations
 
 from tablectl.core.cards import Card
-from tablectl.core.game.actions import DealBoard
+from tablectl.core.game.actions import BetRaise, CheckCall, DealBoard, Fold, Kill
 from tablectl.core.game.engine import HandState, apply
 from tablectl.core.game.errors import RuleViolation
-from tablectl.core.procedure.progress import HandProgress, LogEntry, Refund, Refused, _evolve
+from tablectl.core.procedure.progress import HandProgress, LastAction, LogEntry, Refund, Refused, _evolve
 
 
 def _run(game: HandState, entry: LogEntry) -> HandState:
@@ -28,7 +28,29 @@ def _run(game: HandState, entry: LogEntry) -> HandState:
 
 
 def _apply(hand: HandProgress, entry: LogEntry) -> HandProgress:
-    return _evolve(hand, game=_run(hand.game, entry), log=hand.log + (entry,))
+    game = _run(hand.game, entry)
+    last = _last_action(hand.game, game, entry)
+    if last is None:
+        return _evolve(hand, game=game, log=hand.log + (entry,))
+    return _evolve(hand, game=game, log=hand.log + (entry,), last_action=last)
+
+
+def _last_action(before: HandState, after: HandState, entry: LogEntry) -> LastAction | None:
+    """What ``entry`` was, in the words of a display (None: not a betting action)."""
+    if isinstance(entry, Fold):
+        return LastAction(entry.player, "fold")
+    if isinstance(entry, Kill):
+        return LastAction(entry.player, "dead")
+    if isinstance(entry, CheckCall):
+        player = entry.player
+        if before.bets[player] >= before.high_bet:
+            return LastAction(player, "check")
+        amount = min(before.high_bet, before.bets[player] + before.stacks[player])
+        return LastAction(player, "call", amount, after.stacks[player] == 0)
+    if isinstance(entry, BetRaise):
+        verb = "raise" if before.high_bet > 0 else "bet"
+        return LastAction(entry.player, verb, entry.to, after.stacks[entry.player] == 0)
+    return None
 
 
 def _rebuild(hand: HandProgress, log: tuple[LogEntry, ...]) -> HandProgress:

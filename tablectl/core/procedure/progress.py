@@ -55,6 +55,17 @@ class Refund:
 LogEntry = Action | Refund
 
 
+class LastAction(NamedTuple):
+    """The last betting action of the hand, for the displays: position, what they did
+    ("fold", "check", "call", "bet", "raise", "dead": killed by a ruling), and the total of
+    their bet this round after it (0 for fold, check, dead)."""
+
+    player: int
+    verb: str
+    amount: int = 0
+    all_in: bool = False
+
+
 class HandProgress(NamedTuple):
     """Where the deal stands. A NamedTuple, like the engine's state: copied for every event,
     and ``_replace`` is several times cheaper than ``dataclasses.replace`` (bench/procedure.py)."""
@@ -90,6 +101,7 @@ class HandProgress(NamedTuple):
     last_draw: Card | None = None  # the card last drawn, for a camera's confirmation
     start: HandState | None = None  # the game as the blinds were posted: the log replays from it
     log: tuple[LogEntry, ...] = ()  # every action given to the engine, in order (TBL-5)
+    last_action: LastAction | None = None  # the last fold, check, call, bet or raise (displays)
 
     @property
     def n(self) -> int:

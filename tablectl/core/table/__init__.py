@@ -17,6 +17,10 @@ Contracts of ``step``:
 * the floor's ``void_hand`` ends any hand in progress with every chip back where it
   was when the hand started; ``new hand`` then deals the next one (button and blinds
   unchanged after a void hand or a misdeal, MD-2);
+* the dealer's own commands (``DealerCommand``, from the dealer's screen): ``confirm`` is the
+  panel's confirm key, refused with a reason when nothing waits; ``call_floor`` raises a
+  ``Severity.FLOOR`` ruling (rule ``CALL``) and lists the call until the floor answers it (an
+  ``override`` with ruling ``CALL``); ``clock_in`` and ``clock_out`` say who deals here;
 * a finished hand stays in ``TableState.last_hand`` (with its log of actions) until
   the next deal starts: a ruling on its pot may be asked for until then (TBL-5).
 
@@ -27,9 +31,11 @@ hands, MD-2), ``floor`` (floor commands, devices); this module holds the step.
 
 from __future__ import annotations
 
-from tablectl.core.effects import Applied, Effect, Prompt
+from tablectl.core.effects import Applied, Effect, HandEnded, Prompt
 from tablectl.core.events import (
     CardDrawn,
+    DealerAction,
+    DealerCommand,
     DealerInput,
     DealerKey,
     DeviceStatus,
@@ -40,9 +46,21 @@ from tablectl.core.events import (
 from tablectl.core.game.engine import Phase
 from tablectl.core.procedure import Refused, prompt_for, step_hand
 from tablectl.core.table.config import TableConfig, TableConfigError
+from tablectl.core.table.dealer import check_dealer_command, dealer_command
 from tablectl.core.table.floor import _device, _floor, _refused_input
 from tablectl.core.table.hands import _between_hands, _end_without_play, _hand_complete
-from tablectl.core.table.state import ButtonFix, Positions, Remedy, Seat, TableState, _evolve, new_table
+from tablectl.core.table.state import (
+    ButtonFix,
+    DealerShift,
+    FloorCall,
+    Positions,
+    Remedy,
+    Seat,
+    TableState,
+    _evolve,
+    _hand_times,
+    new_table,
+)
 
 
 def step(state: TableState, event: Event) -> tuple[TableState, tuple[Effect, ...]]:
@@ -51,6 +69,11 @@ def step(state: TableState, event: Event) -> tuple[TableState, tuple[Effect, ...
         after, effects = _step(state, event)
     except Refused as refused:
         after, effects = state, (refused.ruling,)
+    for effect in effects:
+        if type(effect) is HandEnded and not (effect.voided or effect.misdeal):
+            # Hands per hour and the last hand's time count the hands played out, at the time
+            # of the event that ended each (the core reads no clock).
+            after = _evolve(after, hand_times=_hand_times(after.hand_times, event.at))
     if after.hand is not None:
         for effect in effects:
             if type(effect) is Prompt:
@@ -65,6 +88,16 @@ def _step(state: TableState, event: Event) -> tuple[TableState, tuple[Effect, ..
         return _device(state, event)
     if isinstance(event, InputRefused):
         return _refused_input(event)
+    if isinstance(event, DealerCommand):
+        check_dealer_command(event)
+        if event.action is not DealerAction.CONFIRM:
+            return dealer_command(state, event)
+        if state.hand is None or state.hand.pending is None:
+            raise Refused(
+                "INPUT",
+                "nothing waits for confirmation: confirm is for a ruling that says 'press confirm'",
+            )
+        event = DealerInput(DealerKey.CONFIRM, at=event.at)  # from here on, the panel's key
     seat = None if isinstance(event, CardDrawn) else event.seat
     if seat is not None and not 1 <= seat <= len(state.seats):
         raise Refused("INPUT", f"there is no seat {seat} at this table: seats are 1 to {len(state.seats)}")
@@ -87,6 +120,8 @@ def _step(state: TableState, event: Event) -> tuple[TableState, tuple[Effect, ..
 __all__ = [
     "Applied",
     "ButtonFix",
+    "DealerShift",
+    "FloorCall",
     "Positions",
     "Remedy",
     "Seat",

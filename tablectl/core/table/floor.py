@@ -25,6 +25,7 @@ from tablectl.core.events import (
 from tablectl.core.game.engine import Phase
 from tablectl.core.procedure import Refused, kill_hand, prompt_for, short_call
 from tablectl.core.table.button import _button_misplaced
+from tablectl.core.table.dealer import CALL_RULE
 from tablectl.core.table.hands import _end_without_play, _hand_complete
 from tablectl.core.table.state import ButtonFix, Positions, Seat, TableState, _evolve, _remedied
 
@@ -125,6 +126,8 @@ def _override(state: TableState, event: FloorCommand, by: str) -> tuple[TableSta
     decision = (event.decision or "").lower()
     if event.ruling == "BOARD-6":
         return _short_call(state, event, by, decision)
+    if event.ruling == CALL_RULE:
+        return _answer_calls(state, event, by, decision)
     if hand is None or hand.pending is None:
         raise Refused("INPUT", "no ruling is waiting: nothing to override")
     if decision not in ("accept", "reject"):
@@ -139,6 +142,24 @@ def _override(state: TableState, event: FloorCommand, by: str) -> tuple[TableSta
     hand = hand._replace(pending=None)
     text = f"The floor ({by}) overrides {rule}: the hand goes on."
     return _evolve(state, hand=hand), (Ruling(rule, text, Severity.INFO), prompt_for(hand))
+
+
+def _answer_calls(
+    state: TableState, event: FloorCommand, by: str, decision: str
+) -> tuple[TableState, tuple[Effect, ...]]:
+    """A supervisor answers the dealer's calls to the floor: every open call is closed."""
+    if not state.floor_calls:
+        raise Refused("INPUT", "no call to the floor is open at this table")
+    if decision not in ("accept", "resolve"):
+        raise Refused("INPUT", "a floor call is answered with decision 'accept' or 'resolve'")
+    count = len(state.floor_calls)
+    state = _evolve(state, floor_calls=(), overrides=_remedied(state, by, CALL_RULE, decision, event.user))
+    calls = "call" if count == 1 else f"{count} calls"
+    text = f"The floor ({by}) answers the dealer's {calls}."
+    effects: tuple[Effect, ...] = (Ruling(CALL_RULE, text, Severity.INFO),)
+    if state.hand is not None:
+        effects = (*effects, prompt_for(state.hand))
+    return state, effects
 
 
 def _seating(state: TableState, event: FloorCommand) -> tuple[TableState, tuple[Effect, ...]]:

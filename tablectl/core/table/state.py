@@ -43,6 +43,30 @@ class Remedy(NamedTuple):
     user: str = ""  # the broker login that sent it (cmd/floor/<user>), "" when none
 
 
+class DealerShift(NamedTuple):
+    """The dealer clocked in at the table (the dealer's screen, ``clock_in``), and since when."""
+
+    name: str
+    since: float  # the clock-in's time (seconds since the epoch)
+
+
+class FloorCall(NamedTuple):
+    """The dealer called the floor (``call_floor``): listed until a supervisor answers it."""
+
+    at: float  # when the dealer called
+    by: str  # who called: the name given, else the dealer clocked in, else "the dealer"
+    reason: str  # why, in the dealer's words ("" when none was given)
+    hand: int  # the hand number at the time (0: before the first hand)
+
+
+# Open floor calls the state keeps: a call beyond this is refused (the floor is already coming).
+MAX_FLOOR_CALLS = 3
+# Hands per hour count the hands that ended within this many seconds.
+HOUR = 3600.0
+# The hand-ended times the state keeps (within HOUR of the newest): far above any dealer's pace.
+MAX_HAND_TIMES = 400
+
+
 # The remedies the state keeps: those of the current hand and the last one, at most this many
 # (the newest). The journal keeps every one for good (``tablectl replay``); the state and the
 # floor snapshot stay the same size whatever the journal's length.
@@ -82,6 +106,11 @@ class TableState(NamedTuple):
     orbit: tuple[Positions, ...] = ()
     button_fix: ButtonFix = ButtonFix.OFF
     vacated: tuple[int, ...] = ()  # seats whose player left since the last deal
+    # The room's operational record (the floor's grid): who deals here, the dealer's open calls
+    # to the floor, the times (from the events) the hands played out ended within the last hour.
+    dealer: DealerShift | None = None
+    floor_calls: tuple[FloorCall, ...] = ()
+    hand_times: tuple[float, ...] = ()
 
     def seat(self, number: int) -> Seat | None:
         if not 1 <= number <= len(self.seats):
@@ -108,6 +137,13 @@ def new_table(
 
 
 _evolve = copier(TableState)  # once per event
+
+
+def _hand_times(times: tuple[float, ...], at: float) -> tuple[float, ...]:
+    """``times`` with a hand ended at ``at``: only those within HOUR of the newest, at most
+    MAX_HAND_TIMES (the state stays the same size whatever the day's length)."""
+    newest = max((at, *times))
+    return tuple(t for t in (*times, at) if newest - t < HOUR)[-MAX_HAND_TIMES:]
 
 
 def _kept_remedies(remedies: tuple[Remedy, ...], hand_number: int) -> tuple[Remedy, ...]:
