@@ -30,11 +30,12 @@ def open_alerts(state: TableState, say: Callable[[Said], str]) -> list[dict[str,
     that waits for the dealer's confirm (its RULES id), the dealer's calls to the floor (until a
     supervisor answers), the devices lost (until they are back). Sentences are written by
     ``say`` (secrecy.speaker): only cards face up are named."""
+    # (severity, order within it, body): the most serious first, then by the time raised.
     items: list[tuple[Severity, float, dict[str, Any]]] = []
     hand = state.hand
     if hand is not None and hand.pending is not None:
         severity = _PENDING_SEVERITY.get(hand.pending.kind, Severity.CORRECT)
-        body = {
+        body: dict[str, Any] = {
             "kind": "ruling",
             "rule": hand.pending.rule,
             "severity": severity.value,
@@ -42,7 +43,7 @@ def open_alerts(state: TableState, say: Callable[[Said], str]) -> list[dict[str,
             "since": None,
             "needs_confirm": True,
         }
-        items.append((severity, 0.0, body))
+        items.append((severity, -1.0, body))  # first of its severity: the game waits for it
     for call in state.floor_calls:
         text = f"{call.by} calls the floor" + (f": {call.reason}" if call.reason else "")
         body = {
@@ -64,7 +65,7 @@ def open_alerts(state: TableState, say: Callable[[Said], str]) -> list[dict[str,
                 "since": None,
                 "needs_confirm": False,
             }
-            items.append((Severity.FLOOR, 0.0, body))
+            items.append((Severity.FLOOR, float("inf"), body))  # after the calls, which name a time
     items.sort(key=lambda item: (item[0].rank, item[1]))
     return [body for _, _, body in items]
 

@@ -16,6 +16,7 @@ from tablectl.core.table import TableConfig, TableState, step
 from tablectl.sim.dealer import SimDealer, seated_table
 from tablectl.views import RecentRuling, secrecy
 from tablectl.views.audiences import dealer, floor, private, public
+from tablectl.views.operations import summary
 from tests.helpers.faulty_dealer import Dealer
 from tests.helpers.faulty_dealer import seated_table as random_table
 
@@ -38,7 +39,8 @@ def test_no_view_but_private_leaks_a_hole_card_over_many_hands() -> None:
             if before is not None and state.hand is None:
                 hands += 1
             secret = secret_cards(state)
-            for view in (public(state), dealer(state), floor(state)):
+            tile = summary(state, secrecy.speaker(state))
+            for view in (public(state), dealer(state), floor(state), tile):
                 text = json.dumps(view)
                 leaked = {c for c in secret if f'"{c}"' in text}
                 assert not leaked, (view["view"], leaked)
@@ -126,7 +128,8 @@ def test_no_view_but_private_names_a_card_that_is_not_face_up_whatever_goes_wron
             up = secrecy.face_up(state)
             shown = public(state)
             to_dealer = dealer(state, recent, base=shown)
-            for view in (shown, to_dealer, floor(state, recent, base=to_dealer)):
+            tile = summary(state, secrecy.speaker(state))
+            for view in (shown, to_dealer, floor(state, recent, base=to_dealer), tile):
                 cards = named_cards(view)
                 assert cards <= up, (seed, view["view"], sorted(card_str(c) for c in cards - up), view)
                 named += len(cards)

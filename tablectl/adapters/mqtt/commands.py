@@ -1,6 +1,6 @@
 """Floor and dealer commands from the broker, pure: reading one off ``cmd/floor/<user>`` or
-``cmd/dealer`` and writing its answer for ``cmd_result`` (docs/mqtt.md, commands). No paho and no clock: the caller passes the
-message's parts and the time.
+``cmd/dealer`` and writing its answer for ``cmd_result`` (docs/mqtt.md, commands). No paho and
+no clock: the caller passes the message's parts and the time.
 
 Who sent a command is the topic's last level: the broker's ACL lets each user write only its own
 ``cmd/floor/<user>`` (deploy/mosquitto/acl.room.in), so the user is vouched for by the login,
@@ -246,6 +246,8 @@ def command_result(
     """The body of a ``cmd_result`` message (the envelope aside): what was done with a command
     (a dealer's: ``command`` is its action, ``by`` the name it gives). ``ok`` means journaled;
     the rules' answer follows as events."""
+    what: str | None
+    by: str | None
     if isinstance(command, DealerCommand):
         what, by = command.action.value, command.name
     else:

@@ -18,7 +18,7 @@ from tablectl.core.game.profiles import HouseRules
 from tablectl.core.game.variants import Ranking
 from tablectl.core.game.wagers import read_wager
 from tablectl.core.procedure.flow import _after_game_change, _kill
-from tablectl.core.procedure.ledger import _apply, _run
+from tablectl.core.procedure.ledger import _apply, _last_action, _run
 from tablectl.core.procedure.progress import HandProgress, Refused, _evolve, _hole_phase, misdeal_allowed
 from tablectl.core.procedure.prompts import prompt_for
 from tablectl.core.procedure.rulings import _MISDEAL_REASONS, _exposed, _misdeal, _ruling
@@ -149,6 +149,7 @@ def _betting_input(hand: HandProgress, event: DealerInput) -> tuple[HandProgress
         chip_actions=hand.chip_actions + (1 if chips_in else 0),
         acted=hand.acted if position in hand.acted else hand.acted + (position,),
         street_actions=tuple(street_actions),
+        last_action=_last_action(game, after, action),
     )
     effects.append(Applied(action))
     return _after_game_change(hand, effects)

@@ -25,12 +25,14 @@ TABLES = ("1", "2")
 ANN = "cmd/floor/floor.ann"  # supervisor ann's command topic (LocalBroker: mkusers --floor ann,bob)
 # What each role reads, as topic names below cardroom/main/table/<table>/ (docs/mqtt.md).
 READS = {
-    "table": {ANN, "bridge"},
+    "table": {ANN, "cmd/dealer", "bridge"},
     "bridge": {
         "status",
         "public",
         "dealer",
         "floor",
+        "summary",
+        "cmd/dealer",
         "events",
         "alerts",
         "private/hole",
@@ -41,14 +43,25 @@ READS = {
     },
     "dealer": {"status", "public", "dealer", "events", "alerts"},
     "public": {"status", "public"},
-    "floor": {"status", "public", "dealer", "floor", "events", "alerts", "cmd_result", "bridge"},
-    "supervisor": {"status", "public", "dealer", "floor", "events", "alerts", "cmd_result", "bridge"},
+    "floor": {"status", "public", "dealer", "floor", "summary", "events", "alerts", "cmd_result", "bridge"},
+    "supervisor": {
+        "status",
+        "public",
+        "dealer",
+        "floor",
+        "summary",
+        "events",
+        "alerts",
+        "cmd_result",
+        "bridge",
+    },
     "broadcast": {"status", "public", "broadcast/hole"},
     "admin": {
         "status",
         "public",
         "dealer",
         "floor",
+        "summary",
         "events",
         "alerts",
         "private/hole",
@@ -100,6 +113,9 @@ def test_each_role_reads_what_it_may_and_nothing_else(broker: LocalBroker) -> No
             command = '{"type": "floor", "kind": "deck_check", "by": "Ann", "amount": 52}'
             topic = Topics("main", publisher.table).cmd_floor("floor.ann")
             listeners["supervisor"].client.publish(topic, command, qos=1)
+            if publisher.table == "1":  # the dealer's screen of table 1: its own cmd/dealer only
+                dealer_command = '{"type": "dealer_command", "action": "call_floor"}'
+                listeners["dealer"].client.publish(Topics("main", "1").cmd_dealer, dealer_command, qos=1)
             listeners["admin"].client.publish(Topics("main", publisher.table).bridge, b"1", qos=1)
         for publisher in publishers:
             assert publisher.wait_delivered(10)
@@ -179,6 +195,11 @@ def test_each_role_publishes_only_where_it_may(broker: LocalBroker) -> None:
         for user in users:
             assert not may_write(role, "1", Topics("main", "1").cmd_floor(user), "main", logins[role])
     assert not may_write("table", "1", Topics("main", "2").view("public"), "main")
+    # The dealer's screen writes its own table's cmd/dealer and nothing else; no other display does.
+    assert may_write("dealer", "1", Topics("main", "1").cmd_dealer, "main", "dealer.1")
+    assert not may_write("dealer", "1", Topics("main", "2").cmd_dealer, "main", "dealer.1")
+    for role in ("public", "broadcast", "table", "floor", "admin", "supervisor"):
+        assert not may_write(role, "1", Topics("main", "1").cmd_dealer, "main", logins[role])
 
 
 def test_anonymous_and_wrong_passwords_are_refused(broker: LocalBroker) -> None:

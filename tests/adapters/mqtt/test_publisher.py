@@ -332,7 +332,7 @@ def test_publishing_with_no_broker_at_all_never_blocks(tmp_path: Path) -> None:
     state, _ = deal(publisher, state, sim, 500)
     assert time.perf_counter() - t0 < 5.0
     assert not publisher.connected
-    assert len(publisher.retained()) == 4  # public, dealer, floor, private/hole: the newest of each
+    assert len(publisher.retained()) == 5  # public, dealer, floor, summary, private/hole: the newest of each
     publisher.stop(timeout=0.1)
 
 
