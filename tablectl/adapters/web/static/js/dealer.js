@@ -91,9 +91,11 @@ function render() {
   );
   renderAlerts();
   const prompt = view.hand ? view.prompt ?? "" : view.result ? resultLine(view.result) : "Press new hand to deal.";
-  setText($("prompt"), view.pending ? `${view.pending.rule}: ${view.pending.text}` : prompt);
+  // A ruling that waits is told in the open alerts above, with its Confirm: the prompt says what to do.
+  setText($("prompt"), prompt);
   $("prompt").classList.toggle("blocked", Boolean(view.pending));
   const options = view.options;
+  $("action").hidden = !options && !view.to_act;
   figure("to-act", view.to_act ? seatName(view.to_act) : "–");
   figure("to-call", options ? (options.call ? chips(options.call) : "check") : "–");
   const structure = String(view.game ?? "")[0];

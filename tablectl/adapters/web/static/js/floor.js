@@ -118,9 +118,9 @@ function buildTile(table) {
     }
     tile.append(row);
   };
-  line("top", "name", "state");
-  line("game", "stakes", "seats");
-  line("pace", "hph", "last");
+  line("top", "name", "seats", "state");
+  line("game", "stakes", "hph");
+  line("pace", "last");
   line("staff", "dealer", "down");
   line("alert", "alerts", "worst");
   parts.name.textContent = `Table ${table}`;
@@ -145,19 +145,21 @@ function drawTile(table) {
   const status = statusText(item.status);
   const state = status.offline ? "offline" : s?.table_state ?? "unknown";
   p.tile.dataset.state = state;
-  setText(p.state, status.offline ? status.text : STATE_WORDS[state] ?? "waiting");
+  setText(p.state, STATE_WORDS[state] ?? "waiting");
   if (s) {
     setText(p.stakes, `${s.game} ${s.stakes}`);
-    setText(p.seats, `${s.seats_taken}/${s.seats} seated`);
-    setText(p.hph, `${s.hands_per_hour} hands/h`);
+    setText(p.seats, `${s.seats_taken}/${s.seats}`);
+    setText(p.hph, `${s.hands_per_hour}/h`);
     setText(p.last, s.last_hand_at ? `last hand ${since(s.last_hand_at)} ago` : "no hand yet");
-    setText(p.dealer, s.dealer ? `Dealer ${s.dealer}` : "no dealer clocked in");
+    setText(p.dealer, s.dealer ?? "no dealer");
     setText(p.down, s.dealer_since ? `${since(s.dealer_since)} in the down` : "");
-    setText(p.alerts, s.alerts ? `${s.alerts} open` : "");
-    setText(p.worst, s.worst ? `${s.worst.rule}: ${s.worst.text}` : item.bridge === "0" ? "bridge down" : "");
+    setText(p.alerts, s.alerts > 1 ? `${s.alerts}×` : "");
     const severity = s.worst?.severity ?? "";
     if (p.tile.dataset.severity !== severity) p.tile.dataset.severity = severity;
   }
+  // The bottom line: the table offline first, then its worst open alert, then the bridge.
+  const worst = s?.worst ? `${s.worst.rule}: ${s.worst.text}` : "";
+  setText(p.worst, status.offline ? status.text : worst || (item.bridge === "0" ? "bridge to the central broker down" : ""));
   p.tile.classList.toggle("bridge-down", item.bridge === "0");
 }
 
