@@ -194,9 +194,10 @@ function logAlert(table, ruling, recovered = false) {
   const item = el("li", `logged sev-${ruling.severity}`);
   item.dataset.table = table;
   item.dataset.rule = ruling.rule;
+  if (ruling.hand) item.dataset.hand = String(ruling.hand);
   item.append(
     el("time", "", clock(ruling.ts)),
-    el("b", "where", `Table ${table}`),
+    el("b", "where", `Table ${table}${ruling.hand ? ` · hand ${ruling.hand}` : ""}`),
     el("span", "rule", ruling.rule),
     el("span", "text", ruling.text),
   );
@@ -300,6 +301,7 @@ document.addEventListener("keydown", (event) => {
 function drillSnapshot(snapshot) {
   const view = snapshot.state;
   drill.view = view;
+  $("drill").dataset.seq = String(snapshot.seq);
   record(view, snapshot.ts);
   const status = statusText(tables.get(drill.table)?.status);
   setText($("drill-status"), status.text);
@@ -444,6 +446,7 @@ function drawReplay() {
   const step = hand.steps[index];
   setText($("replay-title"), `Hand ${hand.number}: step ${index + 1} of ${hand.steps.length}`);
   $("replay").dataset.step = String(index + 1);
+  $("replay").dataset.hand = String(hand.number);
   setText($("replay-step"), step.text);
   $("replay-board").replaceChildren(cardsEl(step.board));
   setText($("replay-pot"), step.street === "showdown" ? "" : `Pot after this step: ${chips(step.pot)}`);
