@@ -41,7 +41,9 @@ class LiveTable:
         self.lock = threading.RLock()
         self.options.setdefault("sender_limit", None)
         self.options.setdefault("topic_limit", None)
-        self.publisher: TablePublisher = table_publisher(self.broker, on_command=self._on_command, **self.options)
+        self.publisher: TablePublisher = table_publisher(
+            self.broker, on_command=self._on_command, **self.options
+        )
 
     def start(self) -> LiveTable:
         self.publisher.start()
@@ -76,7 +78,9 @@ class LiveTable:
                 self.step()
         raise AssertionError(f"the table did not get there in {limit} events")
 
-    def _on_command(self, command: FloorCommand | InputRefused, key: str | None, done: Callable[[], None]) -> None:
+    def _on_command(
+        self, command: FloorCommand | InputRefused, key: str | None, done: Callable[[], None]
+    ) -> None:
         # The service journals, then steps; here the step alone (no journal), then done().
         with self.lock:
             self.commands.append(command)

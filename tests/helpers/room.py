@@ -36,19 +36,28 @@ class Room:
         self.client.loop_start()
         self.rng = random.Random(seed)
         self.tables = [str(n) for n in range(first, first + count)]
-        self.epoch = "20260129T101500Z-room%02d" % seed
+        self.epoch = f"20260129T101500Z-room{seed:02d}"
         self.seq = 0
         self.prev: dict[str, int] = {}
         self.now = time.time()
 
     def _send(self, table: str, leaf: str, body: dict[str, Any], kind: str, retain: bool) -> None:
         self.seq += 1
-        payload = {"schema": 1, "type": kind, "room": "main", "table": table, "epoch": self.epoch,
-                   "seq": self.seq, "ts": time.time(), **body}
+        payload = {
+            "schema": 1,
+            "type": kind,
+            "room": "main",
+            "table": table,
+            "epoch": self.epoch,
+            "seq": self.seq,
+            "ts": time.time(),
+            **body,
+        }
         props = Properties(PacketTypes.PUBLISH)
         props.ContentType = "application/json"
-        self.client.publish(f"cardroom/main/table/{table}/{leaf}", json.dumps(payload), qos=1, retain=retain,
-                            properties=props)
+        self.client.publish(
+            f"cardroom/main/table/{table}/{leaf}", json.dumps(payload), qos=1, retain=retain, properties=props
+        )
 
     def summary(self, table: str, **changes: Any) -> dict[str, Any]:
         rng = self.rng
@@ -58,10 +67,18 @@ class Room:
         seats = 9 if game != "PO" else 6
         dealer = rng.choice(DEALERS) if rng.random() < 0.85 else None
         view = {
-            "view": "summary", "game": game, "stakes": stakes, "seats_taken": rng.randint(2, seats), "seats": seats,
-            "dealer": dealer, "dealer_since": self.now - rng.randint(60, 3000) if dealer else None,
-            "hands_per_hour": rng.randint(18, 38), "last_hand_at": self.now - rng.randint(5, 400),
-            "table_state": state, "hand": rng.randint(1, 400), "alerts": 1 if worst else 0,
+            "view": "summary",
+            "game": game,
+            "stakes": stakes,
+            "seats_taken": rng.randint(2, seats),
+            "seats": seats,
+            "dealer": dealer,
+            "dealer_since": self.now - rng.randint(60, 3000) if dealer else None,
+            "hands_per_hour": rng.randint(18, 38),
+            "last_hand_at": self.now - rng.randint(5, 400),
+            "table_state": state,
+            "hand": rng.randint(1, 400),
+            "alerts": 1 if worst else 0,
             "worst": {"severity": worst[0], "rule": worst[1], "text": worst[2]} if worst else None,
         }
         view.update(changes)
@@ -71,13 +88,24 @@ class Room:
     def status(self, table: str, online: bool = True) -> None:
         state = "online" if online else "offline"
         reason = "connected" if online else "connection lost"
-        self._send(table, "status", {"state": state, "reason": reason, "since": self.now - 600}, "status", True)
+        self._send(
+            table, "status", {"state": state, "reason": reason, "since": self.now - 600}, "status", True
+        )
 
     def alert(self, table: str, severity: str, rule: str, text: str) -> None:
         seq = self.seq + 1
-        self._send(table, "alerts", {"prev": self.prev.get(table, 0), "hand": 12, "kind": "ruling",
-                                     "ruling": {"rule": rule, "text": text, "severity": severity,
-                                                "needs_confirm": False}}, "alert", False)
+        self._send(
+            table,
+            "alerts",
+            {
+                "prev": self.prev.get(table, 0),
+                "hand": 12,
+                "kind": "ruling",
+                "ruling": {"rule": rule, "text": text, "severity": severity, "needs_confirm": False},
+            },
+            "alert",
+            False,
+        )
         self.prev[table] = seq
 
     def fill(self, offline: int = 2) -> None:

@@ -6,7 +6,6 @@ wait_for_function with a timeout."""
 
 from __future__ import annotations
 
-import random
 from collections.abc import Iterator
 
 import pytest
@@ -32,8 +31,15 @@ def table(table1_broker: LocalBroker) -> Iterator[LiveTable]:
         live.stop()
 
 
-def open_page(browser: Browser, web: WebServer, broker: LocalBroker, path: str, role: str, who: str | None = "1",
-              size: tuple[int, int] = (800, 480)) -> Page:
+def open_page(
+    browser: Browser,
+    web: WebServer,
+    broker: LocalBroker,
+    path: str,
+    role: str,
+    who: str | None = "1",
+    size: tuple[int, int] = (800, 480),
+) -> Page:
     context = browser.new_context(viewport={"width": size[0], "height": size[1]})
     page = context.new_page()
     errors: list[str] = []
@@ -152,7 +158,9 @@ def test_a_floor_command_from_the_dashboard_changes_the_table(
     floor.locator("#cmd-by").fill("Ann Smith")
     floor.locator("#cmd-kind").select_option("void_hand")
     floor.locator("#cmd-review").click()
-    expect(floor.locator("#cmd-confirm-text")).to_contain_text(f"Table 1: void the hand in progress (hand {hand})")
+    expect(floor.locator("#cmd-confirm-text")).to_contain_text(
+        f"Table 1: void the hand in progress (hand {hand})"
+    )
     assert table.commands == []  # nothing sent before the confirmation
     floor.locator("#cmd-send").click()
     expect(floor.locator("#cmd-results li").first).to_have_attribute("data-state", "ok", timeout=TIMEOUT_MS)
@@ -213,7 +221,9 @@ def test_the_dealers_call_of_the_floor_reaches_the_dashboard_and_the_confirm_but
     dealer.locator("#clock-in").click()
     expect(dealer.locator("#title")).to_contain_text("dealer Rosa", timeout=5_000)
     dealer.locator("#call-floor").click()
-    expect(floor.locator('#alert-log li[data-rule="CALL"]')).to_contain_text("Rosa calls the floor", timeout=5_000)
+    expect(floor.locator('#alert-log li[data-rule="CALL"]')).to_contain_text(
+        "Rosa calls the floor", timeout=5_000
+    )
     expect(floor.locator('.tile[data-table="1"] .worst')).to_contain_text("CALL")
     expect(dealer.locator("#cmd-result")).to_have_attribute("data-state", "ok")
     # A misdeal confirmed from the screen's button.

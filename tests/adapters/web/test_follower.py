@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from playwright.sync_api import Browser, Page
+from playwright.sync_api import Page
 
 from tablectl.adapters.mqtt import Follower
 from tablectl.adapters.mqtt.broker import free_port
@@ -59,11 +59,25 @@ def random_stream(rng: random.Random, length: int = 400) -> list[dict[str, Any]]
         seq += 1
         if roll < 0.5:
             topic = rng.choice(("public", "dealer", "floor", "summary"))
-            rulings = [{"seq": rng.randrange(1, seq + 1), "rule": "MD-a", "severity": "misdeal"} for _ in range(rng.randrange(3))]
-            body: dict[str, Any] = {"type": "snapshot", "epoch": epoch, "seq": seq, "view": topic, "state": {"rulings": rulings}}
+            rulings = [
+                {"seq": rng.randrange(1, seq + 1), "rule": "MD-a", "severity": "misdeal"}
+                for _ in range(rng.randrange(3))
+            ]
+            body: dict[str, Any] = {
+                "type": "snapshot",
+                "epoch": epoch,
+                "seq": seq,
+                "view": topic,
+                "state": {"rulings": rulings},
+            }
         else:
             topic = rng.choice(("events", "alerts"))
-            body = {"type": "event" if topic == "events" else "alert", "epoch": epoch, "seq": seq, "prev": prev[topic]}
+            body = {
+                "type": "event" if topic == "events" else "alert",
+                "epoch": epoch,
+                "seq": seq,
+                "prev": prev[topic],
+            }
             prev[topic] = seq
         sent.append((base + topic, body))
     received: list[dict[str, Any]] = []

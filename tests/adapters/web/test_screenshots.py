@@ -11,7 +11,7 @@ import pytest
 from playwright.sync_api import Browser, Page, expect
 
 from tablectl.adapters.mqtt.broker import LocalBroker
-from tablectl.core.events import CardDrawn, DealerCommand, DealerAction, DeviceStatus
+from tablectl.core.events import CardDrawn, DealerAction, DealerCommand, DeviceStatus
 from tablectl.views import public
 from tests.adapters.web.test_displays import TIMEOUT_MS, betting, open_page
 from tests.helpers.browser import WebServer
@@ -63,8 +63,11 @@ def test_screenshots(browser: Browser, web: WebServer, table1_broker: LocalBroke
     try:
         table.apply(DealerCommand(DealerAction.CLOCK_IN, name="Rosa", at=table.publisher.clock()))
         # Mid-hand: a few actions on the flop, so that bets and the last action show.
-        table.until(lambda s: betting(s) and s.hand is not None and len(s.hand.game.board) >= 3
-                    and any(s.hand.game.bets))
+        table.until(
+            lambda s: (
+                betting(s) and s.hand is not None and len(s.hand.game.board) >= 3 and any(s.hand.game.bets)
+            )
+        )
         table.apply(DeviceStatus("camera", ok=False, detail="test"))
         for page in (tv_big, tv_small):
             settle(page, table, "public")
