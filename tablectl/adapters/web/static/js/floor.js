@@ -1,0 +1,574 @@
+// The floor dashboard (/floor): every table of the room as a tile, from each table's small retained
+// summary and its status; the room's alert log; a click opens a table: its floor view (hand in
+// progress, rulings, remedies), the hands seen while it is open (replayable step by step with the
+// pot after each), and the floor's commands on cmd/floor/<user> with a confirmation step.
+//
+// Smooth with 200 tables (docs/displays.md; ../shared/notes/displays-research.md 3.4): the tiles
+// are built once and updated in place (textContent and classes only where they changed); the
+// messages of a frame are coalesced per table, the newest winning, and applied in one
+// requestAnimationFrame; one timer a second moves the clocks on; alerts have their own list,
+// which a flood of tile updates cannot hold up.
+import { Follower } from "./follower.js";
+import {
+  SEVERITY_RANK, cardsEl, chips, clock, el, setText, since, startDisplay, statusText, topicParts,
+} from "./display.js";
+
+const $ = (id) => document.getElementById(id);
+const ALERT_SEVERITIES = new Set(["void", "misdeal", "floor"]);
+const LOG_LIMIT = 300;
+const HANDS_KEPT = 20;
+const STATE_WORDS = { dealing: "dealing", between_hands: "between hands", paused: "PAUSED", offline: "OFFLINE" };
+
+const tables = new Map(); // table -> { parts, follower, summary, status, bridge }
+const dirty = new Set(); // tables whose tile must be drawn in the next frame
+let frame = 0;
+let room = "main";
+let drill = null; // the opened table: { table, view, hands: Map, replay }
+const recovering = new Set(); // tables whose floor snapshot is read for missed alerts
+const sentCommands = new Map(); // correlation hex -> its entry in the results list
+let beeps = 0;
+let audio = null;
+let soundOn = localStorage.getItem("tablectl.floor.sound") !== "off";
+
+const display = startDisplay({
+  needsTable: false,
+  topics(login) {
+    room = login.room;
+    const base = `cardroom/${login.room}/table/+/`;
+    const topics = ["summary", "status", "bridge", "alerts", "cmd_result"].map((t) => base + t);
+    // Subscribed again on every connection: the opened table and any recovery in progress.
+    for (const table of openTopicsTables()) topics.push(...tableTopics(table));
+    return topics;
+  },
+  onMessage,
+});
+
+function openTopicsTables() {
+  const set = new Set(recovering);
+  if (drill) set.add(drill.table);
+  return set;
+}
+
+function tableTopics(table) {
+  return [`cardroom/${room}/table/${table}/floor`, `cardroom/${room}/table/${table}/events`];
+}
+
+function entry(table) {
+  let item = tables.get(table);
+  if (!item) {
+    item = { parts: buildTile(table), follower: new Follower(), summary: null, status: null, bridge: null };
+    tables.set(table, item);
+  }
+  return item;
+}
+
+function onMessage(topic, data, text) {
+  const { table, leaf } = topicParts(topic);
+  if (!table) return;
+  const item = entry(table);
+  if (leaf === "bridge") {
+    item.bridge = text.trim();
+    touch(table);
+    return;
+  }
+  if (!data) return;
+  if (leaf === "status") {
+    item.status = data; // not ordered by seq: the retained value is the truth
+    touch(table);
+    return;
+  }
+  const verdict = item.follower.accept(topic, data);
+  if (verdict === "repeat" || verdict === "stale") return;
+  if (leaf === "summary") {
+    item.summary = data.state; // the newest wins; drawn in the next frame
+    touch(table);
+  } else if (leaf === "alerts") {
+    if (data.kind === "ruling" && data.ruling) logAlert(table, { ...data.ruling, seq: data.seq, ts: data.ts, hand: data.hand });
+    if (verdict === "gap") recover(table);
+  } else if (leaf === "floor") {
+    for (const ruling of item.follower.rulingsMissed(data)) {
+      if (ALERT_SEVERITIES.has(ruling.severity)) logAlert(table, ruling, true);
+    }
+    if (recovering.delete(table) && drill?.table !== table) unsubscribe(tableTopics(table));
+    if (drill?.table === table) drillSnapshot(data);
+  } else if (leaf === "events") {
+    if (drill?.table === table && data.kind === "hand_ended") drillHandEnded(data.hand_ended);
+  } else if (leaf === "cmd_result") {
+    commandAnswered(table, data);
+  }
+}
+
+function touch(table) {
+  dirty.add(table);
+  if (!frame) frame = requestAnimationFrame(flush);
+}
+
+// -- the grid ------------------------------------------------------------------------------------
+
+function buildTile(table) {
+  const tile = el("button", "tile");
+  tile.type = "button";
+  tile.dataset.table = table;
+  const parts = { tile };
+  const line = (cls, ...names) => {
+    const row = el("div", `row ${cls}`);
+    for (const name of names) {
+      parts[name] = el("span", name);
+      row.append(parts[name]);
+    }
+    tile.append(row);
+  };
+  line("top", "name", "seats", "state");
+  line("game", "stakes", "hph");
+  line("pace", "last");
+  line("staff", "dealer", "down");
+  line("alert", "alerts", "worst");
+  parts.name.textContent = `Table ${table}`;
+  // In order of the tables' names (2 before 10).
+  const grid = $("grid");
+  const after = [...grid.children].find((t) => t.dataset.table.localeCompare(table, undefined, { numeric: true }) > 0);
+  grid.insertBefore(tile, after ?? null);
+  return parts;
+}
+
+function flush() {
+  frame = 0;
+  for (const table of dirty) drawTile(table);
+  dirty.clear();
+  drawCounts();
+}
+
+function drawTile(table) {
+  const item = tables.get(table);
+  const p = item.parts;
+  const s = item.summary;
+  const status = statusText(item.status);
+  const state = status.offline ? "offline" : s?.table_state ?? "unknown";
+  p.tile.dataset.state = state;
+  setText(p.state, STATE_WORDS[state] ?? "waiting");
+  if (s) {
+    setText(p.stakes, `${s.game} ${s.stakes}`);
+    setText(p.seats, `${s.seats_taken}/${s.seats}`);
+    setText(p.hph, `${s.hands_per_hour}/h`);
+    setText(p.last, s.last_hand_at ? `last hand ${since(s.last_hand_at)} ago` : "no hand yet");
+    setText(p.dealer, s.dealer ?? "no dealer");
+    setText(p.down, s.dealer_since ? `${since(s.dealer_since)} in the down` : "");
+    setText(p.alerts, s.alerts > 1 ? `${s.alerts}×` : "");
+    const severity = s.worst?.severity ?? "";
+    if (p.tile.dataset.severity !== severity) p.tile.dataset.severity = severity;
+  }
+  // The bottom line: the table offline first, then its worst open alert, then the bridge.
+  const worst = s?.worst ? `${s.worst.rule}: ${s.worst.text}` : "";
+  setText(p.worst, status.offline ? status.text : worst || (item.bridge === "0" ? "bridge to the central broker down" : ""));
+  p.tile.classList.toggle("bridge-down", item.bridge === "0");
+}
+
+function drawCounts() {
+  let offline = 0;
+  let alerts = 0;
+  for (const item of tables.values()) {
+    if (statusText(item.status).offline) offline += 1;
+    alerts += item.summary?.alerts ?? 0;
+  }
+  setText($("room-counts"), `${tables.size} tables · ${offline} offline · ${alerts} open alerts`);
+}
+
+$("grid").addEventListener("click", (event) => {
+  const tile = event.target.closest(".tile");
+  if (tile) openTable(tile.dataset.table);
+});
+
+// The clocks on the tiles ("3 min since the last hand") move on once a second, in the same flush.
+setInterval(() => {
+  for (const [table, item] of tables) if (item.summary?.last_hand_at || item.summary?.dealer_since) dirty.add(table);
+  if (dirty.size && !frame) frame = requestAnimationFrame(flush);
+}, 1000);
+document.addEventListener("visibilitychange", () => {
+  if (!document.hidden && dirty.size && !frame) frame = requestAnimationFrame(flush);
+});
+
+// -- alerts --------------------------------------------------------------------------------------
+
+function logAlert(table, ruling, recovered = false) {
+  const log = $("alert-log");
+  const item = el("li", `logged sev-${ruling.severity}`);
+  item.dataset.table = table;
+  item.dataset.rule = ruling.rule;
+  if (ruling.hand) item.dataset.hand = String(ruling.hand);
+  item.append(
+    el("time", "", clock(ruling.ts)),
+    el("b", "where", `Table ${table}${ruling.hand ? ` · hand ${ruling.hand}` : ""}`),
+    el("span", "rule", ruling.rule),
+    el("span", "text", ruling.text),
+  );
+  if (recovered) item.append(el("span", "recovered", "(recovered)"));
+  // The worst first, then the newest: an entry goes before the first one less severe or as severe.
+  const rank = SEVERITY_RANK[ruling.severity] ?? 9;
+  item.dataset.rank = String(rank);
+  const before = [...log.children].find((other) => Number(other.dataset.rank) >= rank);
+  log.insertBefore(item, before ?? null);
+  while (log.children.length > LOG_LIMIT) log.lastElementChild.remove();
+  beep(ruling.severity);
+}
+
+$("alert-log").addEventListener("click", (event) => {
+  const item = event.target.closest("li");
+  if (item) openTable(item.dataset.table);
+});
+
+function recover(table) {
+  // A gap: the rulings missed are in the retained floor snapshot (docs/mqtt.md).
+  if (recovering.has(table)) return;
+  recovering.add(table);
+  if (drill?.table !== table) subscribe(tableTopics(table).slice(0, 1));
+}
+
+function beep(severity) {
+  beeps += 1;
+  document.body.dataset.beeps = String(beeps);
+  if (!soundOn) return;
+  try {
+    audio ??= new AudioContext();
+    const tone = audio.createOscillator();
+    const gain = audio.createGain();
+    tone.frequency.value = severity === "floor" ? 660 : 880;
+    gain.gain.setValueAtTime(0.2, audio.currentTime);
+    gain.gain.exponentialRampToValueAtTime(0.001, audio.currentTime + 0.4);
+    tone.connect(gain).connect(audio.destination);
+    tone.start();
+    tone.stop(audio.currentTime + 0.4);
+  } catch {
+    // no audio device: the colour stands out alone
+  }
+}
+
+function drawSoundButton() {
+  const button = $("sound");
+  button.textContent = soundOn ? "Sound on" : "Sound off";
+  button.setAttribute("aria-pressed", String(soundOn));
+}
+$("sound").addEventListener("click", () => {
+  soundOn = !soundOn;
+  localStorage.setItem("tablectl.floor.sound", soundOn ? "on" : "off");
+  if (soundOn) {
+    audio ??= new AudioContext();
+    audio.resume();
+  }
+  drawSoundButton();
+});
+drawSoundButton();
+
+// -- subscriptions of the opened table -----------------------------------------------------------
+
+function subscribe(topics) {
+  display.client()?.subscribe(topics, { qos: 1 });
+}
+
+function unsubscribe(topics) {
+  display.client()?.unsubscribe(topics);
+}
+
+function openTable(table) {
+  if (drill?.table === table) return;
+  if (drill) closeTable();
+  drill = { table, view: null, hands: new Map(), replay: null };
+  $("drill").hidden = false;
+  $("drill").dataset.table = table;
+  setText($("drill-title"), `Table ${table}`);
+  setText($("drill-prompt"), "Reading the table's floor view…");
+  $("hands").replaceChildren();
+  $("replay").hidden = true;
+  $("cmd-confirm").hidden = true;
+  // Retained: the floor view comes at once (a table opened twice gets it again).
+  tables.get(table)?.follower.last.delete(`cardroom/${room}/table/${table}/floor`);
+  subscribe(tableTopics(table));
+  drawWho();
+}
+
+function closeTable() {
+  if (!drill) return;
+  if (!recovering.has(drill.table)) unsubscribe(tableTopics(drill.table));
+  drill = null;
+  $("drill").hidden = true;
+}
+$("drill-close").addEventListener("click", closeTable);
+document.addEventListener("keydown", (event) => {
+  if (event.key === "Escape") closeTable();
+});
+
+// -- the opened table ----------------------------------------------------------------------------
+
+function drillSnapshot(snapshot) {
+  const view = snapshot.state;
+  drill.view = view;
+  $("drill").dataset.seq = String(snapshot.seq);
+  record(view, snapshot.ts);
+  const status = statusText(tables.get(drill.table)?.status);
+  setText($("drill-status"), status.text);
+  $("drill-status").classList.toggle("offline", status.offline);
+  setText(
+    $("drill-title"),
+    `Table ${view.table} · ${view.game} ${view.blinds.map(chips).join("/")} · ${view.hand ? `hand ${view.hand}, ${view.street}` : "between hands"}` +
+      ` · ${view.dealer ? `dealer ${view.dealer.name}` : "no dealer"}`,
+  );
+  setText($("drill-prompt"), view.pending ? `${view.pending.rule}: ${view.pending.text}` : view.prompt ?? (view.result ? "Hand over." : "Between hands."));
+  $("drill-board").replaceChildren(cardsEl(view.board ?? view.result?.board ?? []));
+  const pots = view.pots ?? [];
+  setText(
+    $("drill-pot"),
+    view.pot !== undefined
+      ? `Pot ${chips(view.pot)}${pots.length > 1 ? ` (${pots.map((p, i) => `${i ? `side ${i}` : "main"} ${chips(p.amount)}`).join(", ")})` : ""}`
+      : "",
+  );
+  const rows = view.seats.map((seat) => {
+    const row = el("tr", seat.empty ? "empty" : seat.in_hand === false ? "folded" : "");
+    row.dataset.seat = String(seat.seat);
+    const marks = [];
+    if (view.button === seat.seat) marks.push("button");
+    if (view.blind_seats?.small === seat.seat) marks.push("SB");
+    if (view.blind_seats?.big === seat.seat) marks.push("BB");
+    if (view.to_act === seat.seat) marks.push("to act");
+    if (seat.all_in) marks.push("all in");
+    if (seat.in_hand === false) marks.push("folded");
+    if (seat.sitting_out) marks.push("sitting out");
+    row.append(
+      el("td", "", String(seat.seat)),
+      el("td", "", seat.empty ? "—" : seat.name),
+      el("td", "num", seat.empty ? "" : chips(seat.stack)),
+      el("td", "num", seat.bet ? chips(seat.bet) : ""),
+      el("td", "", marks.join(", ")),
+    );
+    return row;
+  });
+  $("drill-seats").tBodies[0].replaceChildren(...rows);
+  $("drill-alerts").replaceChildren(
+    ...(view.open_alerts ?? []).map((alert) => {
+      const box = el("div", `open-alert sev-${alert.severity}`);
+      box.dataset.rule = alert.rule;
+      box.append(el("b", "rule", alert.rule), el("span", "text", alert.text));
+      if (alert.kind === "ruling" || alert.kind === "floor_call") {
+        for (const decision of ["accept", "reject"]) {
+          const button = el("button", decision === "accept" ? "accept" : "reject", decision === "accept" ? "Accept" : "Reject");
+          button.type = "button";
+          button.dataset.decision = decision;
+          button.addEventListener("click", () => {
+            $("cmd-kind").value = "override";
+            $("cmd-ruling").value = alert.rule;
+            $("cmd-decision").value = decision;
+            showFields();
+            review();
+          });
+          box.append(button);
+        }
+      }
+      return box;
+    }),
+  );
+  $("drill-rulings").replaceChildren(
+    ...(view.rulings ?? []).map((r) => {
+      const item = el("li", `sev-${r.severity}`);
+      item.append(el("b", "", r.rule), el("span", "", ` ${r.text}`));
+      return item;
+    }),
+  );
+  $("drill-overrides").replaceChildren(
+    ...(view.overrides ?? []).map((o) =>
+      el("li", "", `Hand ${o.hand}: ${o.ruling ?? ""} ${o.decision ?? ""} by ${o.by}${o.user ? ` (${o.user})` : ""}`),
+    ),
+  );
+}
+
+// The hands seen: one step for each change of the last action, the street or the board.
+function record(view, ts) {
+  const number = view.hand ?? view.result?.hand;
+  if (!number) return;
+  let hand = drill.hands.get(number);
+  if (!hand) {
+    hand = { number, steps: [], key: "", result: null, ended: null, first: ts };
+    drill.hands.set(number, hand);
+    while (drill.hands.size > HANDS_KEPT) drill.hands.delete(drill.hands.keys().next().value);
+  }
+  if (view.hand) {
+    const key = JSON.stringify([view.last_action, view.street, view.board, view.pot]);
+    if (key !== hand.key) {
+      const previous = hand.steps[hand.steps.length - 1];
+      let text = view.last_action?.text ?? "Blinds posted";
+      if (previous && JSON.stringify(previous.action) === JSON.stringify(view.last_action ?? null)) {
+        text = (view.board ?? []).length !== (previous.board ?? []).length ? `${view.street}: board dealt` : `${view.street}`;
+      }
+      hand.steps.push({ text, action: view.last_action ?? null, pot: view.pot, street: view.street, board: view.board ?? [], ts });
+      hand.key = key;
+    }
+  } else if (view.result && !hand.result) {
+    hand.result = view.result;
+    const words = view.result.awards.map((a) => `seat ${a.seats.join(", ")} wins ${a.pot_name} ${chips(a.amount)}${a.hand ? ` (${a.hand})` : ""}`);
+    hand.steps.push({ text: `Showdown: ${words.join("; ")}`, action: null, pot: 0, street: "showdown", board: view.result.board, ts });
+  }
+  drawHands();
+}
+
+function drillHandEnded(ended) {
+  const hand = drill.hands.get(ended.hand);
+  if (!hand) return;
+  hand.ended = ended;
+  if (ended.voided || ended.misdeal) {
+    hand.steps.push({ text: ended.misdeal ? "Misdeal: every chip back" : "Hand voided: every chip back", action: null, pot: 0, street: "", board: [], ts: null });
+  }
+  drawHands();
+}
+
+function drawHands() {
+  const list = $("hands");
+  const items = [...drill.hands.values()].reverse().map((hand) => {
+    const item = el("li", "hand");
+    item.dataset.hand = String(hand.number);
+    const label = hand.ended?.misdeal ? "misdeal" : hand.ended?.voided ? "voided" : hand.result || hand.ended ? "over" : "in progress";
+    const button = el("button", "", `Hand ${hand.number} · ${hand.steps.length} steps · ${label}`);
+    button.type = "button";
+    button.addEventListener("click", () => startReplay(hand.number));
+    item.append(button);
+    return item;
+  });
+  list.replaceChildren(...items);
+  if (drill.replay) drawReplay();
+}
+
+function startReplay(number) {
+  drill.replay = { hand: number, step: 0 };
+  $("replay").hidden = false;
+  drawReplay();
+}
+
+function drawReplay() {
+  const hand = drill.hands.get(drill.replay.hand);
+  if (!hand) return;
+  const index = Math.min(drill.replay.step, hand.steps.length - 1);
+  const step = hand.steps[index];
+  setText($("replay-title"), `Hand ${hand.number}: step ${index + 1} of ${hand.steps.length}`);
+  $("replay").dataset.step = String(index + 1);
+  $("replay").dataset.hand = String(hand.number);
+  setText($("replay-step"), step.text);
+  $("replay-board").replaceChildren(cardsEl(step.board));
+  setText($("replay-pot"), step.street === "showdown" ? "" : `Pot after this step: ${chips(step.pot)}`);
+}
+
+for (const [id, move] of [["replay-first", () => 0], ["replay-prev", (s) => s - 1], ["replay-next", (s) => s + 1], ["replay-last", () => 1e9]]) {
+  $(id).addEventListener("click", () => {
+    const hand = drill?.replay && drill.hands.get(drill.replay.hand);
+    if (!hand) return;
+    drill.replay.step = Math.max(0, Math.min(hand.steps.length - 1, move(drill.replay.step)));
+    drawReplay();
+  });
+}
+
+// -- floor commands ------------------------------------------------------------------------------
+
+function drawWho() {
+  const login = display.login();
+  const supervisor = login && /^floor\.[A-Za-z0-9_-]+$/.test(login.user);
+  $("cmd-form").hidden = !supervisor;
+  setText(
+    $("cmd-who"),
+    supervisor
+      ? `Sent as ${login.user} to cmd/floor/${login.user}`
+      : "This login reads only: the floor's commands need a supervisor's login (floor.<name>).",
+  );
+  $("cmd-by").value ||= localStorage.getItem("tablectl.floor.by") ?? "";
+}
+
+function showFields() {
+  const kind = $("cmd-kind").value;
+  for (const label of document.querySelectorAll("#cmd-form label[data-for]")) {
+    label.hidden = !label.dataset.for.split(" ").includes(kind);
+  }
+}
+$("cmd-kind").addEventListener("change", showFields);
+showFields();
+
+function whole(id) {
+  const value = $(id).value.trim();
+  return value === "" ? null : Number(value);
+}
+
+let reviewed = null; // the command shown for confirmation
+
+function command() {
+  const kind = $("cmd-kind").value;
+  const body = { type: "floor", v: 1, kind, by: $("cmd-by").value.trim() };
+  const seat = whole("cmd-seat");
+  if (kind === "override") Object.assign(body, { ruling: $("cmd-ruling").value.trim(), decision: $("cmd-decision").value });
+  if (kind === "kill_hand") Object.assign(body, { seat, ...($("cmd-ruling").value.trim() ? { ruling: $("cmd-ruling").value.trim() } : {}) });
+  if (kind === "move_button" || kind === "remove_player") body.seat = seat;
+  if (kind === "seat_player") Object.assign(body, { seat, name: $("cmd-name").value.trim(), amount: whole("cmd-amount") ?? 0 });
+  if (kind === "set_blinds") Object.assign(body, { blinds: [whole("cmd-small"), whole("cmd-big")], ante: whole("cmd-ante") ?? 0 });
+  return body;
+}
+
+function describe(body) {
+  const hand = drill.view?.hand ? ` (hand ${drill.view.hand})` : "";
+  const what = {
+    override: () => `${body.decision} ruling ${body.ruling}${hand}`,
+    void_hand: () => `void the hand in progress${hand}: every chip goes back`,
+    kill_hand: () => `kill seat ${body.seat}'s hand${body.ruling ? ` (${body.ruling})` : ""}${hand}`,
+    move_button: () => `move the button to seat ${body.seat}`,
+    set_blinds: () => `set the blinds to ${body.blinds.map(chips).join("/")}${body.ante ? ` ante ${chips(body.ante)}` : ""} from the next deal`,
+    seat_player: () => `seat ${body.name} in seat ${body.seat} with ${chips(body.amount)}`,
+    remove_player: () => `remove the player in seat ${body.seat}`,
+  }[body.kind]();
+  return `Table ${drill.table}: ${what}, by ${body.by}?`;
+}
+
+function review() {
+  if (!drill) return;
+  const body = command();
+  if (!body.by) {
+    setText($("cmd-confirm-text"), "Type your name first: the table journals who gave each command.");
+    $("cmd-confirm").hidden = false;
+    $("cmd-send").hidden = true;
+    $("cmd-by").focus();
+    return;
+  }
+  localStorage.setItem("tablectl.floor.by", body.by);
+  reviewed = { table: drill.table, body };
+  setText($("cmd-confirm-text"), describe(body));
+  $("cmd-send").hidden = false;
+  $("cmd-confirm").hidden = false;
+}
+$("cmd-form").addEventListener("submit", (event) => {
+  event.preventDefault();
+  review();
+});
+$("cmd-cancel").addEventListener("click", () => {
+  reviewed = null;
+  $("cmd-confirm").hidden = true;
+});
+$("cmd-send").addEventListener("click", async () => {
+  if (!reviewed) return;
+  const { table, body } = reviewed;
+  reviewed = null;
+  $("cmd-confirm").hidden = true;
+  const login = display.login();
+  const item = el("li", "sent", `${describe(body).replace(/\?$/, "")}: sending…`);
+  item.dataset.state = "sending";
+  $("cmd-results").prepend(item);
+  try {
+    body.at = Date.now() / 1000;
+    const id = await display.send(`cardroom/${room}/table/${table}/cmd/floor/${login.user}`, body);
+    sentCommands.set(id, { item, text: describe(body).replace(/\?$/, "") });
+    if (item.dataset.state === "sending") {
+      item.dataset.state = "sent";
+      item.textContent = `${sentCommands.get(id).text}: sent, waiting for the table's answer`;
+    }
+  } catch (error) {
+    item.dataset.state = "failed";
+    item.textContent = `not sent: ${error.message}`;
+  }
+});
+
+function commandAnswered(table, result) {
+  const sent = sentCommands.get(result.correlation);
+  if (!sent) return;
+  sentCommands.delete(result.correlation);
+  sent.item.dataset.state = result.ok ? "ok" : "refused";
+  sent.item.textContent = result.ok ? `${sent.text}: taken by table ${table}` : `${sent.text}: refused: ${result.error}`;
+}
