@@ -12,11 +12,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from playwright.sync_api import Page
+from playwright.sync_api import Browser, Page
 
 from tablectl.adapters.mqtt import Follower
 from tablectl.adapters.mqtt.broker import free_port
-from tests.helpers.browser import WebServer, chromium
+from tests.helpers.browser import WebServer
 
 CASES = json.loads((Path(__file__).parent / "follower_cases.json").read_text())["cases"]
 
@@ -97,14 +97,14 @@ def random_stream(rng: random.Random, length: int = 400) -> list[dict[str, Any]]
 
 
 @pytest.fixture(scope="module")
-def follower_page() -> Iterator[Page]:
+def follower_page(browser: Browser) -> Iterator[Page]:
     # The pages' server alone: no broker is needed to load a module.
     server = WebServer(free_port()).start()
     try:
-        with chromium() as browser:
-            page = browser.new_page()
-            page.goto(server.url("/"))
-            yield page
+        page = browser.new_page()
+        page.goto(server.url("/"))
+        yield page
+        page.close()
     finally:
         server.stop()
 
