@@ -102,7 +102,10 @@ def public(state: TableState) -> dict[str, Any]:
         "result": result(state),
     }
     if game is not None and hand is not None:
-        pots = side_pots(game.contributed, game.folded, game.dead)
+        # The pots formed so far: this street's bets are in front of the players until the round
+        # is over (a bet not yet called is no side pot); ``pot`` is the total, bets included.
+        collected = [total - bet for total, bet in zip(game.contributed, game.bets, strict=True)]
+        pots = side_pots(collected, game.folded, game.dead) if any(collected) or game.dead else []
         view.update(
             street=game.config.variant.game.streets[game.street].name,
             phase=game.phase.value,

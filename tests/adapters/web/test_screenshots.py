@@ -1,11 +1,16 @@
 """Screenshots of each page at the sizes it is made for (docs/screenshots/, linked from the README
 and docs/displays.md), taken from real hands: the dealer's screen at 800x480, the table display at
-1920x1080 and 1280x720, the floor dashboard on a desktop with a room of tables around the live one."""
+1920x1080 and 1280x720, the floor dashboard on a desktop with a room of tables around the live one.
+
+Into a temporary folder, so that a test run leaves the checkout as it was; to refresh the ones in
+docs/: ``TABLECTL_SCREENSHOTS=docs/screenshots ./run tests tests/adapters/web/test_screenshots.py``."""
 
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 from playwright.sync_api import Browser, Page, expect
@@ -19,7 +24,25 @@ from tests.helpers.live_table import LiveTable
 from tests.helpers.paths import ROOT
 from tests.helpers.room import Room
 
-SHOTS = ROOT / "docs" / "screenshots"
+SHOTS: list[Path] = []  # the folder of this run's screenshots
+NAMES = (
+    "dealer-800x480.png",
+    "table-1920x1080.png",
+    "table-1280x720.png",
+    "floor-1920x1080.png",
+    "floor-table-1920x1080.png",
+    "table-showdown-1920x1080.png",
+    "dealer-misdeal-800x480.png",
+)
+
+
+@pytest.fixture
+def shots(tmp_path: Path) -> Iterator[Path]:
+    chosen = os.environ.get("TABLECTL_SCREENSHOTS")
+    folder = ROOT / chosen if chosen else tmp_path
+    SHOTS[:] = [folder]
+    yield folder
+    SHOTS.clear()
 
 
 @pytest.fixture
@@ -32,8 +55,8 @@ def table(table1_broker: LocalBroker) -> Iterator[LiveTable]:
 
 
 def shoot(page: Page, name: str) -> None:
-    SHOTS.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(SHOTS / name))
+    SHOTS[0].mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SHOTS[0] / name))
 
 
 def settle(page: Page, table: LiveTable, leaf: str) -> None:
@@ -49,7 +72,9 @@ def settle(page: Page, table: LiveTable, leaf: str) -> None:
     page.evaluate("() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)))")
 
 
-def test_screenshots(browser: Browser, web: WebServer, table1_broker: LocalBroker, table: LiveTable) -> None:
+def test_screenshots(
+    browser: Browser, web: WebServer, table1_broker: LocalBroker, table: LiveTable, shots: Path
+) -> None:
     dealer = open_page(browser, web, table1_broker, "/dealer", "dealer")
     tv_big = open_page(browser, web, table1_broker, "/table", "public", size=(1920, 1080))
     tv_small = open_page(browser, web, table1_broker, "/table", "public", size=(1280, 720))
@@ -104,3 +129,5 @@ def test_screenshots(browser: Browser, web: WebServer, table1_broker: LocalBroke
         shoot(dealer, "dealer-misdeal-800x480.png")
     finally:
         room.close()
+    for name in NAMES:  # each a real picture, not an empty page
+        assert (shots / name).stat().st_size > 20_000, name
