@@ -207,9 +207,10 @@ def timed_journal(running: RunningTable, samples: list[float]) -> None:
 def card_part(browser: Browser, cards: int, rtt_per_block: int) -> dict[str, Any]:
     Device.pin_factory = MockFactory()  # the bench table file has a panel
     writes: list[float] = []  # wall time of each write to the pty, just before it
-    with tempfile.TemporaryDirectory() as scratch, LocalBroker(
-        folder=Path(scratch) / "broker", tables=("1",), supervisors=()
-    ) as broker:
+    with (
+        tempfile.TemporaryDirectory() as scratch,
+        LocalBroker(folder=Path(scratch) / "broker", tables=("1",), supervisors=()) as broker,
+    ):
         folder = Path(scratch)
         assert broker.credentials is not None
         shoe = SimShoe(seed=11, on_write=lambda data, at: writes.append(time.time())).start()
@@ -238,7 +239,10 @@ def card_part(browser: Browser, cards: int, rtt_per_block: int) -> dict[str, Any
             page.goto(login_url(relay_port, "/dealer", broker.credentials.user("dealer", "1"), "1"))
             snapshot = running.publisher.retained()[TOPICS.view("dealer")]
             page.wait_for_function("s => window.__bench.lastSeq >= s", arg=json.loads(snapshot)["seq"])
-            page.evaluate(RTT_SETUP, [*broker.credentials.user("admin"), f"cardroom/{ROOM}/table/bench-rtt/events", len(snapshot)])
+            page.evaluate(
+                RTT_SETUP,
+                [*broker.credentials.user("admin"), f"cardroom/{ROOM}/table/bench-rtt/events", len(snapshot)],
+            )
             dealer = SimDealer(random.Random(2026))
             timed: list[tuple[int, float, float]] = []  # (dealer seq, frame written, page clock offset)
             rtt: list[float] = []
@@ -284,7 +288,11 @@ def card_part(browser: Browser, cards: int, rtt_per_block: int) -> dict[str, Any
             shoe.stop()
     latencies = [rendered[seq] - (frame_at + off) * 1000 for seq, frame_at, off in timed if seq in rendered]
     to_page = [arrived[seq] - (frame_at + off) * 1000 for seq, frame_at, off in timed if seq in arrived]
-    card_p50, rtt_p50, fsync_p50 = percentile(latencies, 50), percentile(rtt, 50), percentile(fsync_of_cards, 50)
+    card_p50, rtt_p50, fsync_p50 = (
+        percentile(latencies, 50),
+        percentile(rtt, 50),
+        percentile(fsync_of_cards, 50),
+    )
     reference = (rtt_p50 or 0) + (fsync_p50 or 0)
     card_p99 = percentile(latencies, 99)
     arrival_p50 = percentile(to_page, 50)
@@ -317,7 +325,7 @@ def card_part(browser: Browser, cards: int, rtt_per_block: int) -> dict[str, Any
 
 FLOOR_PROBE = """
 window.__bench = { frames: [], longtasks: [], states: [], filled: new Set(), completeAt: null,
-  connectedAt: null, expected: %d };
+  connectedAt: null, firstTileAt: null, expected: %d };
 (function frame(t) { window.__bench.frames.push(t); requestAnimationFrame(frame); })(0);
 try {
   new PerformanceObserver((list) => {
@@ -332,6 +340,7 @@ document.addEventListener("DOMContentLoaded", () => {
   }).observe(connection, { attributes: true });
   new MutationObserver((records) => {
     const at = performance.timeOrigin + performance.now();
+    if (b.firstTileAt === null) b.firstTileAt = performance.now();
     for (const r of records) {
       const node = r.target.nodeType === 1 ? r.target : r.target.parentElement;
       const tile = node && node.closest(".tile");
@@ -385,7 +394,9 @@ class RoomLoad:
     def __init__(self, broker: LocalBroker, count: int, seed: int = 5) -> None:
         assert broker.credentials is not None
         self.rng = random.Random(seed)
-        self.client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, protocol=mqtt.MQTTv5, client_id="bench-room")
+        self.client = mqtt.Client(
+            mqtt.CallbackAPIVersion.VERSION2, protocol=mqtt.MQTTv5, client_id="bench-room"
+        )
         self.client.username_pw_set(*broker.credentials.user("admin"))
         self.client.max_queued_messages_set(0)
         self.client.connect(broker.host, broker.port)
@@ -397,8 +408,12 @@ class RoomLoad:
             game = self.rng.choice(GAMES)
             self.tables.append(
                 SimTable(
-                    f"f{number}", game, 6 if game[0] == "PO" else 9, self.rng.choice(DEALERS),
-                    self.rng.randint(1, 300), last_hand_at=self.now - self.rng.uniform(5, 120),
+                    f"f{number}",
+                    game,
+                    6 if game[0] == "PO" else 9,
+                    self.rng.choice(DEALERS),
+                    self.rng.randint(1, 300),
+                    last_hand_at=self.now - self.rng.uniform(5, 120),
                 )
             )
         self.sent: list[tuple[str, str, float]] = []  # (table, state word, time.time())
@@ -407,12 +422,22 @@ class RoomLoad:
 
     def _send(self, table: SimTable, leaf: str, kind: str, body: dict[str, Any], retain: bool = False) -> int:
         table.seq += 1
-        payload = {"schema": 1, "type": kind, "room": ROOM, "table": table.name, "epoch": self.epoch,
-                   "seq": table.seq, "ts": time.time(), **body}
+        payload = {
+            "schema": 1,
+            "type": kind,
+            "room": ROOM,
+            "table": table.name,
+            "epoch": self.epoch,
+            "seq": table.seq,
+            "ts": time.time(),
+            **body,
+        }
         props = Properties(PacketTypes.PUBLISH)
         props.ContentType = "application/json"
         props.MessageExpiryInterval = 3600
-        self.client.publish(f"cardroom/{ROOM}/table/{table.name}/{leaf}", json.dumps(payload), 1, retain, props)
+        self.client.publish(
+            f"cardroom/{ROOM}/table/{table.name}/{leaf}", json.dumps(payload), 1, retain, props
+        )
         self.published += 1
         return table.seq
 
@@ -420,10 +445,17 @@ class RoomLoad:
         table.state = state
         worst = table.worst
         view = {
-            "view": "summary", "game": table.game[0], "stakes": table.game[1],
-            "seats_taken": self.rng.randint(max(2, table.seats - 3), table.seats), "seats": table.seats,
-            "dealer": table.dealer, "dealer_since": self.now - 600, "hands_per_hour": self.rng.randint(26, 34),
-            "last_hand_at": table.last_hand_at, "table_state": state, "hand": table.hand,
+            "view": "summary",
+            "game": table.game[0],
+            "stakes": table.game[1],
+            "seats_taken": self.rng.randint(max(2, table.seats - 3), table.seats),
+            "seats": table.seats,
+            "dealer": table.dealer,
+            "dealer_since": self.now - 600,
+            "hands_per_hour": self.rng.randint(26, 34),
+            "last_hand_at": table.last_hand_at,
+            "table_state": state,
+            "hand": table.hand,
             "alerts": 1 if worst else 0,
             "worst": {"severity": worst[0], "rule": worst[1], "text": worst[2]} if worst else None,
         }
@@ -432,7 +464,9 @@ class RoomLoad:
             self._send(table, "summary", "snapshot", {"view": "summary", "state": view}, retain=True)
 
     def event(self, table: SimTable, body: dict[str, Any]) -> None:
-        table.prev_event = self._send(table, "events", "event", {"prev": table.prev_event, "hand": table.hand, **body})
+        table.prev_event = self._send(
+            table, "events", "event", {"prev": table.prev_event, "hand": table.hand, **body}
+        )
 
     def alert(self, table: SimTable) -> None:
         severity, rule, text = table.worst or WORST[0]
@@ -442,7 +476,13 @@ class RoomLoad:
 
     def seed_retained(self) -> None:
         for table in self.tables:
-            self._send(table, "status", "status", {"state": "online", "reason": "connected", "since": self.now - 900}, True)
+            self._send(
+                table,
+                "status",
+                "status",
+                {"state": "online", "reason": "connected", "since": self.now - 900},
+                True,
+            )
             self.client.publish(f"cardroom/{ROOM}/table/{table.name}/bridge", "1", 1, True)
             self.summary(table, self.rng.choice(("dealing", "dealing", "between_hands")))
         self.flush()
@@ -470,7 +510,9 @@ class RoomLoad:
                 start += HAND_S * self.rng.uniform(0.8, 1.2)
         self.run_schedule(schedule)
 
-    def _plan_hand(self, table: SimTable, start: float, plan: list[tuple[float, Callable[[], None]]], end: float) -> None:
+    def _plan_hand(
+        self, table: SimTable, start: float, plan: list[tuple[float, Callable[[], None]]], end: float
+    ) -> None:
         def at(when: float, action: Callable[[], None]) -> None:
             if 0 <= when < end:
                 plan.append((when, action))
@@ -489,11 +531,33 @@ class RoomLoad:
             self.summary(table, "dealing")
 
         def ruling() -> None:
-            self.event(table, {"kind": "ruling", "ruling": {"rule": "DL-3", "text": "Burn a card first.", "severity": "correct", "needs_confirm": False}})
+            self.event(
+                table,
+                {
+                    "kind": "ruling",
+                    "ruling": {
+                        "rule": "DL-3",
+                        "text": "Burn a card first.",
+                        "severity": "correct",
+                        "needs_confirm": False,
+                    },
+                },
+            )
 
         def ended() -> None:
             table.last_hand_at = time.time()
-            self.event(table, {"kind": "hand_ended", "hand_ended": {"hand": table.hand, "stacks": {"1": 9800, "2": 10200}, "voided": False, "misdeal": False}})
+            self.event(
+                table,
+                {
+                    "kind": "hand_ended",
+                    "hand_ended": {
+                        "hand": table.hand,
+                        "stacks": {"1": 9800, "2": 10200},
+                        "voided": False,
+                        "misdeal": False,
+                    },
+                },
+            )
             self.summary(table, "between_hands")
 
         length = HAND_S * 0.9
@@ -519,7 +583,18 @@ class RoomLoad:
             table.hand += 1
             table.dealer = self.rng.choice(DEALERS)  # the dealers rotate at a break
             table.worst = None
-            self.event(table, {"kind": "ruling", "ruling": {"rule": "DL-1", "text": "New hand.", "severity": "info", "needs_confirm": False}})
+            self.event(
+                table,
+                {
+                    "kind": "ruling",
+                    "ruling": {
+                        "rule": "DL-1",
+                        "text": "New hand.",
+                        "severity": "info",
+                        "needs_confirm": False,
+                    },
+                },
+            )
             self.summary(table, "dealing" if table.state != "dealing" else "paused")
             return
         if table.state == "paused":
@@ -538,6 +613,7 @@ class RoomLoad:
 
 def page_window(page: Page, cdp: Any, run: Callable[[], None]) -> dict[str, Any]:
     """Run ``run`` (a phase of the load) and measure the page meanwhile."""
+
     def metrics() -> dict[str, float]:
         return {m["name"]: m["value"] for m in cdp.send("Performance.getMetrics")["metrics"]}
 
@@ -559,9 +635,21 @@ def page_window(page: Page, cdp: Any, run: Callable[[], None]) -> dict[str, Any]
         "longtasks": len(longtasks),
         "longest_task_ms": round(max(longtasks), 1) if longtasks else 0,
         "main_thread_share": round((after["TaskDuration"] - before["TaskDuration"]) / wall, 3),
+        # ThreadTime is the main thread's CPU time: unlike TaskDuration, not inflated by other
+        # processes taking the cores.
+        "main_thread_cpu_share": round((after["ThreadTime"] - before["ThreadTime"]) / wall, 3),
+        "layouts": int(after["LayoutCount"] - before["LayoutCount"]),
+        "style_recalcs": int(after["RecalcStyleCount"] - before["RecalcStyleCount"]),
         "script_share": round((after["ScriptDuration"] - before["ScriptDuration"]) / wall, 3),
         "layout_style_share": round(
-            (after["LayoutDuration"] - before["LayoutDuration"] + after["RecalcStyleDuration"] - before["RecalcStyleDuration"]) / wall, 3
+            (
+                after["LayoutDuration"]
+                - before["LayoutDuration"]
+                + after["RecalcStyleDuration"]
+                - before["RecalcStyleDuration"]
+            )
+            / wall,
+            3,
         ),
     }
 
@@ -580,10 +668,13 @@ def tile_latencies(sent: list[tuple[str, str, float]], shown: list[list[Any]], o
     return latencies
 
 
-def floor_part(browser: Browser, tables: int, realistic_s: float, burst_s: float, throttle: float) -> dict[str, Any]:
-    with tempfile.TemporaryDirectory() as scratch, LocalBroker(
-        folder=Path(scratch) / "broker", tables=("1",), supervisors=()
-    ) as broker:
+def floor_part(
+    browser: Browser, tables: int, realistic_s: float, burst_s: float, throttle: float
+) -> dict[str, Any]:
+    with (
+        tempfile.TemporaryDirectory() as scratch,
+        LocalBroker(folder=Path(scratch) / "broker", tables=("1",), supervisors=()) as broker,
+    ):
         assert broker.credentials is not None
         room = RoomLoad(broker, tables)
         relay, relay_port = start_relay(broker)
@@ -597,8 +688,10 @@ def floor_part(browser: Browser, tables: int, realistic_s: float, burst_s: float
                 cdp.send("Emulation.setCPUThrottlingRate", {"rate": throttle})
             page.add_init_script(FLOOR_PROBE % tables)
             page.goto(login_url(relay_port, "/floor", broker.credentials.user("floor"), None))
-            page.wait_for_function("window.__bench.completeAt !== null", timeout=60_000)
-            connected, complete = page.evaluate("[window.__bench.connectedAt, window.__bench.completeAt]")
+            page.wait_for_function("() => window.__bench.completeAt !== null", timeout=60_000)
+            connected, first_tile, complete = page.evaluate(
+                "[window.__bench.connectedAt, window.__bench.firstTileAt, window.__bench.completeAt]"
+            )
             offset = clock_offset(page)
             mark = len(room.sent)
             realistic = page_window(page, cdp, lambda: room.realistic(realistic_s))
@@ -632,6 +725,7 @@ def floor_part(browser: Browser, tables: int, realistic_s: float, burst_s: float
         "retained_messages": 3 * tables,
         "tiles": tiles,
         "grid_complete_ms": grid_ms,
+        "first_tile_ms": round(first_tile - connected, 1),
         "grid_from_navigation_ms": round(complete, 1),
         "connected_from_navigation_ms": round(connected, 1),
         "realistic": realistic,
@@ -666,7 +760,9 @@ def main() -> None:
             if "card" in parts:
                 report["card"] = card_part(browser, args.cards, args.rtt)
             if "floor" in parts:
-                report["floor"] = floor_part(browser, args.tables, args.realistic_seconds, args.burst_seconds, 1)
+                report["floor"] = floor_part(
+                    browser, args.tables, args.realistic_seconds, args.burst_seconds, 1
+                )
                 if args.cpu_throttle > 1:
                     report["floor_throttled"] = floor_part(
                         browser, args.tables, args.realistic_seconds, args.burst_seconds, args.cpu_throttle
