@@ -45,7 +45,6 @@ import json
 import os
 import platform
 import random
-import statistics
 import sys
 import tempfile
 import threading
@@ -354,7 +353,8 @@ document.addEventListener("DOMContentLoaded", () => {
         }
       }
     }
-  }).observe(document.getElementById("grid"), { subtree: true, childList: true, characterData: true, attributes: true });
+  }).observe(document.getElementById("grid"),
+    { subtree: true, childList: true, characterData: true, attributes: true });
 });
 """
 
