@@ -188,8 +188,10 @@ $("grid").addEventListener("click", (event) => {
   if (tile) openTable(tile.dataset.table);
 });
 
-// The clocks on the tiles ("3 min since the last hand") move on once a second, in the same flush.
+// The clocks on the tiles ("3 min since the last hand") move on once a second, in the same flush;
+// the misdeal and void tiles flash with it (floor.css: one restyle a second, not one a frame).
 setInterval(() => {
+  document.body.classList.toggle("flash-phase");
   for (const [table, item] of tables) if (item.summary?.last_hand_at || item.summary?.dealer_since) dirty.add(table);
   if (dirty.size && !frame) frame = requestAnimationFrame(flush);
 }, 1000);
