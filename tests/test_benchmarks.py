@@ -55,11 +55,27 @@ def test_the_transport_benchmark_runs_on_its_own_broker() -> None:
     assert report["relay"]["burst_complete"] and "mosquitto_ws_burst_ratio" in report  # type: ignore[index]
 
 
+@pytest.mark.usefixtures("mosquitto")
+def test_the_displays_benchmark_runs_in_chromium() -> None:
+    args = ["--cards", "3", "--rtt", "3", "--tables", "6", "--realistic-seconds", "1", "--burst-seconds", "1"]
+    report = run_bench("displays.py", args)
+    card, floor = report["card"], report["floor"]
+    assert isinstance(card, dict) and isinstance(floor, dict)
+    assert card["cards"] == 3 and card["rtt_samples"] >= 3
+    for key in ("card_p50_ms", "card_p99_ms", "rtt_p50_ms", "fsync_p50_ms", "card_p50_ratio"):
+        assert card[key] > 0, key
+    assert floor["tiles"] == 6 and floor["grid_complete_ms"] > 0
+    for phase in ("realistic", "burst"):  # six tables at 30 hands an hour may send nothing in 1 s
+        assert floor[phase]["frames"] > 0 and floor[phase]["main_thread_share"] >= 0, phase
+    assert floor["burst"]["tile_samples"] == 6  # every table once, each seen on its tile
+    assert len(report["load_average_at_start"]) == 3  # type: ignore[arg-type]
+
+
 def test_the_census_imports() -> None:
     # 133 million hands is a job for bench/, not for the suite: its module must still load.
     runpy.run_path(str(BENCH / "seven_card_census.py"), run_name="census_check")
 
 
 def test_every_benchmark_is_checked() -> None:
-    checked = {*SMALL, "latency.py", "commands.py", "transport.py", "seven_card_census.py"}
+    checked = {*SMALL, "latency.py", "commands.py", "transport.py", "displays.py", "seven_card_census.py"}
     assert {path.name for path in BENCH.glob("*.py")} == checked
