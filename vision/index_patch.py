@@ -1,0 +1,47 @@
+"""The index window of a corner, cut and normalised for the classifier.
+
+The window covers the corner of a card where standard decks print the index (rank above suit):
+0-25 % of the card's width across and 0-42 % of its width down (about 0-30 % of its height).
+It is cut with an affine warp from the corner's frame, so a card at any angle gives the same
+upright patch. Training (tools/train_index_classifier.py) cuts its patches with this same code.
+"""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+
+from vision.corners import CornerFrame
+from vision.types import BGRImage, FloatArray
+
+PATCH_W, PATCH_H = 24, 40
+WINDOW_ACROSS, WINDOW_DOWN = 0.25, 0.42  # fractions of the card's width
+
+
+def cut_patch(image: BGRImage, frame: CornerFrame) -> BGRImage:
+    p = np.array(frame.point, np.float32)
+    a = np.array(frame.across, np.float32) * frame.width * WINDOW_ACROSS
+    d = np.array(frame.down, np.float32) * frame.width * WINDOW_DOWN
+    source = np.array([p, p + a, p + d], np.float32)
+    target = np.array([[0, 0], [PATCH_W, 0], [0, PATCH_H]], np.float32)
+    matrix = cv2.getAffineTransform(source, target)
+    patch: BGRImage = cv2.warpAffine(
+        image, matrix, (PATCH_W, PATCH_H), flags=cv2.INTER_AREA, borderMode=cv2.BORDER_REPLICATE
+    )
+    return patch
+
+
+def normalise(patch: BGRImage, dark_card: bool) -> FloatArray:
+    """Two planes in 0..1: ink darkness on paper (1 = ink) and redness (red ink), each independent
+    of the light's brightness and colour. A dark card's light print is its ink."""
+    pixels = patch.astype(np.float32)
+    gray = pixels @ np.array([0.114, 0.587, 0.299], np.float32)
+    if dark_card:
+        gray = 255.0 - gray
+    low, high = np.percentile(gray, (3, 97))
+    span = max(float(high - low), 40.0)  # a blank patch stays blank instead of noise stretched to ink
+    ink = np.clip((high - gray) / span, 0.0, 1.0)
+    blue, green, red = pixels[:, :, 0], pixels[:, :, 1], pixels[:, :, 2]
+    white = max(float(np.percentile(pixels.max(axis=2), 97)), 40.0)
+    redness = np.clip((red - np.maximum(green, blue)) / white, 0.0, 1.0) * 2.0
+    return np.stack([ink, np.clip(redness, 0.0, 1.0)]).astype(np.float32)
