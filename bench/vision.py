@@ -65,7 +65,11 @@ def test_set(reader: CardReader, limit: int | None) -> dict[str, object]:
         assert isinstance(frame, Frame), frame
         read = [s for s in reader.read(frame.image) if s.card is not None]
         pairs = sorted(
-            ((_box_overlap(s, box), i, j) for i, (_, box) in enumerate(labels[name]) for j, s in enumerate(read)),
+            (
+                (_box_overlap(s, box), i, j)
+                for i, (_, box) in enumerate(labels[name])
+                for j, s in enumerate(read)
+            ),
             reverse=True,
         )
         taken_labels: set[int] = set()
@@ -98,7 +102,9 @@ def backs_set(reader: CardReader, limit: int | None) -> dict[str, object]:
         for row in csv.DictReader(handle):
             up.setdefault(row["file"], Counter())
             if row["face"] == "up":
-                up[row["file"]][row["card"].replace("10", "T").lower()[:-1].upper() + row["card"][-1].lower()] += 1
+                up[row["file"]][
+                    row["card"].replace("10", "T").lower()[:-1].upper() + row["card"][-1].lower()
+                ] += 1
             else:
                 down[row["file"]] += 1
     files = sorted(up)[:limit]
@@ -132,9 +138,13 @@ def ten_card_frames(count: int) -> list[np.ndarray]:
         for slot in range(10):
             face = faces[rng.randrange(len(faces))]
             w = 70
-            h = int(w * 1.4)
-            centre = (70 + (slot % 5) * 125 + rng.uniform(-8, 8), 120 + (slot // 5) * 240 + rng.uniform(-8, 8))
-            matrix = cv2.getRotationMatrix2D((face.shape[1] / 2, face.shape[0] / 2), rng.uniform(-40, 40), w / face.shape[1])
+            centre = (
+                70 + (slot % 5) * 125 + rng.uniform(-8, 8),
+                120 + (slot // 5) * 240 + rng.uniform(-8, 8),
+            )
+            matrix = cv2.getRotationMatrix2D(
+                (face.shape[1] / 2, face.shape[0] / 2), rng.uniform(-40, 40), w / face.shape[1]
+            )
             matrix[:, 2] += np.array(centre) - np.array([face.shape[1] / 2, face.shape[0] / 2])
             warped = cv2.warpAffine(face, matrix, (640, 480))
             mask = cv2.warpAffine(np.full(face.shape[:2], 255, np.uint8), matrix, (640, 480))

@@ -94,7 +94,9 @@ def draw_face(rng: random.Random, font_path: str, rank: int, suit: int) -> np.nd
     else:
         pip_font = ImageFont.truetype(fonts_by_name["DejaVuSans.ttf"], int(FACE_H * rng.uniform(0.12, 0.2)))
         for _ in range(rng.randint(1, 10)):
-            draw.text((rng.randint(45, 130), rng.randint(40, 200)), SUIT_GLYPHS[suit], font=pip_font, fill=ink)
+            draw.text(
+                (rng.randint(45, 130), rng.randint(40, 200)), SUIT_GLYPHS[suit], font=pip_font, fill=ink
+            )
     return cv2.cvtColor(np.array(face), cv2.COLOR_RGB2BGR)
 
 
@@ -126,7 +128,9 @@ def make_background(rng: random.Random, shape: tuple[int, int]) -> np.ndarray:
     h, w = shape
     base = np.array([rng.randint(0, 255) for _ in range(3)], np.float32)
     noise = cv2.resize(
-        np.random.default_rng(rng.randint(0, 10**9)).normal(0, rng.uniform(2, 40), (h // 8 + 1, w // 8 + 1, 3)),
+        np.random.default_rng(rng.randint(0, 10**9)).normal(
+            0, rng.uniform(2, 40), (h // 8 + 1, w // 8 + 1, 3)
+        ),
         (w, h),
     )
     grain = np.random.default_rng(rng.randint(0, 10**9)).normal(0, rng.uniform(0, 20), (h, w, 3))
@@ -200,13 +204,19 @@ def degrade(rng: random.Random, patch_source: np.ndarray, frame: CornerFrame) ->
     )
     gain = np.array([rng.uniform(0.6, 1.15) for _ in range(3)], np.float32) * rng.uniform(0.5, 1.1)
     small = np.clip(small.astype(np.float32) * gain + rng.gauss(0, 6), 0, 255)
-    small = np.clip(small + np.random.default_rng(rng.randint(0, 10**9)).normal(0, rng.uniform(0, 8), small.shape), 0, 255)
-    ok, encoded = cv2.imencode(".jpg", small.astype(np.uint8), [cv2.IMWRITE_JPEG_QUALITY, rng.randint(35, 95)])
+    small = np.clip(
+        small + np.random.default_rng(rng.randint(0, 10**9)).normal(0, rng.uniform(0, 8), small.shape), 0, 255
+    )
+    ok, encoded = cv2.imencode(
+        ".jpg", small.astype(np.uint8), [cv2.IMWRITE_JPEG_QUALITY, rng.randint(35, 95)]
+    )
     small = cv2.imdecode(encoded, cv2.IMREAD_COLOR)
     return cut_patch(small, shrunk)
 
 
-def sample(rng: random.Random, faces: list[tuple[np.ndarray, int, int]], backs: bool) -> tuple[np.ndarray, int, int]:
+def sample(
+    rng: random.Random, faces: list[tuple[np.ndarray, int, int]], backs: bool
+) -> tuple[np.ndarray, int, int]:
     face, rank, suit = faces[rng.randrange(len(faces))]
     kind = rng.random()
     if backs and kind < 0.08:
@@ -231,7 +241,9 @@ def sample(rng: random.Random, faces: list[tuple[np.ndarray, int, int]], backs: 
     return degrade(rng, canvas, frame), NONE_RANK, NONE_SUIT
 
 
-def make_set(seed: int, count: int, font_paths: list[str], with_geaxgx: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def make_set(
+    seed: int, count: int, font_paths: list[str], with_geaxgx: bool
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     rng = random.Random(seed)
     faces: list[tuple[np.ndarray, int, int]] = []
     for font_path in font_paths:
@@ -252,14 +264,17 @@ def make_set(seed: int, count: int, font_paths: list[str], with_geaxgx: bool) ->
     return xs, ranks, suits
 
 
-def build_net():  # type: ignore[no-untyped-def]
+def build_net(width: int):  # type: ignore[no-untyped-def]
     import torch.nn as nn
 
     def block(cin: int, cout: int, pool: bool) -> list[nn.Module]:
-        layers: list[nn.Module] = [nn.Conv2d(cin, cout, 3, padding=1, bias=False), nn.BatchNorm2d(cout), nn.ReLU()]
+        layers: list[nn.Module] = [
+            nn.Conv2d(cin, cout, 3, padding=1, bias=False),
+            nn.BatchNorm2d(cout),
+            nn.ReLU(),
+        ]
         return layers + ([nn.MaxPool2d(2)] if pool else [])
 
-    width = 16
     return nn.Sequential(
         *block(2, width, True),
         *block(width, 2 * width, True),
@@ -274,9 +289,13 @@ def build_net():  # type: ignore[no-untyped-def]
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, default=ROOT / "vision" / "models" / "index_classifier.onnx")
-    parser.add_argument("--samples", type=int, default=160_000)
-    parser.add_argument("--epochs", type=int, default=14)
+    parser.add_argument("--samples", type=int, default=120_000)
+    parser.add_argument("--epochs", type=int, default=8)
     parser.add_argument("--seed", type=int, default=12)
+    parser.add_argument(
+        "--width", type=int, default=8, help="channels of the first layer (8: 16 k parameters)"
+    )
+    parser.add_argument("--cache", type=Path, help="keep the generated patches in this .npz between runs")
     args = parser.parse_args()
 
     import torch
@@ -289,11 +308,20 @@ def main() -> int:
     train_fonts = [p for p in fonts() if Path(p).name not in HELD_OUT_FONTS]
     held_out = [p for p in fonts() if Path(p).name in HELD_OUT_FONTS]
     started = time.time()
-    xs, ranks, suits = make_set(args.seed, args.samples, train_fonts, with_geaxgx=True)
-    vx, vranks, vsuits = make_set(args.seed + 1, 6000, held_out, with_geaxgx=False)
+    if args.cache and args.cache.exists():
+        cached = np.load(args.cache)
+        xs, ranks, suits, vx, vranks, vsuits = (
+            cached[k] for k in ("xs", "ranks", "suits", "vx", "vranks", "vsuits")
+        )
+    else:
+        xs, ranks, suits = make_set(args.seed, args.samples, train_fonts, with_geaxgx=True)
+        vx, vranks, vsuits = make_set(args.seed + 1, 6000, held_out, with_geaxgx=False)
+        if args.cache:
+            np.savez(args.cache, xs=xs, ranks=ranks, suits=suits, vx=vx, vranks=vranks, vsuits=vsuits)
     print(f"data: {len(xs)} train, {len(vx)} held-out patches in {time.time() - started:.0f}s", flush=True)
 
-    net = build_net()
+    net = build_net(args.width)
+    print(f"{sum(p.numel() for p in net.parameters())} parameters", flush=True)
     optimiser = torch.optim.Adam(net.parameters(), lr=3e-3)
     steps = args.epochs * (len(xs) // 256)
     schedule = torch.optim.lr_scheduler.OneCycleLR(optimiser, max_lr=3e-3, total_steps=steps)
@@ -315,16 +343,22 @@ def main() -> int:
         rank_ok = (out[:, :14].argmax(1).numpy() == vranks).mean()
         suit_ok = (out[:, 14:].argmax(1).numpy() == vsuits).mean()
         print(
-            f"epoch {epoch + 1}: loss {loss.item():.3f}, held-out fonts rank {rank_ok:.3f} suit {suit_ok:.3f}, "
-            f"{time.time() - started:.0f}s",
+            f"epoch {epoch + 1}: loss {loss.item():.3f}, held-out fonts rank {rank_ok:.3f} "
+            f"suit {suit_ok:.3f}, {time.time() - started:.0f}s",
             flush=True,
         )
     net.eval()
     args.out.parent.mkdir(parents=True, exist_ok=True)
     example = torch.zeros(1, 2, PATCH_H, PATCH_W)
     torch.onnx.export(
-        net, (example,), str(args.out), input_names=["x"], output_names=["logits"],
-        dynamic_axes={"x": {0: "n"}, "logits": {0: "n"}}, opset_version=17, dynamo=False,
+        net,
+        (example,),
+        str(args.out),
+        input_names=["x"],
+        output_names=["logits"],
+        dynamic_axes={"x": {0: "n"}, "logits": {0: "n"}},
+        opset_version=17,
+        dynamo=False,
     )
     print(f"wrote {args.out} ({args.out.stat().st_size} bytes)")
     return 0

@@ -76,7 +76,11 @@ class CardReader:
 
     def read(self, image: BGRImage) -> list[CardSighting]:
         scale = min(1.0, MAX_SIDE / max(image.shape[:2]))
-        work = image if scale == 1.0 else cv2.resize(image, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
+        work = (
+            image
+            if scale == 1.0
+            else cv2.resize(image, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
+        )
         blobs = find_blobs(work)
         frames = corner_frames(blobs, work.shape)
         patches = np.array(
@@ -184,4 +188,3 @@ def _overlap(one: np.ndarray, other: np.ndarray) -> float:
 
 def _points(quad: np.ndarray, scale: float) -> tuple[tuple[float, float], ...]:
     return tuple((float(x) / scale, float(y) / scale) for x, y in quad)
-

@@ -1,4 +1,8 @@
-"""The array types the pipeline passes around (numpy arrays as OpenCV returns them)."""
+"""The array types the pipeline passes around.
+
+Images are uint8 arrays as OpenCV returns them; OpenCV's own stubs type its results as arrays of
+any number type, so the image aliases say the shape in a comment and leave the dtype open.
+"""
 
 from __future__ import annotations
 
@@ -7,7 +11,6 @@ from typing import Any, TypeAlias
 import numpy as np
 import numpy.typing as npt
 
-BGRImage: TypeAlias = npt.NDArray[np.uint8]  # (h, w, 3), OpenCV's channel order
-GrayImage: TypeAlias = npt.NDArray[np.uint8]  # (h, w)
+BGRImage: TypeAlias = npt.NDArray[Any]  # (h, w, 3) uint8, OpenCV's channel order
+GrayImage: TypeAlias = npt.NDArray[Any]  # (h, w) uint8
 FloatArray: TypeAlias = npt.NDArray[np.float32]
-AnyArray: TypeAlias = npt.NDArray[Any]
