@@ -132,11 +132,13 @@ def ten_card_frames(count: int) -> list[np.ndarray]:
     """640x480 frames with ten cards dealt at random angles on a felt-green cloth."""
     rng = random.Random(12)
     faces = [cv2.imread(str(p)) for p in sorted(FACES.glob("*.png"))]
+    masks = [_face_mask(face) for face in faces]
     frames = []
     for _ in range(count):
         frame = np.full((480, 640, 3), (40, 110, 30), np.uint8)
         for slot in range(10):
-            face = faces[rng.randrange(len(faces))]
+            which = rng.randrange(len(faces))
+            face = faces[which]
             w = 70
             centre = (
                 70 + (slot % 5) * 125 + rng.uniform(-8, 8),
@@ -147,10 +149,19 @@ def ten_card_frames(count: int) -> list[np.ndarray]:
             )
             matrix[:, 2] += np.array(centre) - np.array([face.shape[1] / 2, face.shape[0] / 2])
             warped = cv2.warpAffine(face, matrix, (640, 480))
-            mask = cv2.warpAffine(np.full(face.shape[:2], 255, np.uint8), matrix, (640, 480))
+            mask = cv2.warpAffine(masks[which], matrix, (640, 480))
             frame[mask > 0] = warped[mask > 0]
         frames.append(frame)
     return frames
+
+
+def _face_mask(face: np.ndarray) -> np.ndarray:
+    """The renders' rounded corners are black: the card is what the corners' fill does not reach."""
+    h, w = face.shape[:2]
+    mask = np.zeros((h + 2, w + 2), np.uint8)
+    for x, y in ((0, 0), (w - 1, 0), (0, h - 1), (w - 1, h - 1)):
+        cv2.floodFill(face.copy(), mask, (x, y), (0, 0, 0), (8, 8, 8), (8, 8, 8), cv2.FLOODFILL_MASK_ONLY)
+    return np.where(mask[1:-1, 1:-1] > 0, 0, 255).astype(np.uint8)
 
 
 def median_ms(reader: CardReader, frames: list[np.ndarray], repeats: int) -> float:

@@ -19,6 +19,7 @@ from vision.types import BGRImage, GrayImage
 
 CARD_ASPECT = 88.9 / 63.5  # poker size, 3.5 x 2.5 in; bridge size (3.5 x 2.25) is read as well
 MIN_CARD_WIDTH_PX = 24  # below this a rank glyph is under ~8 px high: unreadable (docs/vision.md)
+FIND_SIDE = 400  # pixels: the long side at which outlines are looked for
 CORNER_ANGLE_RANGE = (62.0, 118.0)  # degrees: a card corner seen with some perspective
 
 
@@ -49,7 +50,7 @@ class PaperBlob:
     dark: bool  # a dark card on a light surface (its face, or its back)
 
 
-WHITENESS_LEVELS = (120, 150, 180, 210, 235)
+WHITENESS_LEVELS = (130, 170, 210, 235)
 
 
 def whiteness(image: BGRImage) -> GrayImage:
@@ -100,17 +101,38 @@ def _blobs(mask: GrayImage, min_area: float, dark: bool) -> list[PaperBlob]:
 
 
 def find_blobs(image: BGRImage) -> list[PaperBlob]:
-    h, w = image.shape[:2]
-    min_area = 0.4 * MIN_CARD_WIDTH_PX * MIN_CARD_WIDTH_PX * CARD_ASPECT
-    min_area = max(min_area, 0.0015 * h * w)
-    blobs = [blob for mask in paper_masks(image) for blob in _blobs(mask, min_area, dark=False)]
-    blobs += _blobs(dark_card_mask(image), min_area, dark=True)
-    return blobs
+    """Outlines are found at no more than FIND_SIDE pixels (a card's corner moves by under a pixel
+    of the full frame) and returned in the full frame's coordinates, where the index is cut."""
+    scale = min(1.0, FIND_SIDE / max(image.shape[:2]))
+    small = (
+        image if scale == 1.0 else cv2.resize(image, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
+    )
+    h, w = small.shape[:2]
+    min_width = MIN_CARD_WIDTH_PX * scale
+    min_area = max(0.4 * min_width * min_width * CARD_ASPECT, 0.0015 * h * w)
+    blobs = _without_same_blobs(
+        [blob for mask in paper_masks(small) for blob in _blobs(mask, min_area, dark=False)]
+    )
+    blobs += _blobs(dark_card_mask(small), min_area, dark=True)
+    if scale == 1.0:
+        return blobs
+    return [
+        PaperBlob((blob.contour / scale).astype(np.int32), blob.polygon / scale, blob.dark) for blob in blobs
+    ]
 
 
-def _unit(v: np.ndarray) -> np.ndarray:
-    n = float(np.hypot(v[0], v[1]))
-    return v / n if n > 0 else v
+def _without_same_blobs(blobs: list[PaperBlob]) -> list[PaperBlob]:
+    """A card alone on the cloth is the same blob at every whiteness level: keep it once."""
+    kept: list[PaperBlob] = []
+    boxes: list[tuple[int, int, int, int]] = []
+    for blob in blobs:
+        box = cv2.boundingRect(blob.contour)
+        tolerance = max(2, int(0.03 * max(box[2], box[3])))
+        if any(all(abs(a - b) <= tolerance for a, b in zip(box, other, strict=True)) for other in boxes):
+            continue
+        kept.append(blob)
+        boxes.append(box)
+    return kept
 
 
 def _orientation(polygon: np.ndarray) -> float:
@@ -125,43 +147,41 @@ def corner_frames(blobs: list[PaperBlob], image_shape: tuple[int, ...]) -> list[
     by the card on top)."""
     frames: list[CornerFrame] = []
     h, w = image_shape[:2]
+    low, high = (math.cos(math.radians(a)) for a in CORNER_ANGLE_RANGE)
     for index, blob in enumerate(blobs):
-        poly = blob.polygon
+        poly = blob.polygon.astype(np.float64)
         if _orientation(poly) < 0:
             poly = poly[::-1]
-        n = len(poly)
+        to_prev = np.roll(poly, 1, axis=0) - poly
+        to_next = np.roll(poly, -1, axis=0) - poly
+        len_prev = np.hypot(to_prev[:, 0], to_prev[:, 1])
+        len_next = np.hypot(to_next[:, 0], to_next[:, 1])
+        u_prev = to_prev / np.maximum(len_prev, 1e-9)[:, None]
+        u_next = to_next / np.maximum(len_next, 1e-9)[:, None]
+        cosine = np.sum(u_prev * u_next, axis=1)
+        # convex on a clockwise outline: from the incoming edge (-to_prev) to the outgoing one turns clockwise
+        turn = -to_prev[:, 0] * to_next[:, 1] + to_prev[:, 1] * to_next[:, 0]
+        inside = (poly[:, 0] >= 2) & (poly[:, 0] < w - 2) & (poly[:, 1] >= 2) & (poly[:, 1] < h - 2)
+        short_edge = 0.35 * MIN_CARD_WIDTH_PX
+        keep = (turn > 0) & (cosine <= low) & (cosine >= high) & inside
+        keep &= (len_prev >= short_edge) & (len_next >= short_edge)
+        if not keep.any():
+            continue
         (_, _), (rw, rh), _ = cv2.minAreaRect(blob.contour)
         blob_width = min(rw, rh)
-        blob_is_one_card = n <= 6 and 1.2 < max(rw, rh) / max(blob_width, 1.0) < 1.75
-        for i in range(n):
-            p, prev, nxt = poly[i], poly[i - 1], poly[(i + 1) % n]
-            to_prev, to_next = prev - p, nxt - p
-            len_prev, len_next = float(np.hypot(*to_prev)), float(np.hypot(*to_next))
-            if min(len_prev, len_next) < 0.35 * MIN_CARD_WIDTH_PX:
-                continue
-            u_prev, u_next = _unit(to_prev), _unit(to_next)
-            # convex on a clockwise outline: the turn from the incoming to the outgoing edge is clockwise
-            turn = float((p - prev)[0] * (nxt - p)[1] - (p - prev)[1] * (nxt - p)[0])
-            if turn <= 0:
-                continue
-            angle = math.degrees(math.acos(max(-1.0, min(1.0, float(u_prev @ u_next)))))
-            if not CORNER_ANGLE_RANGE[0] <= angle <= CORNER_ANGLE_RANGE[1]:
-                continue
-            # on a clockwise outline the next edge, then the previous one, turn clockwise
-            across, down, len_across, len_down = u_next, u_prev, len_next, len_prev
-            if not (2 <= p[0] < w - 2 and 2 <= p[1] < h - 2):
-                continue  # a corner on the frame's border is where the picture cuts a card
-            widths = {len_across, len_down / CARD_ASPECT}
-            if blob_is_one_card:
-                widths = {blob_width}
+        blob_is_one_card = len(poly) <= 6 and 1.2 < max(rw, rh) / max(blob_width, 1.0) < 1.75
+        for i in np.flatnonzero(keep):
+            # on a clockwise outline the next edge, then the previous one, turn clockwise: the next
+            # edge runs across the card's top (short side) at an index corner
+            widths = [blob_width] if blob_is_one_card else [len_next[i], len_prev[i] / CARD_ASPECT]
             for width in _distinct(widths):
                 if width >= MIN_CARD_WIDTH_PX:
                     frames.append(
                         CornerFrame(
-                            (float(p[0]), float(p[1])),
-                            (float(across[0]), float(across[1])),
-                            (float(down[0]), float(down[1])),
-                            width,
+                            (float(poly[i, 0]), float(poly[i, 1])),
+                            (float(u_next[i, 0]), float(u_next[i, 1])),
+                            (float(u_prev[i, 0]), float(u_prev[i, 1])),
+                            float(width),
                             index,
                         )
                     )
@@ -170,24 +190,25 @@ def corner_frames(blobs: list[PaperBlob], image_shape: tuple[int, ...]) -> list[
 
 def _without_repeats(frames: list[CornerFrame]) -> list[CornerFrame]:
     """One frame per corner: the blobs of several whiteness levels find the same corners."""
-    kept: list[CornerFrame] = []
-    for frame in frames:
-        if not any(_same_corner(frame, other) for other in kept):
-            kept.append(frame)
-    return kept
+    if not frames:
+        return frames
+    points = np.array([f.point for f in frames])
+    across = np.array([f.across for f in frames])
+    widths = np.array([f.width for f in frames])
+    kept: list[int] = []
+    for i in range(len(frames)):
+        if kept:
+            k = np.array(kept)
+            near = np.hypot(*(points[k] - points[i]).T) < 0.06 * widths[k]
+            aligned = across[k] @ across[i] > 0.97
+            similar = np.abs(widths[k] - widths[i]) < 0.12 * widths[k]
+            if np.any(near & aligned & similar):
+                continue
+        kept.append(i)
+    return [frames[i] for i in kept]
 
 
-def _same_corner(one: CornerFrame, other: CornerFrame) -> bool:
-    distance = math.hypot(one.point[0] - other.point[0], one.point[1] - other.point[1])
-    alignment = one.across[0] * other.across[0] + one.across[1] * other.across[1]
-    return (
-        distance < 0.06 * other.width
-        and alignment > 0.97
-        and abs(one.width - other.width) < 0.12 * other.width
-    )
-
-
-def _distinct(widths: set[float]) -> list[float]:
+def _distinct(widths: list[float]) -> list[float]:
     kept: list[float] = []
     for width in sorted(widths, reverse=True):
         if all(abs(width - other) > 0.12 * other for other in kept):

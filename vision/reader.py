@@ -18,7 +18,7 @@ import numpy as np
 
 from tablectl.core.cards import SUITS, card_str, make_card
 from vision.corners import CornerFrame, PaperBlob, corner_frames, find_blobs, whiteness
-from vision.index_patch import cut_patch, normalise
+from vision.index_patch import PATCH_H, PATCH_W, cut_patch, normalise_all
 from vision.index_reader import RANK_LABELS, IndexRead, IndexReader
 from vision.types import BGRImage
 
@@ -83,9 +83,10 @@ class CardReader:
         )
         blobs = find_blobs(work)
         frames = corner_frames(blobs, work.shape)
-        patches = np.array(
-            [normalise(cut_patch(work, frame), blobs[frame.blob].dark) for frame in frames], np.float32
+        cut = np.array([cut_patch(work, frame) for frame in frames], np.uint8).reshape(
+            -1, PATCH_H, PATCH_W, 3
         )
+        patches = normalise_all(cut, np.array([blobs[frame.blob].dark for frame in frames], bool))
         reads = self._index.read(patches)
         cards = self._merge(frames, reads)
         sightings = [self._sighting(c, scale) for c in cards]
