@@ -131,7 +131,7 @@ def backs_set(reader: CardReader, limit: int | None) -> dict[str, object]:
 def ten_card_frames(count: int) -> list[np.ndarray]:
     """640x480 frames with ten cards dealt at random angles on a felt-green cloth."""
     rng = random.Random(12)
-    faces = [cv2.imread(str(p)) for p in sorted(FACES.glob("*.png"))]
+    faces = [f.image for f in map(read_image, sorted(FACES.glob("*.png"))) if isinstance(f, Frame)]
     masks = [_face_mask(face) for face in faces]
     frames = []
     for _ in range(count):

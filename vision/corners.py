@@ -124,9 +124,9 @@ def find_blobs(image: BGRImage) -> list[PaperBlob]:
 def _without_same_blobs(blobs: list[PaperBlob]) -> list[PaperBlob]:
     """A card alone on the cloth is the same blob at every whiteness level: keep it once."""
     kept: list[PaperBlob] = []
-    boxes: list[tuple[int, int, int, int]] = []
+    boxes: list[tuple[int, ...]] = []
     for blob in blobs:
-        box = cv2.boundingRect(blob.contour)
+        box = tuple(cv2.boundingRect(blob.contour))
         tolerance = max(2, int(0.03 * max(box[2], box[3])))
         if any(all(abs(a - b) <= tolerance for a, b in zip(box, other, strict=True)) for other in boxes):
             continue
