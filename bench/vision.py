@@ -41,9 +41,16 @@ FACES = CARDS / "geaxgx" / "synthetic_renders"
 
 
 def _box_overlap(sighting: CardSighting, box: tuple[int, int, int, int]) -> float:
+    """How well a read card matches a labelled box: 0 unless the corner it was read at lies in
+    the box (a card's estimated outline can spill over its neighbours in a fan), else the IoU of
+    the outline's bounding box with the label's."""
+    x0, y0, x1, y1 = box
+    margin = 0.05 * max(x1 - x0, y1 - y0)
+    cx, cy = sighting.corners[0]
+    if not (x0 - margin <= cx <= x1 + margin and y0 - margin <= cy <= y1 + margin):
+        return 0.0
     xs = [x for x, _ in sighting.corners]
     ys = [y for _, y in sighting.corners]
-    x0, y0, x1, y1 = box
     ix = max(0.0, min(x1, max(xs)) - max(x0, min(xs)))
     iy = max(0.0, min(y1, max(ys)) - max(y0, min(ys)))
     inter = ix * iy

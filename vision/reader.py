@@ -10,7 +10,7 @@ showing', which a dark-faced deck can also be.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from enum import Enum
 
 import cv2
@@ -25,6 +25,7 @@ from vision.types import BGRImage
 ACT_CONFIDENCE = 0.9  # a card read at or above this may become an event; below it is only shown
 READ_CONFIDENCE = 0.5  # below this an index read is not evidence of anything
 WHITE_INSIDE_LEVEL = 150  # vision.corners.whiteness of card paper in ordinary light
+SECOND_LOOK = (0.9, 1.1)  # card widths, relative to the corner's guess, of the windows read again
 MAX_SIDE = 960  # larger frames are read scaled down: glyphs stay >= ~10 px on a card a tenth as wide
 
 
@@ -83,15 +84,46 @@ class CardReader:
         )
         blobs = find_blobs(work)
         frames = corner_frames(blobs, work.shape)
-        cut = np.array([cut_patch(work, frame) for frame in frames], np.uint8).reshape(
-            -1, PATCH_H, PATCH_W, 3
-        )
-        patches = normalise_all(cut, np.array([blobs[frame.blob].dark for frame in frames], bool))
-        reads = self._index.read(patches)
+        reads = self._read_all(work, blobs, frames)
+        reads = self._second_look(work, blobs, frames, reads)
         cards = self._merge(frames, reads)
         sightings = [self._sighting(c, scale) for c in cards]
         sightings += self._unread_cards(work, blobs, cards, scale)
         return sightings
+
+    def _read_all(
+        self, image: BGRImage, blobs: list[PaperBlob], frames: list[CornerFrame]
+    ) -> list[IndexRead]:
+        cut = np.array([cut_patch(image, frame) for frame in frames], np.uint8).reshape(
+            -1, PATCH_H, PATCH_W, 3
+        )
+        return self._index.read(
+            normalise_all(cut, np.array([blobs[frame.blob].dark for frame in frames], bool))
+        )
+
+    def _second_look(
+        self, image: BGRImage, blobs: list[PaperBlob], frames: list[CornerFrame], reads: list[IndexRead]
+    ) -> list[IndexRead]:
+        """Read every index again through windows a little smaller and larger: a true index reads
+        the same through all three, a fluke of one window rarely does. The read keeps the mean
+        confidence of the three, halved when they disagree."""
+        chosen = [i for i, read in enumerate(reads) if read.is_index and read.confidence >= READ_CONFIDENCE]
+        if not chosen:
+            return reads
+        looks = [replace(frames[i], width=frames[i].width * factor) for i in chosen for factor in SECOND_LOOK]
+        again = self._read_all(image, blobs, looks)
+        result = list(reads)
+        for n, i in enumerate(chosen):
+            others = again[n * len(SECOND_LOOK) : (n + 1) * len(SECOND_LOOK)]
+            first = reads[i]
+            if all((o.rank, o.suit) == (first.rank, first.suit) for o in others):
+                looks_at = [first, *others]
+                rank_p = float(np.mean([r.rank_p for r in looks_at]))
+                suit_p = float(np.mean([r.suit_p for r in looks_at]))
+                result[i] = IndexRead(first.rank, first.suit, rank_p, suit_p)
+            else:
+                result[i] = IndexRead(first.rank, first.suit, first.rank_p * 0.5, first.suit_p * 0.5)
+        return result
 
     def _merge(self, frames: list[CornerFrame], reads: list[IndexRead]) -> list[_Candidate]:
         """Reads of one card (its two index corners, several width guesses at one corner) become one
