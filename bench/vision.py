@@ -6,7 +6,8 @@ accuracy           labelled cards of ../shared/data/cards/photos-tfod-test (143)
 accuracy_any       the same at any confidence (what an 'unsure' display would show)
 wrong_confident    labelled cards read wrongly at an acting confidence (goal 0)
 face_down_called_up  on ../shared/data/cards/backs-cardcounter (per-image counts, no boxes): cards called
-                   face up beyond the image's face-up cards, or read as a card that is not among them
+                   face up beyond the number of the image's face-up cards (an upper bound)
+backs_wrong_confident  cards read there at an acting confidence that are not among the image's face-up cards
 face_up_recall     of those images' 43 face-up cards, how many were called face up
 frame_ms           median ms per 640x480 frame with ten cards (rendered from geaxgx's MIT faces);
 frame_ms_photos    the same over the test photos scaled to 640x480
@@ -115,21 +116,26 @@ def backs_set(reader: CardReader, limit: int | None) -> dict[str, object]:
             else:
                 down[row["file"]] += 1
     files = sorted(up)[:limit]
-    called_up_wrongly = caught = face_up = face_down = 0
+    called_up_wrongly = wrong_cards = caught = face_up = face_down = 0
     for name in files:
         frame = read_image(BACKS / name)
         assert isinstance(frame, Frame), frame
         called = [s for s in reader.read(frame.image) if s.facing is Facing.UP]
         present = +up[name]
-        strangers = sum(1 for s in called if s.card is not None and present[s.card] == 0)
         n_up = sum(present.values())
-        called_up_wrongly += max(strangers, len(called) - n_up, 0)
-        caught += min(len(called) - strangers, n_up)
+        called_up_wrongly += max(len(called) - n_up, 0)
+        wrong_cards += sum(
+            1
+            for s in called
+            if s.card is not None and present[s.card] == 0 and s.confidence >= ACT_CONFIDENCE
+        )
+        caught += min(len(called), n_up)
         face_up += n_up
         face_down += down[name]
     return {
         "face_down_called_up": called_up_wrongly,
         "face_up_recall": round(caught / face_up, 4) if face_up else None,
+        "backs_wrong_confident": wrong_cards,
         "face_down_cards": face_down,
         "face_up_cards": face_up,
     }

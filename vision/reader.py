@@ -17,7 +17,7 @@ import cv2
 import numpy as np
 
 from tablectl.core.cards import SUITS, card_str, make_card
-from vision.corners import CornerFrame, PaperBlob, corner_frames, find_blobs, whiteness
+from vision.corners import MIN_CARD_WIDTH_PX, CornerFrame, PaperBlob, corner_frames, find_blobs, whiteness
 from vision.index_patch import PATCH_H, PATCH_W, cut_patch, normalise_all
 from vision.index_reader import RANK_LABELS, IndexRead, IndexReader
 from vision.types import BGRImage
@@ -184,6 +184,16 @@ class CardReader:
             if not whole_card:
                 continue
             quad = cv2.boxPoints(rect).astype(np.float32)
+            h, w = image.shape[:2]
+            if (
+                quad[:, 0].min() < 2
+                or quad[:, 1].min() < 2
+                or quad[:, 0].max() > w - 3
+                or quad[:, 1].max() > h - 3
+            ):
+                continue  # cut by the frame's edge: not a whole card, whatever its shape
+            if min(rect[1]) < MIN_CARD_WIDTH_PX:
+                continue
             if any(_overlap(quad, other) > 0.3 for other in seen):
                 continue
             seen.append(quad)
