@@ -48,6 +48,7 @@ class PaperBlob:
     contour: np.ndarray  # (n, 1, 2) int32, as cv2 gives it
     polygon: np.ndarray  # (m, 2) float32, the simplified outline
     dark: bool  # a dark card on a light surface (its face, or its back)
+    whole: bool = False  # one card alone, filling its rotated rectangle: its corners are that rectangle's
 
 
 WHITENESS_LEVELS = (130, 170, 210, 235)
@@ -87,16 +88,16 @@ def _blobs(mask: GrayImage, min_area: float, dark: bool) -> list[PaperBlob]:
         area = cv2.contourArea(contour)
         if not min_area <= area <= max_area:
             continue
-        if dark:
-            # a dark blob is a card only if it is card-shaped: a quadrilateral that fills its box
-            (_, _), (w, h), _ = cv2.minAreaRect(contour)
-            ratio = max(w, h) / max(min(w, h), 1.0)
-            if area < 0.8 * w * h or not 1.15 < ratio < 1.8:
-                continue
+        (_, _), (w, h), _ = cv2.minAreaRect(contour)
+        ratio = max(w, h) / max(min(w, h), 1.0)
+        whole = area >= 0.88 * w * h and 1.2 < ratio < 1.75
+        # a dark blob is a card only if it is card-shaped: a quadrilateral that fills its box
+        if dark and (area < 0.8 * w * h or not 1.15 < ratio < 1.8):
+            continue
         epsilon = 0.012 * cv2.arcLength(contour, True)
         polygon = cv2.approxPolyDP(contour, epsilon, True).reshape(-1, 2).astype(np.float32)
         if len(polygon) >= 3:
-            blobs.append(PaperBlob(contour, polygon, dark))
+            blobs.append(PaperBlob(contour, polygon, dark, whole))
     return blobs
 
 
@@ -117,7 +118,8 @@ def find_blobs(image: BGRImage) -> list[PaperBlob]:
     if scale == 1.0:
         return blobs
     return [
-        PaperBlob((blob.contour / scale).astype(np.int32), blob.polygon / scale, blob.dark) for blob in blobs
+        PaperBlob((blob.contour / scale).astype(np.int32), blob.polygon / scale, blob.dark, blob.whole)
+        for blob in blobs
     ]
 
 
@@ -125,10 +127,17 @@ def _without_same_blobs(blobs: list[PaperBlob]) -> list[PaperBlob]:
     """A card alone on the cloth is the same blob at every whiteness level: keep it once."""
     kept: list[PaperBlob] = []
     boxes: list[tuple[int, ...]] = []
-    for blob in blobs:
+    # a whole card found at one level is not looked for again inside itself at the others
+    for blob in sorted(blobs, key=lambda b: not b.whole):
         box = tuple(cv2.boundingRect(blob.contour))
         tolerance = max(2, int(0.03 * max(box[2], box[3])))
         if any(all(abs(a - b) <= tolerance for a, b in zip(box, other, strict=True)) for other in boxes):
+            continue
+        centre = (box[0] + box[2] / 2, box[1] + box[3] / 2)
+        if any(
+            k.whole and o[0] <= centre[0] <= o[0] + o[2] and o[1] <= centre[1] <= o[1] + o[3]
+            for k, o in zip(kept, boxes, strict=True)
+        ):
             continue
         kept.append(blob)
         boxes.append(box)
@@ -169,7 +178,7 @@ def corner_frames(blobs: list[PaperBlob], image_shape: tuple[int, ...]) -> list[
             continue
         (_, _), (rw, rh), _ = cv2.minAreaRect(blob.contour)
         blob_width = min(rw, rh)
-        blob_is_one_card = len(poly) <= 6 and 1.2 < max(rw, rh) / max(blob_width, 1.0) < 1.75
+        blob_is_one_card = blob.whole
         for i in np.flatnonzero(keep):
             # on a clockwise outline the next edge, then the previous one, turn clockwise: the next
             # edge runs across the card's top (short side) at an index corner
