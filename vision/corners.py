@@ -51,7 +51,7 @@ class PaperBlob:
     whole: bool = False  # one card alone, filling its rotated rectangle: its corners are that rectangle's
 
 
-WHITENESS_LEVELS = (130, 170, 210, 235)
+WHITENESS_LEVELS = (100, 130, 170, 210, 235)
 
 
 def whiteness(image: BGRImage) -> GrayImage:
