@@ -140,6 +140,17 @@ class CardReader:
         for candidate in ranked:
             same = next((card for card in cards if _same_card(card, candidate)), None)
             if same is None:
+                # the same card read again through a corner guessed elsewhere on it is still one card
+                same = next(
+                    (
+                        card
+                        for card in cards
+                        if (card.read.rank, card.read.suit) == (candidate.read.rank, candidate.read.suit)
+                        and _overlap(card.quad, candidate.quad) > 0.3
+                    ),
+                    None,
+                )
+            if same is None:
                 cards.append(candidate)
             elif (same.read.rank, same.read.suit) == (candidate.read.rank, candidate.read.suit):
                 same.agreeing.append(candidate.read)
@@ -219,7 +230,15 @@ def _white_inside(white: np.ndarray, quad: np.ndarray) -> float:
 
 
 def _same_card(one: _Candidate, other: _Candidate) -> bool:
-    return _overlap(one.quad, other.quad) > 0.45
+    """Two reads are of one card when they are at one corner (two width guesses), or at its two
+    index corners (the other read sits at this card's opposite corner, turned half round). Cards
+    of a fan overlap, so an overlap of the estimated outlines would merge neighbours."""
+    p, q = np.array(one.frame.point), np.array(other.frame.point)
+    width = one.frame.width
+    if float(np.hypot(*(p - q))) < 0.2 * width:
+        return True
+    facing = float(np.dot(one.frame.across, other.frame.across))
+    return facing < -0.8 and float(np.hypot(*(one.quad[2] - q))) < 0.25 * width
 
 
 def _overlap(one: np.ndarray, other: np.ndarray) -> float:
