@@ -95,7 +95,9 @@ def draw_face(rng: random.Random, font_path: str, rank: int, suit: int) -> np.nd
             draw.rectangle((x0, y0, x0 + rng.randint(6, 40), y0 + rng.randint(6, 40)), fill=colour)
         if rng.random() < 0.85:
             draw.rectangle(
-                (left, top_edge, FACE_W - left, FACE_H - top_edge), outline=frame_colour, width=rng.randint(1, 3)
+                (left, top_edge, FACE_W - left, FACE_H - top_edge),
+                outline=frame_colour,
+                width=rng.randint(1, 3),
             )
     else:
         pip_font = ImageFont.truetype(fonts_by_name["DejaVuSans.ttf"], int(FACE_H * rng.uniform(0.12, 0.22)))
