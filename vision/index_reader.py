@@ -1,7 +1,7 @@
 """The corner-index classifier: a patch in, a rank and a suit (or none) with probabilities out.
 
 The model (vision/models/index_classifier.onnx, made by tools/train_index_classifier.py) is a
-62 k-parameter CNN with two heads: 13 ranks + none, 4 suits + none. It runs through OpenCV's own
+16 k-parameter CNN (64 KB) with two heads: 13 ranks + none, 4 suits + none. It runs through OpenCV's own
 dnn module, so the Pi needs nothing beyond opencv-python-headless.
 """
 
