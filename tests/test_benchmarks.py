@@ -18,6 +18,7 @@ SMALL = {
     "evaluator.py": (["--hands", "2000", "--repeats", "1"], "ratio"),
     "procedure.py": (["60"], "replay_hands_per_s"),
     "serial.py": (["--frames", "500", "--cards", "50"], "latency_p99_ms"),
+    "vision.py": (["--limit", "3", "--repeats", "1"], "accuracy"),
 }
 
 

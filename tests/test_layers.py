@@ -70,6 +70,9 @@ NAMED_IN_DESIGN = (
 )
 
 PACKAGES = ("tablectl", "firmware_bridge", "vision")
+# vision/ sits beside the adapters: it turns camera frames into what a camera adapter reports, so
+# only the units that may import an adapter may import it (and it imports only the pure core).
+VISION_USERS = ("tablectl.cli", "tablectl.sim", "tablectl.service", "tablectl.adapters")
 
 
 def _module_name(path: Path) -> str:
@@ -134,6 +137,11 @@ def layer_violations() -> list[str]:
                 problems.append(f"{where}:{line} imports {target}: firmware_bridge stands alone")
             if here.startswith("vision") and top == "tablectl" and not target.startswith("tablectl.core"):
                 problems.append(f"{where}:{line} imports {target}: vision may use only tablectl.core")
+            if top == "vision" and not here.startswith(("vision", *VISION_USERS)):
+                problems.append(
+                    f"{where}:{line} imports {target}: only {', '.join(VISION_USERS)} may use vision "
+                    "(the camera pipeline is an adapter's business)"
+                )
             if not here.startswith("tablectl"):
                 continue
             source_unit = _unit(here)
@@ -201,6 +209,9 @@ def test_the_core_may_import_none_of_the_modules_design_names() -> None:
             "def f():\n    from tablectl.core.cards import parse_card\n",
             "stands alone",
         ),
+        ("vision/x.py", "from tablectl.adapters import shoe\n", "vision may use only tablectl.core"),
+        ("tablectl/views/x.py", "from vision.reader import CardReader\n", "may use vision"),
+        ("firmware_bridge/x.py", "import vision.sources\n", "may use vision"),
     ],
 )
 def test_the_check_finds_a_violation(

@@ -386,6 +386,10 @@ def build_parser() -> argparse.ArgumentParser:
     rep.add_argument("--workers", type=int, help="with --verify: processes to use (default: one per core)")
     rep.add_argument("--json", action="store_true", help="with --verify: print one JSON object")
     rep.set_defaults(func=cmd_replay)
+
+    from vision.cli import add_vision_parser  # the camera pipeline: cv2 loads only when it runs
+
+    add_vision_parser(sub)
     return parser
 
 

@@ -1,0 +1,378 @@
+"""Train the corner-index classifier that vision/index_reader.py runs, and export it to ONNX.
+
+    .venv/bin/pip install -e '.[train]'     # torch 2.13.0 CPU (the local wheel), onnx, pillow
+    .venv/bin/python tools/train_index_classifier.py --out vision/models/index_classifier.onnx
+
+Training data is made here, never taken from the photo sets: card faces drawn with free fonts
+(Debian's fonts-dejavu and fonts-liberation: the rank in a font, the suit as the font's suit glyph),
+and the 52 faces of ../shared/data/cards/geaxgx/synthetic_renders (MIT, geaxgx). Each patch is cut by
+vision.index_patch.cut_patch from a corner frame that is deliberately wrong by as much as the
+corner finder is (position, angle, card width), then blurred, resampled to a low resolution,
+noised and JPEG-compressed. The 'none' class is the other two corners, the inside of cards,
+backgrounds and drawn casino-style backs, so a back or a pip never reads as an index. Fonts in
+HELD_OUT_FONTS are used for the validation figure only (a deck the model has not seen).
+"""
+
+from __future__ import annotations
+
+import argparse
+import glob
+import math
+import random
+import sys
+import time
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from vision.corners import CornerFrame  # noqa: E402
+from vision.index_patch import PATCH_H, PATCH_W, cut_patch, normalise  # noqa: E402
+from vision.index_reader import NONE_RANK, NONE_SUIT, RANK_LABELS  # noqa: E402
+
+FONT_DIRS = ("/usr/share/fonts/truetype/dejavu", "/usr/share/fonts/truetype/liberation")
+HELD_OUT_FONTS = ("LiberationSerif-Bold.ttf", "DejaVuSansMono-Bold.ttf", "DejaVuSerifCondensed.ttf")
+SUIT_GLYPHS = "\u2663\u2666\u2665\u2660"  # clubs, diamonds, hearts, spades: tablectl.core.cards order
+GEAXGX = ROOT.parent / "shared" / "data" / "cards" / "geaxgx" / "synthetic_renders"
+FACE_W, FACE_H = 200, 280
+MARGIN = 60  # background around a face, so a misplaced window sees table, as it does in a photo
+
+
+def fonts() -> list[str]:
+    found = sorted(p for d in FONT_DIRS for p in glob.glob(f"{d}/*.ttf") if "Math" not in p)
+    return [p for p in found if "ExtraLight" not in p]
+
+
+def random_ink(rng: random.Random, red: bool) -> tuple[int, int, int]:
+    if red:
+        return (rng.randint(150, 235), rng.randint(0, 60), rng.randint(0, 70))
+    return (rng.randint(0, 50),) * 3
+
+
+def draw_face(rng: random.Random, font_path: str, rank: int, suit: int) -> np.ndarray:
+    """A card face in the style of a standard deck: index at top left and (turned) bottom right."""
+    from PIL import Image, ImageDraw, ImageFont
+
+    paper = rng.randint(225, 255)
+    face = Image.new("RGB", (FACE_W, FACE_H), (paper, paper, max(paper - rng.randint(0, 15), 0)))
+    draw = ImageDraw.Draw(face)
+    ink = random_ink(rng, suit in (1, 2))
+    rank_text = "10" if RANK_LABELS[rank] == "T" else RANK_LABELS[rank]
+    rank_size = int(FACE_H * rng.uniform(0.10, 0.16))
+    rank_font = ImageFont.truetype(font_path, rank_size)
+    suit_font = ImageFont.truetype(fonts_by_name["DejaVuSans.ttf"], int(rank_size * rng.uniform(0.7, 1.0)))
+    index = Image.new("RGBA", (FACE_W // 2, FACE_H // 2), (0, 0, 0, 0))
+    index_draw = ImageDraw.Draw(index)
+    box = index_draw.textbbox((0, 0), rank_text, font=rank_font)
+    squeeze = rng.uniform(0.7, 1.0) if rank_text == "10" else 1.0
+    centre_x = FACE_W * rng.uniform(0.08, 0.12)
+    top = FACE_H * rng.uniform(0.025, 0.05)
+    text_w = box[2] - box[0]
+    rank_layer = Image.new("RGBA", (text_w + 4, box[3] + 4), (0, 0, 0, 0))
+    ImageDraw.Draw(rank_layer).text((-box[0] + 2, 0), rank_text, font=rank_font, fill=ink)
+    rank_layer = rank_layer.resize((max(int(rank_layer.width * squeeze), 1), rank_layer.height))
+    index.alpha_composite(rank_layer, (max(int(centre_x - rank_layer.width / 2), 0), int(top - box[1])))
+    suit_box = index_draw.textbbox((0, 0), SUIT_GLYPHS[suit], font=suit_font)
+    suit_top = top + (box[3] - box[1]) + FACE_H * rng.uniform(0.005, 0.025)
+    index_draw.text(
+        (centre_x - (suit_box[2] + suit_box[0]) / 2, suit_top - suit_box[1]),
+        SUIT_GLYPHS[suit],
+        font=suit_font,
+        fill=ink,
+    )
+    # the middle first, the index over it: pips, or a court card's picture in its frame, close to
+    # the index as in real decks, so that a frame line or a pip beside a rank is not read as a '1'
+    if rank >= 9 and rng.random() < 0.85:
+        left, top_edge = int(FACE_W * rng.uniform(0.15, 0.25)), int(FACE_H * rng.uniform(0.06, 0.16))
+        frame_colour = rng.choice([(30, 60, 170), (20, 20, 20), (200, 160, 30), ink])
+        for _ in range(16):
+            x0 = rng.randint(left, FACE_W - left - 10)
+            y0 = rng.randint(top_edge, FACE_H - top_edge - 10)
+            colour = tuple(rng.randint(0, 255) for _ in range(3))
+            draw.rectangle((x0, y0, x0 + rng.randint(6, 40), y0 + rng.randint(6, 40)), fill=colour)
+        if rng.random() < 0.85:
+            draw.rectangle(
+                (left, top_edge, FACE_W - left, FACE_H - top_edge),
+                outline=frame_colour,
+                width=rng.randint(1, 3),
+            )
+    else:
+        pip_font = ImageFont.truetype(fonts_by_name["DejaVuSans.ttf"], int(FACE_H * rng.uniform(0.12, 0.22)))
+        columns = [rng.uniform(0.24, 0.32), 0.42, rng.uniform(0.6, 0.7)]
+        for _ in range(rng.randint(1, 10)):
+            x = FACE_W * rng.choice(columns) - 10 + rng.uniform(-5, 5)
+            draw.text((x, rng.randint(10, 220)), SUIT_GLYPHS[suit], font=pip_font, fill=ink)
+    face.paste(index, (0, 0), index)
+    face.paste(index.rotate(180), (FACE_W - index.width, FACE_H - index.height), index.rotate(180))
+    return cv2.cvtColor(np.array(face), cv2.COLOR_RGB2BGR)
+
+
+fonts_by_name: dict[str, str] = {}
+
+
+def geaxgx_faces() -> list[tuple[np.ndarray, int, int]]:
+    faces = []
+    for path in sorted(GEAXGX.glob("*.png")):
+        name = path.stem
+        rank_text, suit_letter = name[:-1], name[-1].lower()
+        rank = RANK_LABELS.index("T" if rank_text == "10" else rank_text.upper())
+        image = cv2.imread(str(path))
+        faces.append((cv2.resize(image, (FACE_W, FACE_H)), rank, "cdhs".index(suit_letter)))
+    return faces
+
+
+_backgrounds: list[np.ndarray] = []
+
+
+def background(rng: random.Random, shape: tuple[int, int]) -> np.ndarray:
+    if len(_backgrounds) < 300:
+        _backgrounds.append(make_background(rng, shape))
+        return _backgrounds[-1].copy()
+    return _backgrounds[rng.randrange(len(_backgrounds))].copy()
+
+
+def make_background(rng: random.Random, shape: tuple[int, int]) -> np.ndarray:
+    h, w = shape
+    base = np.array([rng.randint(0, 255) for _ in range(3)], np.float32)
+    noise = cv2.resize(
+        np.random.default_rng(rng.randint(0, 10**9)).normal(
+            0, rng.uniform(2, 40), (h // 8 + 1, w // 8 + 1, 3)
+        ),
+        (w, h),
+    )
+    grain = np.random.default_rng(rng.randint(0, 10**9)).normal(0, rng.uniform(0, 20), (h, w, 3))
+    return np.clip(base + noise + grain, 0, 255).astype(np.uint8)
+
+
+def casino_back(rng: random.Random) -> np.ndarray:
+    """One repeated pattern in one dominant colour with a white border."""
+    colour = np.array([rng.randint(0, 200) for _ in range(3)], np.float32)
+    back = np.full((FACE_H, FACE_W, 3), 245, np.uint8)
+    inner = np.full((FACE_H - 24, FACE_W - 24, 3), colour, np.uint8)
+    step = rng.randint(6, 20)
+    for k in range(-FACE_H, FACE_W + FACE_H, step):
+        cv2.line(inner, (k, 0), (k + FACE_H, FACE_H), (245, 245, 245), 1)
+        if rng.random() < 0.5:
+            cv2.line(inner, (k, FACE_H), (k + FACE_H, 0), (245, 245, 245), 1)
+    back[12:-12, 12:-12] = inner
+    return back
+
+
+def on_canvas(rng: random.Random, face: np.ndarray) -> np.ndarray:
+    canvas = background(rng, (FACE_H + 2 * MARGIN, FACE_W + 2 * MARGIN))
+    canvas[MARGIN : MARGIN + FACE_H, MARGIN : MARGIN + FACE_W] = face
+    return canvas
+
+
+def frame_at(rng: random.Random, corner: int, jitter: bool) -> CornerFrame:
+    """The frame of one of the face's corners (0 TL, 1 TR, 2 BR, 3 BL) on the canvas, misplaced as
+    the corner finder misplaces it."""
+    points = [(0, 0), (FACE_W, 0), (FACE_W, FACE_H), (0, FACE_H)]
+    x, y = points[corner]
+    angle = [0.0, 90.0, 180.0, 270.0][corner]  # the 'across' direction of each clockwise frame
+    width = float(FACE_W if corner in (0, 2) else FACE_H)
+    if jitter:
+        x += rng.gauss(0, 0.03) * FACE_W
+        y += rng.gauss(0, 0.03) * FACE_W
+        angle += rng.gauss(0, 4.0)
+        width *= math.exp(rng.gauss(0, 0.1))
+    a = math.radians(angle)
+    across = (math.cos(a), math.sin(a))
+    down = (-math.sin(a), math.cos(a))
+    return CornerFrame((x + MARGIN, y + MARGIN), across, down, width, 0)
+
+
+def degrade(rng: random.Random, patch_source: np.ndarray, frame: CornerFrame) -> np.ndarray:
+    """Cut at a random low resolution (a rank 8-20 px high), blur, noise, JPEG, light colour."""
+    # work on the window's surroundings only: blurring and compressing the whole canvas is slow
+    corners = np.array(
+        [
+            frame.point,
+            np.add(frame.point, np.multiply(frame.across, frame.width * 0.3)),
+            np.add(frame.point, np.multiply(frame.down, frame.width * 0.5)),
+            np.add(frame.point, np.multiply(frame.across, frame.width * 0.3))
+            + np.multiply(frame.down, frame.width * 0.5),
+        ]
+    )
+    x0, y0 = np.maximum(corners.min(axis=0).astype(int) - 8, 0)
+    x1, y1 = corners.max(axis=0).astype(int) + 8
+    image = patch_source[y0:y1, x0:x1]
+    frame = CornerFrame((frame.point[0] - x0, frame.point[1] - y0), frame.across, frame.down, frame.width, 0)
+    if rng.random() < 0.7:
+        image = cv2.GaussianBlur(image, (0, 0), rng.uniform(0.3, 2.0))
+    small_scale = rng.uniform(0.12, 0.9)  # card width in the photo / FACE_W
+    small = cv2.resize(image, None, fx=small_scale, fy=small_scale, interpolation=cv2.INTER_AREA)
+    shrunk = CornerFrame(
+        (frame.point[0] * small_scale, frame.point[1] * small_scale),
+        frame.across,
+        frame.down,
+        frame.width * small_scale,
+        0,
+    )
+    gain = np.array([rng.uniform(0.6, 1.15) for _ in range(3)], np.float32) * rng.uniform(0.5, 1.1)
+    small = np.clip(small.astype(np.float32) * gain + rng.gauss(0, 6), 0, 255)
+    small = np.clip(
+        small + np.random.default_rng(rng.randint(0, 10**9)).normal(0, rng.uniform(0, 8), small.shape), 0, 255
+    )
+    ok, encoded = cv2.imencode(
+        ".jpg", small.astype(np.uint8), [cv2.IMWRITE_JPEG_QUALITY, rng.randint(35, 95)]
+    )
+    small = cv2.imdecode(encoded, cv2.IMREAD_COLOR)
+    return cut_patch(small, shrunk)
+
+
+def sample(
+    rng: random.Random, faces: list[tuple[np.ndarray, int, int]], backs: bool
+) -> tuple[np.ndarray, int, int]:
+    face, rank, suit = faces[rng.randrange(len(faces))]
+    kind = rng.random()
+    if backs and kind < 0.08:
+        canvas = on_canvas(rng, casino_back(rng))
+        return degrade(rng, canvas, frame_at(rng, rng.randrange(4), True)), NONE_RANK, NONE_SUIT
+    canvas = on_canvas(rng, face)
+    if kind < 0.6:
+        corner = rng.choice((0, 2))  # the two index corners
+        frame = frame_at(rng, corner, True)
+        return degrade(rng, canvas, frame), rank, suit
+    if kind < 0.85:
+        frame = frame_at(rng, rng.choice((1, 3)), True)
+    else:  # anywhere: inside the card or off it
+        frame = frame_at(rng, 0, True)
+        frame = CornerFrame(
+            (frame.point[0] + rng.uniform(-50, FACE_W), frame.point[1] + rng.uniform(-50, FACE_H)),
+            frame.across,
+            frame.down,
+            frame.width,
+            0,
+        )
+    return degrade(rng, canvas, frame), NONE_RANK, NONE_SUIT
+
+
+def make_set(
+    seed: int, count: int, font_paths: list[str], with_geaxgx: bool
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    rng = random.Random(seed)
+    faces: list[tuple[np.ndarray, int, int]] = []
+    for font_path in font_paths:
+        for rank in range(13):
+            for suit in range(4):
+                faces.append((draw_face(rng, font_path, rank, suit), rank, suit))
+    if with_geaxgx:
+        faces += geaxgx_faces() * max(1, len(font_paths) // 4)
+    xs = np.zeros((count, 2, PATCH_H, PATCH_W), np.float32)
+    ranks = np.zeros(count, np.int64)
+    suits = np.zeros(count, np.int64)
+    for i in range(count):
+        patch, ranks[i], suits[i] = sample(rng, faces, backs=True)
+        dark = rng.random() < 0.1
+        if dark:  # a dark deck with light print, as a camera sees one
+            patch = 255 - patch
+        xs[i] = normalise(patch, dark)
+    return xs, ranks, suits
+
+
+def build_net(width: int):  # type: ignore[no-untyped-def]
+    import torch.nn as nn
+
+    def block(cin: int, cout: int, pool: bool) -> list[nn.Module]:
+        layers: list[nn.Module] = [
+            nn.Conv2d(cin, cout, 3, padding=1, bias=False),
+            nn.BatchNorm2d(cout),
+            nn.ReLU(),
+        ]
+        return layers + ([nn.MaxPool2d(2)] if pool else [])
+
+    return nn.Sequential(
+        *block(2, width, True),
+        *block(width, 2 * width, True),
+        *block(2 * width, 4 * width, True),
+        *block(4 * width, 4 * width, False),
+        nn.AdaptiveAvgPool2d(1),
+        nn.Flatten(),
+        nn.Linear(4 * width, len(RANK_LABELS) + 1 + 5),
+    )
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--out", type=Path, default=ROOT / "vision" / "models" / "index_classifier.onnx")
+    parser.add_argument("--samples", type=int, default=120_000)
+    parser.add_argument("--epochs", type=int, default=8)
+    parser.add_argument("--seed", type=int, default=12)
+    parser.add_argument(
+        "--width", type=int, default=8, help="channels of the first layer (8: 16 k parameters)"
+    )
+    parser.add_argument("--cache", type=Path, help="keep the generated patches in this .npz between runs")
+    args = parser.parse_args()
+
+    import torch
+    import torch.nn.functional as F
+
+    torch.manual_seed(args.seed)
+    torch.set_num_threads(2)
+    for path in fonts():
+        fonts_by_name[Path(path).name] = path
+    train_fonts = [p for p in fonts() if Path(p).name not in HELD_OUT_FONTS]
+    held_out = [p for p in fonts() if Path(p).name in HELD_OUT_FONTS]
+    started = time.time()
+    if args.cache and args.cache.exists():
+        cached = np.load(args.cache)
+        xs, ranks, suits, vx, vranks, vsuits = (
+            cached[k] for k in ("xs", "ranks", "suits", "vx", "vranks", "vsuits")
+        )
+    else:
+        xs, ranks, suits = make_set(args.seed, args.samples, train_fonts, with_geaxgx=True)
+        vx, vranks, vsuits = make_set(args.seed + 1, 6000, held_out, with_geaxgx=False)
+        if args.cache:
+            np.savez(args.cache, xs=xs, ranks=ranks, suits=suits, vx=vx, vranks=vranks, vsuits=vsuits)
+    print(f"data: {len(xs)} train, {len(vx)} held-out patches in {time.time() - started:.0f}s", flush=True)
+
+    net = build_net(args.width)
+    print(f"{sum(p.numel() for p in net.parameters())} parameters", flush=True)
+    optimiser = torch.optim.Adam(net.parameters(), lr=3e-3)
+    steps = args.epochs * (len(xs) // 256)
+    schedule = torch.optim.lr_scheduler.OneCycleLR(optimiser, max_lr=3e-3, total_steps=steps)
+    tx, tr, ts = torch.from_numpy(xs), torch.from_numpy(ranks), torch.from_numpy(suits)
+    for epoch in range(args.epochs):
+        net.train()
+        order = torch.randperm(len(tx))
+        for start in range(0, len(tx) - 255, 256):
+            batch = order[start : start + 256]
+            out = net(tx[batch])
+            loss = F.cross_entropy(out[:, :14], tr[batch]) + F.cross_entropy(out[:, 14:], ts[batch])
+            optimiser.zero_grad()
+            loss.backward()
+            optimiser.step()
+            schedule.step()
+        net.eval()
+        with torch.no_grad():
+            out = net(torch.from_numpy(vx))
+        rank_ok = (out[:, :14].argmax(1).numpy() == vranks).mean()
+        suit_ok = (out[:, 14:].argmax(1).numpy() == vsuits).mean()
+        print(
+            f"epoch {epoch + 1}: loss {loss.item():.3f}, held-out fonts rank {rank_ok:.3f} "
+            f"suit {suit_ok:.3f}, {time.time() - started:.0f}s",
+            flush=True,
+        )
+    net.eval()
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    example = torch.zeros(1, 2, PATCH_H, PATCH_W)
+    torch.onnx.export(
+        net,
+        (example,),
+        str(args.out),
+        input_names=["x"],
+        output_names=["logits"],
+        dynamic_axes={"x": {0: "n"}, "logits": {0: "n"}},
+        opset_version=17,
+        dynamo=False,
+    )
+    print(f"wrote {args.out} ({args.out.stat().st_size} bytes)")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,48 @@
+"""tablectl vision: the camera pipeline from the command line (wired in tablectl/cli)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any
+
+
+def add_vision_parser(sub: Any) -> None:
+    vision = sub.add_parser("vision", help="the camera pipeline: read cards from photos and frames")
+    vision_sub = vision.add_subparsers(dest="vision_command", required=True)
+    read = vision_sub.add_parser(
+        "read",
+        help="print the cards found on each image: rank and suit (or unknown), face up or down, "
+        "corner points, confidence",
+    )
+    read.add_argument("images", nargs="+", help="image files or folders of images")
+    read.add_argument("--json", action="store_true", help="one JSON object per image, one per line")
+    read.set_defaults(func=cmd_vision_read)
+
+
+def cmd_vision_read(args: argparse.Namespace) -> int:
+    from vision.reader import ACT_CONFIDENCE, CardReader
+    from vision.sources import ImageFiles, Skipped
+
+    reader = CardReader()
+    skipped = 0
+    for item in ImageFiles(args.images).frames():
+        if isinstance(item, Skipped):
+            skipped += 1
+            if args.json:
+                print(json.dumps({"image": item.label, "skipped": item.reason}))
+            else:
+                print(f"{item.label}: skipped: {item.reason}", file=sys.stderr)
+            continue
+        cards = reader.read(item.image)
+        if args.json:
+            print(json.dumps({"image": item.label, "cards": [card.as_json() for card in cards]}))
+            continue
+        print(f"{item.label}: {len(cards)} card(s)")
+        for card in cards:
+            name = card.card or "unknown"
+            sure = "" if card.confidence >= ACT_CONFIDENCE or card.card is None else " (unsure)"
+            corners = " ".join(f"{x:.0f},{y:.0f}" for x, y in card.corners)
+            print(f"  {name:7} face {card.facing.value:7} {card.confidence:.2f}{sure}  corners {corners}")
+    return 1 if skipped else 0

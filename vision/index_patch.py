@@ -1,0 +1,62 @@
+"""The index window of a corner, cut and normalised for the classifier.
+
+The window covers the corner of a card where standard decks print the index (rank above suit):
+0-25 % of the card's width across and 0-42 % of its width down (about 0-30 % of its height).
+It is cut with an affine warp from the corner's frame, so a card at any angle gives the same
+upright patch. Training (tools/train_index_classifier.py) cuts its patches with this same code.
+"""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+
+from vision.corners import CornerFrame
+from vision.types import BGRImage, FloatArray
+
+PATCH_W, PATCH_H = 24, 40
+WINDOW_ACROSS, WINDOW_DOWN = 0.25, 0.42  # fractions of the card's width
+
+
+def cut_patch(image: BGRImage, frame: CornerFrame) -> BGRImage:
+    p = np.array(frame.point, np.float32)
+    a = np.array(frame.across, np.float32) * frame.width * WINDOW_ACROSS
+    d = np.array(frame.down, np.float32) * frame.width * WINDOW_DOWN
+    source = np.array([p, p + a, p + d], np.float32)
+    target = np.array([[0, 0], [PATCH_W, 0], [0, PATCH_H]], np.float32)
+    matrix = cv2.getAffineTransform(source, target)
+    patch: BGRImage = cv2.warpAffine(
+        image, matrix, (PATCH_W, PATCH_H), flags=cv2.INTER_AREA, borderMode=cv2.BORDER_REPLICATE
+    )
+    return patch
+
+
+def normalise(patch: BGRImage, dark_card: bool) -> FloatArray:
+    """Two planes in 0..1: ink darkness on paper (1 = ink) and redness (red ink), each independent
+    of the light's brightness and colour. A dark card's light print is its ink."""
+    result: FloatArray = normalise_all(patch[None], np.array([dark_card]))[0]
+    return result
+
+
+def normalise_all(patches: BGRImage, dark_cards: np.ndarray) -> FloatArray:
+    """normalise() for a stack of patches (n, h, w, 3) at once: one pass of OpenCV and numpy for a
+    frame (percentiles by partition; np.percentile per patch costs more than the classifier)."""
+    n = len(patches)
+    if n == 0:
+        return np.zeros((0, 2, PATCH_H, PATCH_W), np.float32)
+    stacked = np.ascontiguousarray(patches.reshape(n * PATCH_H, PATCH_W, 3))
+    gray = cv2.cvtColor(stacked, cv2.COLOR_BGR2GRAY).reshape(n, PATCH_H * PATCH_W)
+    gray = np.where(dark_cards[:, None], 255 - gray, gray)
+    size = PATCH_H * PATCH_W
+    k_low, k_high = int(0.03 * size), int(0.97 * size)
+    ordered = np.partition(gray, (k_low, k_high), axis=1)
+    low = ordered[:, k_low].astype(np.float32)
+    high = ordered[:, k_high].astype(np.float32)
+    span = np.maximum(high - low, 40.0)  # a blank patch stays blank instead of noise stretched to ink
+    ink = np.clip((high[:, None] - gray) / span[:, None], 0.0, 1.0)
+    colours = patches.reshape(n, size, 3).astype(np.int16)
+    brightest = np.partition(colours.max(axis=2), k_high, axis=1)[:, k_high]
+    white = np.maximum(brightest.astype(np.float32), 40.0)
+    red_excess = colours[..., 2] - np.maximum(colours[..., 1], colours[..., 0])
+    redness = np.clip(red_excess / white[:, None] * 2.0, 0.0, 1.0)
+    return np.stack([ink, redness], axis=1).reshape(n, 2, PATCH_H, PATCH_W).astype(np.float32)

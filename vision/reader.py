@@ -1,0 +1,252 @@
+"""One frame in, the cards on it out: where each card is, which way it faces, what it is.
+
+Unsure is always better than wrong. A card is face up only on positive evidence: its index read
+(rank and suit) at a confidence, or, with no index read, a single whole card whose inside is
+white paper. It is face down only when it is one whole card-shaped region with no white inside
+and no index read anywhere on it; anything else is unknown. Until per-deck calibration learns the
+backs in use (a later milestone, docs/vision.md), 'face down' here means 'a card with no face
+showing', which a dark-faced deck can also be.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from enum import Enum
+
+import cv2
+import numpy as np
+
+from tablectl.core.cards import SUITS, card_str, make_card
+from vision.corners import MIN_CARD_WIDTH_PX, CornerFrame, PaperBlob, corner_frames, find_blobs, whiteness
+from vision.index_patch import PATCH_H, PATCH_W, cut_patch, normalise_all
+from vision.index_reader import RANK_LABELS, IndexRead, IndexReader
+from vision.types import BGRImage
+
+ACT_CONFIDENCE = 0.9  # a card read at or above this may become an event; below it is only shown
+READ_CONFIDENCE = 0.5  # below this an index read is not evidence of anything
+WHITE_INSIDE_LEVEL = 150  # vision.corners.whiteness of card paper in ordinary light
+SECOND_LOOK = (0.9, 1.1)  # card widths, relative to the corner's guess, of the windows read again
+MAX_SIDE = 960  # larger frames are read scaled down: glyphs stay >= ~10 px on a card a tenth as wide
+
+
+class Facing(Enum):
+    UP = "up"
+    DOWN = "down"
+    UNKNOWN = "unknown"
+
+
+@dataclass(frozen=True)
+class CardSighting:
+    corners: tuple[tuple[float, float], ...]  # four points, clockwise from the read index corner
+    facing: Facing
+    rank: str | None  # tablectl.core.cards notation ("T" for ten), None when unread
+    suit: str | None
+    confidence: float  # of the rank and suit together (0 when unread); of the facing otherwise
+    why: str = ""
+
+    @property
+    def card(self) -> str | None:
+        if self.rank is None or self.suit is None:
+            return None
+        return card_str(make_card(RANK_LABELS.index(self.rank), SUITS.index(self.suit)))
+
+    def as_json(self) -> dict[str, object]:
+        return {
+            "card": self.card,
+            "rank": self.rank,
+            "suit": self.suit,
+            "facing": self.facing.value,
+            "corners": [[round(x, 1), round(y, 1)] for x, y in self.corners],
+            "confidence": round(self.confidence, 3),
+            "why": self.why,
+        }
+
+
+@dataclass
+class _Candidate:
+    frame: CornerFrame
+    read: IndexRead
+    quad: np.ndarray
+    agreeing: list[IndexRead] = field(default_factory=list)
+    disagreeing: int = 0
+
+
+class CardReader:
+    def __init__(self, index_reader: IndexReader | None = None) -> None:
+        self._index = index_reader or IndexReader()
+
+    def read(self, image: BGRImage) -> list[CardSighting]:
+        scale = min(1.0, MAX_SIDE / max(image.shape[:2]))
+        work = (
+            image
+            if scale == 1.0
+            else cv2.resize(image, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
+        )
+        blobs = find_blobs(work)
+        frames = corner_frames(blobs, work.shape)
+        reads = self._read_all(work, blobs, frames)
+        reads = self._second_look(work, blobs, frames, reads)
+        cards = self._merge(frames, reads)
+        sightings = [self._sighting(c, scale) for c in cards]
+        sightings += self._unread_cards(work, blobs, cards, scale)
+        return sightings
+
+    def _read_all(
+        self, image: BGRImage, blobs: list[PaperBlob], frames: list[CornerFrame]
+    ) -> list[IndexRead]:
+        cut = np.array([cut_patch(image, frame) for frame in frames], np.uint8).reshape(
+            -1, PATCH_H, PATCH_W, 3
+        )
+        return self._index.read(
+            normalise_all(cut, np.array([blobs[frame.blob].dark for frame in frames], bool))
+        )
+
+    def _second_look(
+        self, image: BGRImage, blobs: list[PaperBlob], frames: list[CornerFrame], reads: list[IndexRead]
+    ) -> list[IndexRead]:
+        """Read every index again through windows a little smaller and larger: a true index reads
+        the same through all three, a fluke of one window rarely does. The read keeps the mean
+        confidence of the three, halved when they disagree."""
+        chosen = [i for i, read in enumerate(reads) if read.is_index and read.confidence >= READ_CONFIDENCE]
+        if not chosen:
+            return reads
+        looks = [replace(frames[i], width=frames[i].width * factor) for i in chosen for factor in SECOND_LOOK]
+        again = self._read_all(image, blobs, looks)
+        result = list(reads)
+        for n, i in enumerate(chosen):
+            others = again[n * len(SECOND_LOOK) : (n + 1) * len(SECOND_LOOK)]
+            first = reads[i]
+            if all((o.rank, o.suit) == (first.rank, first.suit) for o in others):
+                looks_at = [first, *others]
+                rank_p = float(np.mean([r.rank_p for r in looks_at]))
+                suit_p = float(np.mean([r.suit_p for r in looks_at]))
+                result[i] = IndexRead(first.rank, first.suit, rank_p, suit_p)
+            else:
+                result[i] = IndexRead(first.rank, first.suit, first.rank_p * 0.5, first.suit_p * 0.5)
+        return result
+
+    def _merge(self, frames: list[CornerFrame], reads: list[IndexRead]) -> list[_Candidate]:
+        """Reads of one card (its two index corners, several width guesses at one corner) become one
+        card; reads that disagree about one card make it unsure."""
+        ranked = sorted(
+            (
+                _Candidate(frame, read, frame.card_quad())
+                for frame, read in zip(frames, reads, strict=True)
+                if read.is_index and read.confidence >= READ_CONFIDENCE
+            ),
+            key=lambda c: -c.read.confidence,
+        )
+        cards: list[_Candidate] = []
+        for candidate in ranked:
+            same = next((card for card in cards if _same_card(card, candidate)), None)
+            if same is None:
+                # the same card read again through a corner guessed elsewhere on it is still one card
+                same = next(
+                    (
+                        card
+                        for card in cards
+                        if (card.read.rank, card.read.suit) == (candidate.read.rank, candidate.read.suit)
+                        and _overlap(card.quad, candidate.quad) > 0.3
+                    ),
+                    None,
+                )
+            if same is None:
+                cards.append(candidate)
+            elif (same.read.rank, same.read.suit) == (candidate.read.rank, candidate.read.suit):
+                same.agreeing.append(candidate.read)
+            else:
+                same.disagreeing += 1
+        return cards
+
+    def _sighting(self, card: _Candidate, scale: float) -> CardSighting:
+        read = card.read
+        confidence = read.confidence
+        why = "index read"
+        if card.agreeing:
+            # a second index corner agreeing makes a wrong read much less likely
+            confidence = 1.0 - (1.0 - confidence) * (1.0 - max(r.confidence for r in card.agreeing))
+            why = f"index read at {len(card.agreeing) + 1} corners"
+        if card.disagreeing:
+            confidence *= 0.5
+            why = "index reads disagree"
+        return CardSighting(
+            _points(card.quad, scale),
+            Facing.UP,
+            RANK_LABELS[read.rank],
+            SUITS[read.suit],
+            confidence,
+            why,
+        )
+
+    def _unread_cards(
+        self, image: BGRImage, blobs: list[PaperBlob], cards: list[_Candidate], scale: float
+    ) -> list[CardSighting]:
+        """Whole cards with no index read: face up if their inside is white paper, face down if
+        nothing of it is, unknown in between."""
+        sightings: list[CardSighting] = []
+        white = whiteness(image) >= WHITE_INSIDE_LEVEL
+        seen: list[np.ndarray] = [card.quad for card in cards]
+        for blob in blobs:
+            rect = cv2.minAreaRect(blob.contour)
+            (_, _), (w, h), _ = rect
+            ratio = max(w, h) / max(min(w, h), 1.0)
+            area = cv2.contourArea(blob.contour)
+            whole_card = 1.2 < ratio < 1.75 and area > 0.85 * w * h and len(blob.polygon) <= 8
+            if not whole_card:
+                continue
+            quad = cv2.boxPoints(rect).astype(np.float32)
+            h, w = image.shape[:2]
+            if (
+                quad[:, 0].min() < 2
+                or quad[:, 1].min() < 2
+                or quad[:, 0].max() > w - 3
+                or quad[:, 1].max() > h - 3
+            ):
+                continue  # cut by the frame's edge: not a whole card, whatever its shape
+            if min(rect[1]) < MIN_CARD_WIDTH_PX:
+                continue
+            if any(_overlap(quad, other) > 0.3 for other in seen):
+                continue
+            seen.append(quad)
+            inside = _white_inside(white, quad)
+            if inside >= 0.6:
+                facing, why = Facing.UP, "white face, index unread"
+            elif inside <= 0.2:
+                facing, why = Facing.DOWN, "a whole card, no face showing"
+            else:
+                facing, why = Facing.UNKNOWN, "card, face not decided"
+            sightings.append(CardSighting(_points(quad, scale), facing, None, None, 0.0, why))
+        return sightings
+
+
+def _white_inside(white: np.ndarray, quad: np.ndarray) -> float:
+    """The share of white paper in the card's inner 70 %, inside its border."""
+    centre = quad.mean(axis=0)
+    inner = (centre + (quad - centre) * 0.7).astype(np.int32)
+    mask = np.zeros(white.shape, np.uint8)
+    cv2.fillConvexPoly(mask, inner, 1)
+    count = int(mask.sum())
+    return float((white & (mask > 0)).sum()) / count if count else 0.0
+
+
+def _same_card(one: _Candidate, other: _Candidate) -> bool:
+    """Two reads are of one card when they are at one corner (two width guesses), or at its two
+    index corners (the other read sits at this card's opposite corner, turned half round). Cards
+    of a fan overlap, so an overlap of the estimated outlines would merge neighbours."""
+    p, q = np.array(one.frame.point), np.array(other.frame.point)
+    width = one.frame.width
+    if float(np.hypot(*(p - q))) < 0.2 * width:
+        return True
+    facing = float(np.dot(one.frame.across, other.frame.across))
+    return facing < -0.8 and float(np.hypot(*(one.quad[2] - q))) < 0.25 * width
+
+
+def _overlap(one: np.ndarray, other: np.ndarray) -> float:
+    """Intersection over the smaller of two convex quadrilaterals."""
+    area, _ = cv2.intersectConvexConvex(one.astype(np.float32), other.astype(np.float32))
+    smaller = min(abs(cv2.contourArea(one)), abs(cv2.contourArea(other)))
+    return float(area) / smaller if smaller > 0 else 0.0
+
+
+def _points(quad: np.ndarray, scale: float) -> tuple[tuple[float, float], ...]:
+    return tuple((float(x) / scale, float(y) / scale) for x, y in quad)
