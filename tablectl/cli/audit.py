@@ -92,6 +92,14 @@ def cards_named(payload: Any) -> set[str]:
     return found
 
 
+def hands_named(payload: Any) -> tuple[frozenset[str], tuple[tuple[int, frozenset[str]], ...]]:
+    """A ``hands`` message's cards: those the hand in progress names (to hold against the cards
+    hidden now), and each finished hand's (to hold against those hidden when it ended)."""
+    hands = [h for h in (payload.get("state") or {}).get("hands", []) if isinstance(h, dict)]
+    live = frozenset(cards_named([h for h in hands if h.get("in_progress")]))
+    return live, tuple((int(h["hand"]), frozenset(cards_named(h))) for h in hands if not h.get("in_progress"))
+
+
 def may_write(role: str, own_table: str, topic: str, room: str, user: str = "") -> bool:
     """What the shipped ACL is meant to allow (docs/mqtt.md): the audit's reference. ``user``:
     the writer's login, for a supervisor (who writes only its own cmd/floor/<user>)."""
@@ -235,11 +243,7 @@ class _Observer:
             seen.seq = int(data["seq"])
             seen.named = frozenset(cards_named(data))
             if rest == "hands":  # the hand in progress against now, each finished one on its own
-                hands = [h for h in (data.get("state") or {}).get("hands", []) if isinstance(h, dict)]
-                seen.named = frozenset(cards_named([h for h in hands if h.get("in_progress")]))
-                seen.past = tuple(
-                    (int(h["hand"]), frozenset(cards_named(h))) for h in hands if not h.get("in_progress")
-                )
+                seen.named, seen.past = hands_named(data)
             if rest.startswith("broadcast/"):
                 seen.held = float(data.get("ts", 0)) - float(data.get("of_ts", 0))
                 hand = (data.get("state") or {}).get("hand")
