@@ -8,7 +8,9 @@ that role saw or could do that it must not:
 
 * a hole card or a burn card before it is shown: every card named anywhere in a payload is
   compared with the hole cards and burns of that moment (kept for each seq the tables used);
-  folded and mucked hands count too, as they are never shown;
+  folded and mucked hands count too, as they are never shown; on ``hands``, a finished hand's
+  record is compared with the cards still hidden when that hand ended (it names the cards face
+  up in it, and a card of an earlier hand may be a hole card now);
 * a message of another table, for the roles that belong to one table (table, bridge, dealer,
   public);
 * a hole card on ``broadcast/hole`` before the broadcast delay, or while its hand is played;
@@ -90,6 +92,14 @@ def cards_named(payload: Any) -> set[str]:
     return found
 
 
+def hands_named(payload: Any) -> tuple[frozenset[str], tuple[tuple[int, frozenset[str]], ...]]:
+    """A ``hands`` message's cards: those the hand in progress names (to hold against the cards
+    hidden now), and each finished hand's (to hold against those hidden when it ended)."""
+    hands = [h for h in (payload.get("state") or {}).get("hands", []) if isinstance(h, dict)]
+    live = frozenset(cards_named([h for h in hands if h.get("in_progress")]))
+    return live, tuple((int(h["hand"]), frozenset(cards_named(h))) for h in hands if not h.get("in_progress"))
+
+
 def may_write(role: str, own_table: str, topic: str, room: str, user: str = "") -> bool:
     """What the shipped ACL is meant to allow (docs/mqtt.md): the audit's reference. ``user``:
     the writer's login, for a supervisor (who writes only its own cmd/floor/<user>)."""
@@ -148,6 +158,7 @@ class _Seen:
     seq: int = 0
     stopped: bool = False
     named: frozenset[str] = frozenset()  # every card the payload names
+    past: tuple[tuple[int, frozenset[str]], ...] = ()  # hands: each finished hand, the cards it names
     broadcast_hand: int | None = None
     held: float = 0.0  # broadcast: seconds between the private snapshot and its copy
 
@@ -231,6 +242,8 @@ class _Observer:
         if table in self.tables and "seq" in data:
             seen.seq = int(data["seq"])
             seen.named = frozenset(cards_named(data))
+            if rest == "hands":  # the hand in progress against now, each finished one on its own
+                seen.named, seen.past = hands_named(data)
             if rest.startswith("broadcast/"):
                 seen.held = float(data.get("ts", 0)) - float(data.get("of_ts", 0))
                 hand = (data.get("state") or {}).get("hand")
@@ -275,7 +288,11 @@ class _Observer:
                         topic,
                         f"seq {seen.seq} held {seen.held:.0f} s",
                     )
-            if seen.seq and (seen.named or seen.broadcast_hand is not None) and seen.rest != "private/hole":
+            if (
+                seen.seq
+                and (seen.named or seen.past or seen.broadcast_hand is not None)
+                and seen.rest != "private/hole"
+            ):
                 fact_key = (seen.table, seen.seq)
                 old = self.facts.get(fact_key)
                 self.facts[fact_key] = (seen, (old[1] if old else 0) | (1 << AUDIT_ROLES.index(role)))
@@ -382,6 +399,7 @@ class _Observer:
                 topics.status,
                 *(topics.view(v) for v in ("public", "dealer", "floor")),
                 topics.summary,
+                topics.hands,
                 topics.private_hole,
                 topics.broadcast_hole,
             ):
@@ -400,7 +418,14 @@ class _Observer:
                 "markers": [list(m) for m in self.markers if m[2] == "admin" or m[1].count("/cmd/")],
                 "admin_seen": self.admin_seen,
                 "facts": [
-                    [t, seq, sorted(seen.named), seen.broadcast_hand, mask]
+                    [
+                        t,
+                        seq,
+                        sorted(seen.named),
+                        seen.broadcast_hand,
+                        mask,
+                        [[h, sorted(c)] for h, c in seen.past],
+                    ]
                     for (t, seq), (seen, mask) in self.facts.items()
                 ],
             }
@@ -577,6 +602,8 @@ def run_audit(
         (broker.host, broker.port, users, room, tables, broadcast_delay, run_id, [other_supervisor])
     )
     timelines = {table: _Timeline() for table in tables}
+    # Per table: the cards still hidden when each hand ended (its record may name no other).
+    hidden_at_end: dict[str, dict[int, frozenset[str]]] = {table: {} for table in tables}
     publishers: dict[str, TablePublisher] = {}
     controllers: dict[str, Any] = {}
     commands_seen: list[tuple[str, str, str]] = []  # (table, by, user)
@@ -660,6 +687,7 @@ def run_audit(
                 timeline.his.append(publisher.seq)
                 if hand is not None and after.hand is None:
                     hands_dealt[table] += 1
+                    hidden_at_end[table][hand.number] = timeline.entries[-1][0]
                 events_done += 1
             if events_done % 64 < len(tables):
                 seqs = {}
@@ -701,10 +729,19 @@ def run_audit(
 
     published = {table: publisher.stats.published for table, publisher in publishers.items()}
     unobserved = {table: published[table] - seen["admin_seen"].get(table, 0) for table in tables}
-    for table, seq, named, broadcast_hand, mask in seen["facts"]:
+    for table, seq, named, broadcast_hand, mask, past in seen["facts"]:
         secrets, live_hand = timelines[table].at(seq)
         roles = [role for bit, role in enumerate(ROLES) if mask >> bit & 1]
         topic = f"cardroom/{room}/table/{table}/..."
+        for number, cards in past:
+            hidden = hidden_at_end[table].get(number)
+            leaked_then = sorted(set(cards) & hidden) if hidden is not None else []
+            if hidden is None and cards:
+                leaked_then = ["(a hand the audit did not see end)"]
+            for role in roles if leaked_then else ():
+                violation(
+                    role, "a hidden card", topic, f"seq {seq} hand {number} names {', '.join(leaked_then)}"
+                )
         if broadcast_hand is not None:
             if broadcast_hand == live_hand:
                 for role in roles:

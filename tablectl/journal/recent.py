@@ -1,4 +1,5 @@
-"""The rulings a restarted table shows again: those of the hand in progress, from the journal.
+"""What a restarted table shows again from the journal: the rulings of the hand in progress, and
+the record of that hand and the last hands (tablectl.views.hands) for the floor.
 
 The dealer and floor views list the rulings of the hand being played (between hands: of the
 hand just played), and docs/mqtt.md tells displays to recover missed alerts from that list. The
@@ -17,6 +18,7 @@ from tablectl.core.table import TableState, step
 from tablectl.journal.fold import apply_event
 from tablectl.journal.snapshot import table_restore
 from tablectl.journal.store import Journal
+from tablectl.views.hands import HANDS_KEPT, HandBook, record_hands
 
 
 class PastRuling(NamedTuple):
@@ -40,6 +42,25 @@ def hand_rulings(journal: Journal, initial_state: TableState, hand: int, limit: 
         if entry.hand == hand:
             rulings.extend(PastRuling(entry.event.at, hand, e) for e in effects if isinstance(e, Ruling))
     return list(rulings)
+
+
+def hand_book(journal: Journal, initial_state: TableState, hand: int, kept: int = HANDS_KEPT) -> HandBook:
+    """The hands' record as the running table had built it: hand ``hand`` (the table's
+    hand_number: in progress, or the one just played) and the ``kept`` before it, folded again
+    from the journal with the step the table ran, each step at the time of its event."""
+    first = None
+    for number in range(max(1, hand - kept), hand + 1):  # the oldest hand the journal still has
+        first = journal.first_seq_of_hand(number)
+        if first is not None:
+            break
+    if first is None:
+        return HandBook()
+    state, start = _restart_before(journal, first) or (initial_state, 0)
+    book = HandBook()
+    for entry in journal.events(start):
+        state, effects, _ = apply_event(step, state, entry.event)
+        book = record_hands(book, state, effects, entry.event.at)
+    return book
 
 
 def _restart_before(journal: Journal, seq: int) -> tuple[TableState, int] | None:

@@ -22,7 +22,7 @@ from tablectl.adapters.shoe import MISSED_KEY_PREFIX, ShoeAdapter, reported_miss
 from tablectl.core.effects import Effect, Ruling
 from tablectl.core.events import DealerCommand, FloorCommand, InputRefused
 from tablectl.core.table import TableState, new_table
-from tablectl.journal.recent import hand_rulings
+from tablectl.journal.recent import hand_book, hand_rulings
 from tablectl.journal.store import Journal
 from tablectl.service.table_service import TableService, open_service
 from tablectl.service.tablefile import TableFile
@@ -123,13 +123,16 @@ def start_table(
     started: list[Any] = [service]
     try:
         # What the last run knew only in memory, read back from the journal before any input
-        # starts (the service is idle until then): the rulings of the hand in progress, and the
+        # starts (the service is idle until then): the rulings of the hand in progress, the record
+        # of that hand and the last hands (a dispute is replayed after a crash, TBL-5), and the
         # dropped reads already reported of each boot of the shoe.
         state = service.state
         with Journal(journal) as reader:
             rulings = hand_rulings(reader, new_table(config), state.hand_number, publisher.recent_rulings)
+            hands = hand_book(reader, new_table(config), state.hand_number)
             missed = reported_missed(reader.keys_starting(MISSED_KEY_PREFIX))
         publisher.restore_rulings((r.at, r.hand or None, r.ruling) for r in rulings)
+        publisher.restore_hands(hands)
         publisher.start()
         started.append(publisher)
         publisher.republish(state)  # after a restart the displays get the current table

@@ -192,6 +192,7 @@ SCHEMA_OF_TOPIC = {
     "dealer": "snapshot-dealer",
     "floor": "snapshot-floor",
     "summary": "snapshot-summary",
+    "hands": "snapshot-hands",
     "private/hole": "private-hole",
     "broadcast/hole": "broadcast-hole",
     "events": "event",

@@ -4,7 +4,8 @@ commands from the broker are applied by the step as the service would (journal a
 
 ``LiveTable.step()`` deals one event; ``until(predicate)`` deals until the state satisfies it;
 ``secrets`` records, for each publish, the last seq it used and the cards no display may name
-then (tablectl.views.secrecy), for the no-leak checks.
+then (tablectl.views.secrecy), and ``hidden_at_end`` those still hidden when each hand ended (what
+the hands' record of a finished hand may never name), for the no-leak checks.
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ class LiveTable:
     commands: list[FloorCommand | InputRefused] = field(default_factory=list)
     secrets: list[tuple[int, frozenset[str]]] = field(default_factory=list)
     effects: list[Effect] = field(default_factory=list)
+    hidden_at_end: dict[int, frozenset[str]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         self.lock = threading.RLock()
@@ -57,7 +59,11 @@ class LiveTable:
 
     def _publish(self, effects: Any) -> None:
         self.publisher.publish_state(self.state, effects)
-        self.secrets.append((self.publisher.seq, secret_cards(self.state)))
+        secret = secret_cards(self.state)
+        self.secrets.append((self.publisher.seq, secret))
+        ended = self.state.last_hand
+        if self.state.hand is None and ended is not None and ended.number not in self.hidden_at_end:
+            self.hidden_at_end[ended.number] = secret
 
     def apply(self, event: Event) -> tuple[Effect, ...]:
         with self.lock:

@@ -254,3 +254,56 @@ def test_the_rulings_of_the_hand_in_progress_survive_kill_9(
     finally:
         if table.process.poll() is None:
             table.kill()
+
+
+def without_times(value: Any) -> Any:
+    """The hands' record without its times: the running table stamps a step with its publisher's
+    clock, the journal's fold with the time of the event."""
+    if isinstance(value, dict):
+        return {k: without_times(v) for k, v in value.items() if k not in ("at", "started_at", "ended_at")}
+    if isinstance(value, list):
+        return [without_times(v) for v in value]
+    return value
+
+
+def test_the_hand_in_progress_and_the_last_hands_are_replayable_after_a_restart(
+    tmp_path: Path, table1_broker: LocalBroker, pins: MockFactory, shoe: SimShoe, floor: Listener
+) -> None:
+    import random
+
+    from tablectl.sim.dealer import SimDealer
+
+    bench = Bench(tmp_path, table1_broker, pins, shoe)
+    running = bench.start()
+    try:
+        seat_three(table1_broker)
+        assert wait(lambda: sum(1 for s in running.service.state.seats if s is not None and s.name) == 3)
+        dealer = SimDealer(random.Random(3))
+        service = running.service
+        while service.state.hand_number < 4 or service.state.hand is None or len(service.state.hand.log) < 8:
+            handled = service.handled
+            service.submit(dealer.next_event(service.state))
+            assert wait(lambda h=handled: service.handled > h)
+        epoch = running.publisher.epoch
+        assert epoch is not None
+        assert running.publisher.wait_delivered(10.0)
+        assert floor.wait_for(lambda: (retained(floor, "hands", epoch) or {}).get("seq", 0) > 0)
+        before = retained(floor, "hands", epoch)
+        assert before is not None
+        hands = before["state"]["hands"]
+        assert before["state"]["live"] == service.state.hand_number and hands[0]["in_progress"]
+        assert [h["hand"] for h in hands] == list(range(service.state.hand_number, 0, -1))
+        assert all(h["end"] == "played" for h in hands[1:])
+    finally:
+        running.stop()
+
+    running = bench.start()  # a restart: the record is rebuilt from the journal
+    try:
+        epoch = running.publisher.epoch
+        assert epoch is not None
+        assert floor.wait_for(lambda: retained(floor, "hands", epoch) is not None)
+        after = retained(floor, "hands", epoch)
+        assert after is not None
+        assert without_times(after["state"]) == without_times(before["state"])
+    finally:
+        running.stop()

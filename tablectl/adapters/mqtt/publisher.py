@@ -41,6 +41,7 @@ from tablectl.core.effects import Effect, Ruling
 from tablectl.core.events import DealerCommand, FloorCommand, InputRefused
 from tablectl.core.table import TableState
 from tablectl.views import dealer, floor, private, public, secrecy, summary
+from tablectl.views.hands import HandBook, hands_view, record_hands
 
 # The package's name, as before the split: logging configured for it keeps working.
 log = logging.getLogger("tablectl.adapters.mqtt")
@@ -291,6 +292,10 @@ class TablePublisher:
         self._ack_lock = threading.Lock()
         self._intake: CommandIntake | None = None  # the floor's commands' process, once started
         self._views_at = -1e9  # monotonic time the dealer and floor snapshots were last computed
+        # The hands' record, built from every event handed to publish_state (never coalesced),
+        # and the book last published on P/hands (its publishing is coalesced with the views').
+        self._hands = HandBook()
+        self._hands_sent: HandBook | None = None
         self._stray_logged = False
         self._link_log = LinkLog(f"{self.host}:{self.port}")
         self._client = self._make_client()
@@ -567,8 +572,22 @@ class TablePublisher:
         with self._lock:
             return self._outbox.restore_rulings(rulings)
 
+    def restore_hands(self, book: HandBook) -> None:
+        """After a restart, before :meth:`republish`: the record of the hand in progress and the
+        last hands as the journal has them (tablectl.journal.recent.hand_book)."""
+        with self._lock:
+            self._hands = book
+            self._hands_sent = None
+
+    @property
+    def hands(self) -> HandBook:
+        """The hands' record as it stands (what P/hands shows, or will once coalescing is over)."""
+        return self._hands
+
     def _publish(self, state: TableState, effects: Sequence[Effect], force: bool) -> int:
         now = self.clock()
+        # Every event's steps go into the record, whatever is published now.
+        book = self._hands = record_hands(self._hands, state, effects, now)
         if self._intake is not None:
             self._intake.set_seats(len(state.seats))  # commands are checked against the table's seats
         pub = public(state)
@@ -594,6 +613,9 @@ class TablePublisher:
                 # would otherwise compete for the interpreter while they are); public goes first.
                 views["dealer"] = dealer_view = dealer(state, rulings, base=pub)
                 views["floor"] = floor(state, rulings, base=dealer_view, now=now)
+                if force or book is not self._hands_sent:
+                    views["hands"] = hands_view(book, self.table)
+                    self._hands_sent = book
             live_hand = state.hand_number if state.hand is not None else None
             count += box.state_changed(views, priv, live_hand, now, force)
             count += box.summary_changed(summary(state, say, now), now, force)

@@ -110,6 +110,11 @@ class Topics:
         return self.base + "summary"
 
     @property
+    def hands(self) -> str:
+        """The record of the hand in progress and the last hands, for the floor (tablectl.views.hands)."""
+        return self.base + "hands"
+
+    @property
     def cmd_result(self) -> str:
         return self.base + "cmd_result"
 
@@ -123,6 +128,7 @@ class Topics:
             self.status,
             *(self.view(v) for v in VIEW_NAMES),
             self.summary,
+            self.hands,
             self.events,
             self.alerts,
             self.private_hole,

@@ -25,7 +25,7 @@ from paho.mqtt.properties import Properties
 from tablectl.adapters.mqtt import ALERT_SEVERITIES, Follower, TablePublisher, Topics
 from tablectl.adapters.mqtt.broker import LocalBroker
 from tablectl.adapters.mqtt.commands import command_key
-from tablectl.cli.audit import cards_named, secret_cards
+from tablectl.cli.audit import cards_named, hands_named, secret_cards
 from tablectl.core.effects import Ruling
 from tablectl.core.events import CardDrawn, DeviceStatus, FloorCommand, FloorKind, InputRefused, to_json
 from tablectl.core.table import TableConfig, TableState, step
@@ -161,6 +161,7 @@ def test_no_hole_card_reaches_any_topic_but_private(broker: LocalBroker) -> None
     publisher = table_publisher(broker).start()
     rng = random.Random(11)
     timeline: list[tuple[int, frozenset[str]]] = []
+    hidden_at_end: dict[int, frozenset[str]] = {}  # what the hands' record of a finished hand may not name
     with Listener(broker, "admin", None) as admin:
         assert publisher.wait_connected(10)
         state, sim = seated_table(CONFIG, 6), SimDealer(rng)
@@ -173,9 +174,12 @@ def test_no_hole_card_reaches_any_topic_but_private(broker: LocalBroker) -> None
                 and rng.random() < 0.05
             ):
                 event = CardDrawn(rng.choice(sorted(state.hand.dealt)))
+            before = state.hand
             state, effects = step(state, event)
             publisher.publish_state(state, effects)
             timeline.append((publisher.seq, secret_cards(state)))
+            if before is not None and state.hand is None:
+                hidden_at_end[before.number] = secret_cards(state)
         assert publisher.wait_delivered(10)
         final = publisher.seq
         assert admin.wait_for(lambda: admin.max_seq >= final)
@@ -185,11 +189,17 @@ def test_no_hole_card_reaches_any_topic_but_private(broker: LocalBroker) -> None
         if not message.topic.startswith(TOPICS.base) or not message.payload:
             continue
         payload = message.json()
+        if payload.get("epoch") != publisher.epoch:
+            continue  # retained by an earlier test on this broker
         secrets = next(s for hi, s in timeline if hi >= payload["seq"])
         if message.topic == TOPICS.private_hole:
             private_seen += 1
             continue
-        assert not cards_named(payload) & secrets, (message.topic, payload)
+        named = cards_named(payload)
+        if message.topic == TOPICS.hands:  # a finished hand names the cards face up in it
+            named, past = hands_named(payload)
+            assert all(not cards & hidden_at_end[hand] for hand, cards in past), (message.topic, payload)
+        assert not named & secrets, (message.topic, payload)
     assert private_seen > 50
     assert any("[card]" in json.dumps(m.json()) for m in admin.messages if m.topic == TOPICS.alerts)
 
@@ -332,7 +342,8 @@ def test_publishing_with_no_broker_at_all_never_blocks(tmp_path: Path) -> None:
     state, _ = deal(publisher, state, sim, 500)
     assert time.perf_counter() - t0 < 5.0
     assert not publisher.connected
-    assert len(publisher.retained()) == 5  # public, dealer, floor, summary, private/hole: the newest of each
+    # public, dealer, floor, summary, hands, private/hole: the newest of each
+    assert len(publisher.retained()) == 6
     publisher.stop(timeout=0.1)
 
 

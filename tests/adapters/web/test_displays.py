@@ -15,6 +15,7 @@ from tablectl.adapters.mqtt.broker import LocalBroker
 from tablectl.core.effects import Ruling
 from tablectl.core.events import CardDrawn, DealerInput, DealerKey
 from tablectl.core.game.engine import Phase
+from tablectl.core.procedure import HandProgress
 from tablectl.core.table import TableState
 from tests.helpers.browser import WebServer, login_fragment
 from tests.helpers.live_table import LiveTable
@@ -233,3 +234,67 @@ def test_the_dealers_call_of_the_floor_reaches_the_dashboard_and_the_confirm_but
     expect(dealer.locator("#open-alerts button.confirm")).to_have_count(0, timeout=5_000)
     expect(dealer.locator("#open-alerts .open-alert")).to_have_count(1)
     expect(dealer.locator('#open-alerts .open-alert[data-rule="CALL"]')).to_have_count(1)
+
+
+def engine_pots(hand: HandProgress) -> list[int]:
+    """The pot after each step of a hand as the engine has it, from the hand's own log replayed
+    from its start (RULES TBL-5): the blinds, the deal (one step), then every other action."""
+    from tablectl.core.game.actions import DealHole
+    from tablectl.core.game.engine import apply
+
+    assert hand.start is not None
+    game = hand.start
+    pots = [game.pot]
+    for index, entry in enumerate(hand.log):
+        game = apply(game, entry)  # type: ignore[arg-type]  # a SimDealer hand has no refund
+        following = hand.log[index + 1] if index + 1 < len(hand.log) else None
+        if isinstance(entry, DealHole) and isinstance(following, DealHole):
+            continue  # the deal is one step
+        pots.append(game.pot)
+    return pots
+
+
+def test_a_supervisor_replays_the_previous_hand_step_by_step_with_the_engines_pot(
+    browser: Browser, web: WebServer, table1_broker: LocalBroker, table: LiveTable
+) -> None:
+    table.until(lambda s: s.hand_number == 3 and s.hand is None)
+    previous = table.state.last_hand
+    assert previous is not None and previous.number == 3
+    expected = engine_pots(previous)
+    table.until(lambda s: s.hand is not None and s.hand_number == 4 and len(s.hand.log) >= 8)
+    floor = open_page(browser, web, table1_broker, "/floor", "supervisor", "ann", size=(1600, 900))
+    floor.locator('.tile[data-table="1"]').click(timeout=TIMEOUT_MS)
+    hands = floor.locator("#hands li.hand")
+    expect(hands).to_have_count(4, timeout=TIMEOUT_MS)  # the hand in progress and the three before
+    expect(hands.first).to_contain_text("Hand 4 ·")
+    expect(hands.first).to_contain_text("in progress")
+    floor.locator('#hands li[data-hand="3"] button').click()
+    replay = floor.locator("#replay")
+    expect(replay).to_have_attribute("data-hand", "3")
+    record = next(r for r in table.publisher.hands.hands if r.number == 3)
+    kinds = [step["kind"] for step in record.steps]
+    steps = len(kinds)
+    expect(replay).to_have_attribute("data-steps", str(steps))
+    # The rulings' own steps leave the pot as it was; every other step is one of the engine's.
+    assert [k for k in kinds if k != "ruling"][:2] == ["start", "deal"]
+    assert len([k for k in kinds if k != "ruling"]) == len(expected)
+    pots = iter(expected)
+    pot = None
+    for index, kind in enumerate(kinds):
+        expect(replay).to_have_attribute("data-step", str(index + 1))
+        if kind != "ruling":
+            pot = next(pots)
+        expect(floor.locator("#replay-pot")).to_have_attribute("data-pot", str(pot))
+        expect(floor.locator("#replay-pot")).to_have_text(f"Pot after this step: {pot:,}")
+        expect(floor.locator("#replay-step")).to_contain_text(str(record.steps[index]["text"]))
+        if index + 1 < steps:
+            floor.locator("#replay-next").click()
+    expect(floor.locator("#replay-result")).to_contain_text("wins")
+    # Back one step, and straight to a step from the list: the table after it.
+    floor.locator("#replay-prev").click()
+    expect(replay).to_have_attribute("data-step", str(steps - 1))
+    floor.locator('#replay-steps li[data-step="2"] button').click()
+    expect(replay).to_have_attribute("data-step", "2")
+    expect(floor.locator("#replay-step")).to_contain_text("Hole cards dealt")
+    expect(floor.locator("#replay-pot")).to_have_attribute("data-pot", str(expected[1]))
+    assert floor.console_errors == []  # type: ignore[attr-defined]

@@ -17,7 +17,7 @@ import pytest
 from playwright.sync_api import Browser, Page, WebSocket
 
 from tablectl.adapters.mqtt.broker import LocalBroker
-from tablectl.cli.audit import cards_named, secret_cards
+from tablectl.cli.audit import cards_named, hands_named, secret_cards
 from tablectl.core.cards import CARD_TOKEN
 from tests.adapters.web.test_displays import TIMEOUT_MS, open_page
 from tests.helpers.browser import WebServer
@@ -173,7 +173,13 @@ def test_no_page_ever_holds_a_hole_card_not_yet_shown(
                 continue
             index = bisect.bisect_left(seqs, message["seq"])
             secret = table.secrets[min(index, len(seqs) - 1)][1]
-            leaked = cards_named(message) & secret
+            named = cards_named(message)
+            if topic.endswith("/hands"):  # a finished hand names what was face up in it
+                named, past = hands_named(message)
+                for hand, cards in past:
+                    leaked_then = cards & table.hidden_at_end[hand]
+                    assert not leaked_then, f"{name} received {leaked_then} of hand {hand} on {topic}"
+            leaked = named & secret
             assert not leaked, f"{name} received {leaked} on {topic} (seq {message['seq']})"
             checked += 1
     hands = table.state.hand_number

@@ -1,7 +1,8 @@
 // The floor dashboard (/floor): every table of the room as a tile, from each table's small retained
 // summary and its status; the room's alert log; a click opens a table: its floor view (hand in
-// progress, rulings, remedies), the hands seen while it is open (replayable step by step with the
-// pot after each), and the floor's commands on cmd/floor/<user> with a confirmation step.
+// progress, rulings, remedies), the table's record of the hand in progress and its last hands (its
+// retained hands topic, replayable step by step with the pot after each), and the floor's commands
+// on cmd/floor/<user> with a confirmation step.
 //
 // Smooth with 200 tables (docs/displays.md; ../shared/notes/displays-research.md 3.4): the tiles
 // are built once and updated in place (textContent and classes only where they changed); the
@@ -16,7 +17,6 @@ import {
 const $ = (id) => document.getElementById(id);
 const ALERT_SEVERITIES = new Set(["void", "misdeal", "floor"]);
 const LOG_LIMIT = 300;
-const HANDS_KEPT = 20;
 const TABLE_ORDER = new Intl.Collator(undefined, { numeric: true });
 const STATE_WORDS = { dealing: "dealing", between_hands: "between hands", paused: "PAUSED", offline: "OFFLINE" };
 
@@ -24,7 +24,7 @@ const tables = new Map(); // table -> { parts, follower, summary, status, bridge
 const dirty = new Set(); // tables whose tile must be drawn in the next frame
 let frame = 0;
 let room = "main";
-let drill = null; // the opened table: { table, view, hands: Map, replay }
+let drill = null; // the opened table: { table, view, hands: the table's record, replay: { hand, step } }
 const recovering = new Set(); // tables whose floor snapshot is read for missed alerts
 const sentCommands = new Map(); // correlation hex -> its entry in the results list
 let beeps = 0;
@@ -51,7 +51,7 @@ function openTopicsTables() {
 }
 
 function tableTopics(table) {
-  return [`cardroom/${room}/table/${table}/floor`, `cardroom/${room}/table/${table}/events`];
+  return [`cardroom/${room}/table/${table}/floor`, `cardroom/${room}/table/${table}/hands`];
 }
 
 function entry(table) {
@@ -92,8 +92,8 @@ function onMessage(topic, data, text) {
     }
     if (recovering.delete(table) && drill?.table !== table) unsubscribe(tableTopics(table));
     if (drill?.table === table) drillSnapshot(data);
-  } else if (leaf === "events") {
-    if (drill?.table === table && data.kind === "hand_ended") drillHandEnded(data.hand_ended);
+  } else if (leaf === "hands") {
+    if (drill?.table === table) drillHands(data);
   } else if (leaf === "cmd_result") {
     commandAnswered(table, data);
   }
@@ -283,7 +283,7 @@ function unsubscribe(topics) {
 function openTable(table) {
   if (drill?.table === table) return;
   if (drill) closeTable();
-  drill = { table, view: null, hands: new Map(), replay: null };
+  drill = { table, view: null, hands: null, replay: null };
   $("drill").hidden = false;
   $("drill").dataset.table = table;
   setText($("drill-title"), `Table ${table}`);
@@ -292,7 +292,7 @@ function openTable(table) {
   $("replay").hidden = true;
   $("cmd-confirm").hidden = true;
   // Retained: the floor view comes at once (a table opened twice gets it again).
-  tables.get(table)?.follower.last.delete(`cardroom/${room}/table/${table}/floor`);
+  for (const topic of tableTopics(table)) tables.get(table)?.follower.last.delete(topic);
   subscribe(tableTopics(table));
   drawWho();
 }
@@ -314,7 +314,6 @@ function drillSnapshot(snapshot) {
   const view = snapshot.state;
   drill.view = view;
   $("drill").dataset.seq = String(snapshot.seq);
-  record(view, snapshot.ts);
   const status = statusText(tables.get(drill.table)?.status);
   setText($("drill-status"), status.text);
   $("drill-status").classList.toggle("offline", status.offline);
@@ -390,85 +389,111 @@ function drillSnapshot(snapshot) {
   );
 }
 
-// The hands seen: one step for each change of the last action, the street or the board.
-function record(view, ts) {
-  const number = view.hand ?? view.result?.hand;
-  if (!number) return;
-  let hand = drill.hands.get(number);
-  if (!hand) {
-    hand = { number, steps: [], key: "", result: null, ended: null, first: ts };
-    drill.hands.set(number, hand);
-    while (drill.hands.size > HANDS_KEPT) drill.hands.delete(drill.hands.keys().next().value);
-  }
-  if (view.hand) {
-    const key = JSON.stringify([view.last_action, view.street, view.board, view.pot]);
-    if (key !== hand.key) {
-      const previous = hand.steps[hand.steps.length - 1];
-      let text = view.last_action?.text ?? "Blinds posted";
-      if (previous && JSON.stringify(previous.action) === JSON.stringify(view.last_action ?? null)) {
-        text = (view.board ?? []).length !== (previous.board ?? []).length ? `${view.street}: board dealt` : `${view.street}`;
-      }
-      hand.steps.push({ text, action: view.last_action ?? null, pot: view.pot, street: view.street, board: view.board ?? [], ts });
-      hand.key = key;
-    }
-  } else if (view.result && !hand.result) {
-    hand.result = view.result;
-    const words = view.result.awards.map((a) => `seat ${a.seats.join(", ")} wins ${a.pot_name} ${chips(a.amount)}${a.hand ? ` (${a.hand})` : ""}`);
-    hand.steps.push({ text: `Showdown: ${words.join("; ")}`, action: null, pot: 0, street: "showdown", board: view.result.board, ts });
-  }
+// The table's record (its hands topic): the hand in progress and the last hands, newest first,
+// each step with the pot after it as the table's engine has it.
+function drillHands(snapshot) {
+  drill.hands = snapshot.state;
+  $("hands").dataset.seq = String(snapshot.seq);
   drawHands();
 }
 
-function drillHandEnded(ended) {
-  const hand = drill.hands.get(ended.hand);
-  if (!hand) return;
-  hand.ended = ended;
-  if (ended.voided || ended.misdeal) {
-    hand.steps.push({ text: ended.misdeal ? "Misdeal: every chip back" : "Hand voided: every chip back", action: null, pot: 0, street: "", board: [], ts: null });
-  }
-  drawHands();
+function handLabel(hand) {
+  const how = hand.in_progress ? "in progress" : { misdeal: "misdeal", void: "voided", played: "over" }[hand.end] ?? "ended";
+  return `Hand ${hand.hand} · ${hand.steps.length} steps · ${how}`;
 }
 
 function drawHands() {
-  const list = $("hands");
-  const items = [...drill.hands.values()].reverse().map((hand) => {
+  const record = drill.hands;
+  const items = (record?.hands ?? []).map((hand) => {
     const item = el("li", "hand");
-    item.dataset.hand = String(hand.number);
-    const label = hand.ended?.misdeal ? "misdeal" : hand.ended?.voided ? "voided" : hand.result || hand.ended ? "over" : "in progress";
-    const button = el("button", "", `Hand ${hand.number} · ${hand.steps.length} steps · ${label}`);
+    item.dataset.hand = String(hand.hand);
+    if (drill.replay?.hand === hand.hand) item.classList.add("chosen");
+    const button = el("button", "", handLabel(hand));
     button.type = "button";
-    button.addEventListener("click", () => startReplay(hand.number));
+    button.addEventListener("click", () => startReplay(hand.hand));
     item.append(button);
     return item;
   });
-  list.replaceChildren(...items);
+  $("hands").replaceChildren(...items);
+  if (record?.hands_left_out) $("hands").append(el("li", "note", `${record.hands_left_out} older hands: tablectl replay`));
   if (drill.replay) drawReplay();
+}
+
+function replayedHand() {
+  return drill?.replay && (drill.hands?.hands ?? []).find((hand) => hand.hand === drill.replay.hand);
 }
 
 function startReplay(number) {
   drill.replay = { hand: number, step: 0 };
   $("replay").hidden = false;
-  drawReplay();
+  drawHands();
 }
 
 function drawReplay() {
-  const hand = drill.hands.get(drill.replay.hand);
-  if (!hand) return;
-  const index = Math.min(drill.replay.step, hand.steps.length - 1);
+  const hand = replayedHand();
+  const replay = $("replay");
+  if (!hand) {
+    replay.hidden = true; // no longer among the table's last hands
+    return;
+  }
+  replay.hidden = false;
+  const count = hand.steps.length;
+  // A hand in progress followed at its newest step stays there as steps come in.
+  if (drill.replay.follow) drill.replay.step = count - 1;
+  const index = Math.max(0, Math.min(drill.replay.step, count - 1));
+  drill.replay.step = index;
+  drill.replay.follow = hand.in_progress && index === count - 1;
   const step = hand.steps[index];
-  setText($("replay-title"), `Hand ${hand.number}: step ${index + 1} of ${hand.steps.length}`);
-  $("replay").dataset.step = String(index + 1);
-  $("replay").dataset.hand = String(hand.number);
-  setText($("replay-step"), step.text);
-  $("replay-board").replaceChildren(cardsEl(step.board));
-  setText($("replay-pot"), step.street === "showdown" ? "" : `Pot after this step: ${chips(step.pot)}`);
+  replay.dataset.hand = String(hand.hand);
+  replay.dataset.step = String(index + 1);
+  replay.dataset.steps = String(count);
+  setText($("replay-title"), `Hand ${hand.hand}: step ${index + 1} of ${count}${hand.steps_omitted ? ` (${hand.steps_omitted} steps left out)` : ""}`);
+  setText($("replay-step"), step ? `${step.street}: ${step.text}` : "");
+  $("replay-board").replaceChildren(cardsEl(step?.board ?? []));
+  const pot = $("replay-pot");
+  pot.dataset.pot = step ? String(step.pot) : "";
+  setText(pot, step ? `Pot after this step: ${chips(step.pot)}` : "");
+  $("replay-rulings").replaceChildren(
+    ...(step?.rulings ?? []).map((r) => {
+      const item = el("li", `sev-${r.severity}`);
+      item.append(el("b", "", r.rule), el("span", "", ` ${r.text}`));
+      return item;
+    }),
+  );
+  setText($("replay-result"), index === count - 1 ? resultText(hand) : "");
+  $("replay-steps").replaceChildren(
+    ...hand.steps.map((s, i) => {
+      const item = el("li", i === index ? "step chosen" : "step");
+      item.dataset.step = String(i + 1);
+      item.dataset.pot = String(s.pot);
+      const button = el("button", "", `${s.n}. ${s.text}`);
+      button.type = "button";
+      button.append(el("span", "pot", chips(s.pot)));
+      button.addEventListener("click", () => {
+        drill.replay.step = i;
+        drill.replay.follow = false;
+        drawReplay();
+      });
+      item.append(button);
+      return item;
+    }),
+  );
+}
+
+function resultText(hand) {
+  if (hand.in_progress) return "";
+  if (hand.end === "misdeal") return "Misdeal: every chip back.";
+  if (hand.end === "void") return "Hand voided: every chip back.";
+  const awards = hand.result?.awards ?? [];
+  return awards.map((a) => `Seat ${a.seats.join(", ")} wins ${a.pot_name} ${chips(a.amount)}${a.hand ? ` (${a.hand})` : ""}`).join("; ");
 }
 
 for (const [id, move] of [["replay-first", () => 0], ["replay-prev", (s) => s - 1], ["replay-next", (s) => s + 1], ["replay-last", () => 1e9]]) {
   $(id).addEventListener("click", () => {
-    const hand = drill?.replay && drill.hands.get(drill.replay.hand);
+    const hand = replayedHand();
     if (!hand) return;
     drill.replay.step = Math.max(0, Math.min(hand.steps.length - 1, move(drill.replay.step)));
+    drill.replay.follow = false;
     drawReplay();
   });
 }
