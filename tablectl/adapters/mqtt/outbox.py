@@ -273,6 +273,11 @@ class Outbox:
         self._live_hand = live_hand
         return count
 
+    def view_changed(self, name: str, view: dict[str, Any], now: float) -> int:
+        """Queue one view's snapshot if its content changed (the hands' record, which the
+        publisher sends from its tick). Returns the number of messages queued."""
+        return self._snapshot(self.topics.view(name), "snapshot", view, now, False, name)
+
     def summary_changed(self, summary: Mapping[str, Any], now: float, force: bool = False) -> int:
         """Queue the floor grid's summary (tablectl.views.summary) on ``summary``, retained: at
         most once every ``summary_interval`` s, the newest winning (a newer one waits for
