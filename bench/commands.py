@@ -163,7 +163,7 @@ def card_latencies(
         durable.clear()
         t0 = time.perf_counter()
         service.submit(event, durable=durable.set)
-        assert durable.wait(30), "the service stopped"
+        assert durable.wait(30), f"the service stopped: {service.error!r}, {service.pending()} events waiting"
         if isinstance(event, CardDrawn):
             samples.append(time.perf_counter() - t0)
         time.sleep(0.002)  # a shoe deals a card every second or so: leave the floor its share

@@ -287,7 +287,11 @@ def test_the_hand_in_progress_and_the_last_hands_are_replayable_after_a_restart(
         epoch = running.publisher.epoch
         assert epoch is not None
         assert running.publisher.wait_delivered(10.0)
-        assert floor.wait_for(lambda: (retained(floor, "hands", epoch) or {}).get("seq", 0) > 0)
+        # The record goes out from the publisher's tick, once a second: wait for this hand's.
+        live = service.state.hand_number
+        assert floor.wait_for(
+            lambda: ((retained(floor, "hands", epoch) or {}).get("state") or {}).get("live") == live
+        )
         before = retained(floor, "hands", epoch)
         assert before is not None
         hands = before["state"]["hands"]

@@ -643,13 +643,18 @@ class TablePublisher:
 
     # -- the worker -------------------------------------------------------------------------------
     def _run(self) -> None:
+        ticked = -1e9  # monotonic time of the last tick
         while not self._stopping:
             self._wake.wait(self.tick_interval if self.tick_interval else 1.0)
             self._wake.clear()
             try:
                 for message, delivery in self._service():
                     self._stray_command(message, delivery)
-                if self.tick_interval:
+                # Every tick_interval, not at every wake: paho's notes wake the worker thousands
+                # of times a second under a flood, and a tick makes the hands' record (tens of KB).
+                due = time.monotonic()
+                if self.tick_interval and not 0 <= due - ticked < self.tick_interval:
+                    ticked = due
                     self.tick()
             except Exception:  # noqa: BLE001 - the worker must outlive a bug in one message
                 log.exception("MQTT worker: unexpected error (the publisher goes on)")
