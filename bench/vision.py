@@ -59,6 +59,25 @@ def _box_overlap(sighting: CardSighting, box: tuple[int, int, int, int]) -> floa
     return inter / union if union > 0 else 0.0
 
 
+def match_reads(boxes: list[tuple[int, int, int, int]], read: list[CardSighting]) -> list[tuple[int, int]]:
+    """Each labelled box paired with at most one card read, and each read with one box: the
+    best overlaps first, none under 0.25. Returns (box index, read index) pairs."""
+    pairs = sorted(
+        ((_box_overlap(s, box), i, j) for i, box in enumerate(boxes) for j, s in enumerate(read)),
+        reverse=True,
+    )
+    boxes_taken: set[int] = set()
+    reads_taken: set[int] = set()
+    matches: list[tuple[int, int]] = []
+    for overlap, i, j in pairs:
+        if overlap < 0.25 or i in boxes_taken or j in reads_taken:
+            continue
+        boxes_taken.add(i)
+        reads_taken.add(j)
+        matches.append((i, j))
+    return matches
+
+
 def test_set(reader: CardReader, limit: int | None) -> dict[str, object]:
     labels: dict[str, list[tuple[str, tuple[int, int, int, int]]]] = {}
     with open(TEST / "labels.csv", newline="") as handle:
@@ -72,28 +91,15 @@ def test_set(reader: CardReader, limit: int | None) -> dict[str, object]:
         frame = read_image(TEST / name)
         assert isinstance(frame, Frame), frame
         read = [s for s in reader.read(frame.image) if s.card is not None]
-        pairs = sorted(
-            (
-                (_box_overlap(s, box), i, j)
-                for i, (_, box) in enumerate(labels[name])
-                for j, s in enumerate(read)
-            ),
-            reverse=True,
-        )
-        taken_labels: set[int] = set()
-        taken_reads: set[int] = set()
-        for overlap, i, j in pairs:
-            if overlap < 0.25 or i in taken_labels or j in taken_reads:
-                continue
-            taken_labels.add(i)
-            taken_reads.add(j)
+        matches = match_reads([box for _, box in labels[name]], read)
+        for i, j in matches:
             card, sighting = labels[name][i][0], read[j]
             acting = sighting.confidence >= ACT_CONFIDENCE
             right_any += sighting.card == card
             right += sighting.card == card and acting
             wrong_confident += sighting.card != card and acting
         total += len(labels[name])
-        unread += len(labels[name]) - len(taken_labels)
+        unread += len(labels[name]) - len(matches)
     return {
         "accuracy": round(right / total, 4),
         "accuracy_any": round(right_any / total, 4),

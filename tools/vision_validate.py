@@ -15,7 +15,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from bench.vision import _box_overlap  # noqa: E402
+from bench.vision import match_reads  # noqa: E402
 from vision.reader import ACT_CONFIDENCE, CardReader  # noqa: E402
 from vision.sources import Frame, read_image  # noqa: E402
 
@@ -41,21 +41,7 @@ def main() -> int:
         if not isinstance(frame, Frame):
             continue
         read = [s for s in reader.read(frame.image) if s.card is not None]
-        pairs = sorted(
-            (
-                (_box_overlap(s, box), i, j)
-                for i, (_, box) in enumerate(labels[name])
-                for j, s in enumerate(read)
-            ),
-            reverse=True,
-        )
-        used_i: set[int] = set()
-        used_j: set[int] = set()
-        for overlap, i, j in pairs:
-            if overlap < 0.25 or i in used_i or j in used_j:
-                continue
-            used_i.add(i)
-            used_j.add(j)
+        for i, j in match_reads([box for _, box in labels[name]], read):
             ok = read[j].rank == labels[name][i][0]
             confidences.append((read[j].confidence, ok))
             acting = read[j].confidence >= ACT_CONFIDENCE

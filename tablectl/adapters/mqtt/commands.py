@@ -17,7 +17,7 @@ import contextlib
 import hashlib
 import json
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, TypeVar
 
 from tablectl.adapters.mqtt.topics import Topics, supervisor_name
 from tablectl.core.events import (
@@ -84,25 +84,9 @@ def parse_floor_command(
             f"(deploy/mosquitto/mkusers --floor NAME); log in as yours and send on "
             f"{topics.cmd_floor('floor.<name>')}"
         )
-    if retained:
-        with contextlib.suppress(ValueError):  # only to journal what it was and who sent it
-            data = json.loads(payload)
-        return refused(
-            "a command must not be retained (it would be applied again on every reconnection): "
-            "ignored; publish it without the retain flag, and clear the retained one with an empty "
-            "retained message"
-        )
-    try:
-        data = json.loads(payload.decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        return refused(f"a command is a JSON object (tablectl.core.events.to_json): {exc}")
-    try:
-        event = from_json(data)  # type: ignore[arg-type]  # from_json checks it is an object
-    except EventError as exc:
-        return refused(f"not a floor command: {exc}")
-    if not isinstance(event, FloorCommand):
-        kind = data.get("type") if isinstance(data, dict) else None
-        return refused(f"only floor commands (type 'floor') are taken on {topic}, not {kind!r:.40} events")
+    data, event = _command_of(payload, retained, topic, FloorCommand, "floor", "floor")
+    if isinstance(event, str):
+        return refused(event)
     if event.user and event.user != user:
         return refused(
             f"'user' is {event.user!r:.40} but the command came from {user}: the table takes the user "
@@ -112,20 +96,10 @@ def parse_floor_command(
     problem = floor_command_problem(event, seats)
     if problem is not None:
         return refused(f"{event.kind.value}: {problem}")
-    if not event.at:
-        return replace(event, at=now)
-    if event.at - now > MAX_CLOCK_SKEW:
-        return refused(
-            f"command {event.kind.value} from {event.by} is dated {event.at - now:.6g} s ahead of the "
-            f"table's clock (its 'at', {event.at:.15g}): 'at' is in seconds since the epoch, not "
-            f"milliseconds; check the sender's clock"
-        )
-    if max_age and now - event.at > max_age:
-        return refused(
-            f"command {event.kind.value} from {event.by} is {now - event.at:.0f} s old (its 'at'); "
-            f"commands older than {max_age:.0f} s are not applied: send it again"
-        )
-    return event
+    late = _time_problem(f"{event.kind.value} from {event.by}", event.at, now, max_age)
+    if late is not None:
+        return refused(late)
+    return event if event.at else replace(event, at=now)
 
 
 def parse_dealer_command(
@@ -156,26 +130,9 @@ def parse_dealer_command(
 
     if topic != topics.cmd_dealer:
         return refused(f"unknown command topic {topic}: the dealer's commands go to {topics.cmd_dealer}")
-    if retained:
-        with contextlib.suppress(ValueError):  # only to journal what it was
-            data = json.loads(payload)
-        return refused(
-            "a command must not be retained (it would be applied again on every reconnection): "
-            "ignored; publish it without the retain flag"
-        )
-    try:
-        data = json.loads(payload.decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        return refused(f"a command is a JSON object (tablectl.core.events.to_json): {exc}")
-    try:
-        event = from_json(data)  # type: ignore[arg-type]  # from_json checks it is an object
-    except EventError as exc:
-        return refused(f"not a dealer command: {exc}")
-    if not isinstance(event, DealerCommand):
-        kind = data.get("type") if isinstance(data, dict) else None
-        return refused(
-            f"only dealer commands (type 'dealer_command') are taken on {topic}, not {kind!r:.40} events"
-        )
+    data, event = _command_of(payload, retained, topic, DealerCommand, "dealer", "dealer_command")
+    if isinstance(event, str):
+        return refused(event)
     if event.user and event.user != user:
         return refused(
             f"'user' is {event.user!r:.40} but the command came on {user}'s topic: the table takes "
@@ -190,6 +147,37 @@ def parse_dealer_command(
     if late is not None:
         return refused(late)
     return event if event.at else replace(event, at=now)
+
+
+_Command = TypeVar("_Command", FloorCommand, DealerCommand)
+
+
+def _command_of(
+    payload: bytes, retained: bool, topic: str, wanted: type[_Command], who: str, type_name: str
+) -> tuple[object, _Command | str]:
+    """The JSON a command message holds (for the journal, even when refused) and the command in
+    it, or why there is none: retained, not JSON, not an event, or not a ``who`` command."""
+    data: object = None
+    if retained:
+        with contextlib.suppress(ValueError):  # only to journal what it was and who sent it
+            data = json.loads(payload)
+        return data, (
+            "a command must not be retained (it would be applied again on every reconnection): "
+            "ignored; publish it without the retain flag, and clear the retained one with an empty "
+            "retained message"
+        )
+    try:
+        data = json.loads(payload.decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        return None, f"a command is a JSON object (tablectl.core.events.to_json): {exc}"
+    try:
+        event = from_json(data)  # type: ignore[arg-type]  # from_json checks it is an object
+    except EventError as exc:
+        return data, f"not a {who} command: {exc}"
+    if not isinstance(event, wanted):
+        kind = data.get("type") if isinstance(data, dict) else None
+        return data, f"only {who} commands (type '{type_name}') are taken on {topic}, not {kind!r:.40} events"
+    return data, event
 
 
 def _time_problem(what: str, at: float, now: float, max_age: float) -> str | None:

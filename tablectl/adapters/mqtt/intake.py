@@ -400,6 +400,7 @@ def run_child(stdin: IO[str], stdout: IO[str]) -> int:
         LinkLog,
         RawClient,
         connect_error,
+        correlation_of,
         new_properties,
         refusal_reason,
         tcp_nodelay,
@@ -464,9 +465,7 @@ def run_child(stdin: IO[str], stdout: IO[str]) -> int:
             state["link"] += 1
 
     def on_message(c: mqtt.Client, userdata: Any, message: mqtt.MQTTMessage) -> None:
-        props = getattr(message, "properties", None)
-        raw = getattr(props, "CorrelationData", None) if props is not None else None
-        correlation = bytes(raw) if isinstance(raw, (bytes, bytearray)) else None
+        correlation = correlation_of(message)
         with lock:
             if state["closed"]:
                 return  # not acknowledged: the broker sends it to the next run

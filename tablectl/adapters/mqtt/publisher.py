@@ -169,6 +169,13 @@ def tcp_nodelay(sock: Any) -> None:
         raw.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
 
 
+def correlation_of(message: mqtt.MQTTMessage) -> bytes | None:
+    """A received message's MQTT 5 correlation data, if it has any."""
+    props = getattr(message, "properties", None)
+    raw = getattr(props, "CorrelationData", None) if props is not None else None
+    return bytes(raw) if isinstance(raw, (bytes, bytearray)) else None
+
+
 def new_properties(packet_type: int) -> Properties:
     return Properties(packet_type)  # type: ignore[no-untyped-call]  # paho leaves it unannotated
 
@@ -716,9 +723,7 @@ class TablePublisher:
         if not self._stray_logged:
             self._stray_logged = True
             log.warning("a command reached the publisher's own connection (an old session): refused")
-        props = getattr(message, "properties", None)
-        raw = getattr(props, "CorrelationData", None) if props is not None else None
-        correlation = bytes(raw) if isinstance(raw, (bytes, bytearray)) else None
+        correlation = correlation_of(message)
         reason = "this command was not applied (the table's command intake was restarting): send it again"
         self._command_result(message.topic, None, False, reason, correlation, False)
         self._ack(delivery)
