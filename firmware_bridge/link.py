@@ -323,8 +323,11 @@ class ShoeLink:
             )
             port.open()
         except (serial.SerialException, OSError, ValueError) as exc:
+            error = f"cannot open {self.port}: {exc}"
+            if error != self.last_error:  # once per new reason, not every reopen_interval
+                log.info("shoe link: %s", error)
             with self._changed:
-                self.last_error = f"cannot open {self.port}: {exc}"
+                self.last_error = error
                 self.open_failures += 1
                 self._changed.notify_all()
             return False

@@ -63,8 +63,10 @@ class Bench:
 
 
 @pytest.fixture
-def shoe() -> Iterator[SimShoe]:
-    shoe = SimShoe(seed=5, queue_size=4).start()
+def shoe(tmp_path: Path) -> Iterator[SimShoe]:
+    # A stable name, as udev gives the Pi's shoe: a replugged shoe is a new pty, and the kernel
+    # gives it the old number only if nothing took that number meanwhile (under load, something did).
+    shoe = SimShoe(seed=5, queue_size=4, link=tmp_path / "shoe").start()
     yield shoe
     shoe.stop()
 
