@@ -298,3 +298,33 @@ def test_a_supervisor_replays_the_previous_hand_step_by_step_with_the_engines_po
     expect(floor.locator("#replay-step")).to_contain_text("Hole cards dealt")
     expect(floor.locator("#replay-pot")).to_have_attribute("data-pot", str(expected[1]))
     assert floor.console_errors == []  # type: ignore[attr-defined]
+
+
+def test_an_alert_raised_while_the_dashboard_was_away_reaches_its_log_when_it_reconnects(
+    browser: Browser, web: WebServer, table1_broker: LocalBroker, table: LiveTable
+) -> None:
+    """The page's session outlives the lost connection (connect.js): the broker queues the alert
+    for it. The retained snapshot could not give it back: it lists the hand in progress only, and
+    the misdeal's hand is over by the time the page returns."""
+    floor = open_page(browser, web, table1_broker, "/floor", "floor", None, size=(1280, 800))
+    table.until(lambda s: s.hand is not None and s.hand.hole_dealt == 0 and s.hand.pending is None)
+    expect(floor.locator('.tile[data-table="1"]')).to_have_attribute(
+        "data-state", "dealing", timeout=TIMEOUT_MS
+    )
+    web.stop()  # the relay goes away; the broker keeps the page's session
+    expect(floor.locator("#connection")).not_to_have_attribute("data-state", "connected", timeout=TIMEOUT_MS)
+    misdealt = table.state.hand_number
+    table.apply(CardDrawn(table.dealer.deck.pop(), face_up=True))
+    for _ in range(3):
+        table.apply(CardDrawn(table.dealer.deck.pop()))
+    effects = table.apply(CardDrawn(table.dealer.deck.pop(), face_up=True))
+    assert any(isinstance(e, Ruling) and e.rule == "MD-c" for e in effects)
+    table.apply(DealerInput(DealerKey.CONFIRM))
+    table.until(lambda s: s.hand is not None and s.hand_number > misdealt and s.hand.hole_dealt > 0)
+    web.start()  # the same address: the page reconnects by itself
+    expect(floor.locator("#connection")).to_have_attribute("data-state", "connected", timeout=TIMEOUT_MS)
+    logged = floor.locator('#alert-log li[data-rule="MD-c"]')
+    expect(logged).to_have_count(1, timeout=TIMEOUT_MS)
+    expect(logged).to_have_attribute("data-hand", str(misdealt))
+    expect(logged.locator(".recovered")).to_have_count(0)  # from the queue, not from a snapshot
+    assert floor.console_errors == []  # type: ignore[attr-defined]

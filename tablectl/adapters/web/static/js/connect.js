@@ -12,6 +12,18 @@ const NAME = /^[A-Za-z0-9_-]{1,32}$/; // room and table names (docs/mqtt.md)
 const USER = /^[A-Za-z0-9_.-]{1,80}$/; // mkusers' user names: role.table, floor.name
 const FIELDS = ["user", "pass", "table", "room"];
 const RECONNECT_MS = 1000;
+// The page's session outlives a lost connection by this much (docs/displays.md, "Missed while
+// away"): the broker queues the messages of the queued topics below for it meanwhile.
+export const SESSION_EXPIRY_S = 900;
+// What happened (each alert, event and command answer): queued at QoS 1 while the page is away.
+// The snapshots (status, views, summary, hands) are QoS 0: only the newest matters, and the
+// broker sends it again, retained, when the page subscribes on reconnecting.
+const QUEUED_LEAVES = new Set(["alerts", "events", "cmd_result"]);
+
+/** The subscription QoS of a topic filter: 1 for what must not be missed, 0 for snapshots. */
+export function subscriptionQos(filter) {
+  return QUEUED_LEAVES.has(filter.slice(filter.lastIndexOf("/") + 1)) ? 1 : 0;
+}
 
 /** The topic prefix of a table: cardroom/<room>/table/<table>/ */
 export function tablePrefix(login) {
@@ -78,7 +90,8 @@ export function brokerUrl() {
  * Log the page in and keep it connected.
  *
  * options.topics(login): the topic filters to subscribe to on every connection (the broker may
- *   have been restarted without the page's session, so they are never assumed kept);
+ *   have been restarted without the page's session, so they are never assumed kept), each at
+ *   subscriptionQos(filter);
  * options.onMessage(topic, text, packet): each message, its payload as text;
  * options.onState(state, detail): "login", "connecting", "connected", "reconnecting",
  *   "offline" (with the relay's reason, e.g. "broker unreachable at 127.0.0.1:1883"),
@@ -95,9 +108,13 @@ export function connectPage(options) {
     hideForm(options.form);
     state("connecting");
     let closeReason = "";
+    // One session per page load: kept across reconnects (the broker queues the alerts missed
+    // meanwhile), never shared by two tabs (a tab duplicated with its sessionStorage would
+    // take the other's session over, and each would throw the other off in turn).
     client = mqtt.connect(brokerUrl(), {
       protocolVersion: 5,
-      clean: true,
+      clean: false,
+      properties: { sessionExpiryInterval: SESSION_EXPIRY_S },
       username: login.user,
       password: login.pass,
       clientId: `tablectl-${location.pathname.replace(/\W/g, "") || "index"}-${randomId()}`,
@@ -115,8 +132,8 @@ export function connectPage(options) {
     });
     client.on("connect", () => {
       closeReason = "";
-      const topics = options.topics(login);
-      client.subscribe(topics, { qos: 1 }, (error) => {
+      const topics = Object.fromEntries(options.topics(login).map((t) => [t, { qos: subscriptionQos(t) }]));
+      client.subscribe(topics, (error) => {
         if (error) state("offline", `subscribe refused: ${error.message}`);
       });
       state("connected", login.user);
@@ -137,6 +154,11 @@ export function connectPage(options) {
     });
   };
 
+  // A page closed or reloaded is not away: its session ends now rather than queueing for nobody
+  // until it expires (best effort: a page killed outright leaves it to the expiry).
+  addEventListener("pagehide", () => {
+    client?.end(false, { properties: { sessionExpiryInterval: 0 } });
+  });
   const login = takeLogin();
   if (login) start(login);
   else {

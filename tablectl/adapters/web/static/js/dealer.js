@@ -42,7 +42,7 @@ const display = startDisplay({
     if (leaf === "dealer") {
       follower.rulingsMissed(data); // the rulings of the hand: shown from the snapshot itself
       view = data.state;
-      schedule();
+      renderNow(); // the dealer acts on this: drawn now, not a frame later (a few dozen nodes)
     } else if (leaf === "cmd_result") {
       answered(data);
     } else if (leaf === "alerts") {
@@ -54,6 +54,11 @@ const display = startDisplay({
 
 function schedule() {
   if (!frame) frame = requestAnimationFrame(render);
+}
+
+function renderNow() {
+  if (frame) cancelAnimationFrame(frame);
+  render();
 }
 
 function figure(id, value, hidden = false) {

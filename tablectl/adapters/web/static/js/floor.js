@@ -5,10 +5,12 @@
 // on cmd/floor/<user> with a confirmation step.
 //
 // Smooth with 200 tables (docs/displays.md; ../shared/notes/displays-research.md 3.4): the tiles
-// are built once and updated in place (textContent and classes only where they changed); the
-// messages of a frame are coalesced per table, the newest winning, and applied in one
-// requestAnimationFrame; one timer a second moves the clocks on; alerts have their own list,
-// which a flood of tile updates cannot hold up.
+// are built once and updated in place (textContent, classes and attributes only where they
+// changed); the messages of a frame are coalesced per table, the newest winning, and applied in
+// one requestAnimationFrame; one timer a second moves on only the clock texts that change and
+// flashes only the flashing tiles; alerts have their own list, which a flood of tile updates
+// cannot hold up.
+import { subscriptionQos } from "./connect.js";
 import { Follower } from "./follower.js";
 import {
   SEVERITY_RANK, cardsEl, chips, clock, el, setText, since, startDisplay, statusText, topicParts,
@@ -22,6 +24,8 @@ const STATE_WORDS = { dealing: "dealing", between_hands: "between hands", paused
 
 const tables = new Map(); // table -> { parts, follower, summary, status, bridge }
 const dirty = new Set(); // tables whose tile must be drawn in the next frame
+const FLASHING = new Set(["misdeal", "void"]);
+const flashing = new Set(); // the tiles of those severities, which the clock timer flashes
 let frame = 0;
 let room = "main";
 let drill = null; // the opened table: { table, view, hands: the table's record, replay: { hand, step } }
@@ -154,23 +158,34 @@ function drawTile(table) {
   const s = item.summary;
   const status = statusText(item.status);
   const state = status.offline ? "offline" : s?.table_state ?? "unknown";
-  p.tile.dataset.state = state;
+  // Attributes only where they change: a write of the same value still restyles the tile.
+  if (p.tile.dataset.state !== state) p.tile.dataset.state = state;
   setText(p.state, STATE_WORDS[state] ?? "waiting");
   if (s) {
     setText(p.stakes, `${s.game} ${s.stakes}`);
     setText(p.seats, `${s.seats_taken}/${s.seats}`);
     setText(p.hph, `${s.hands_per_hour}/h`);
-    setText(p.last, s.last_hand_at ? `last hand ${since(s.last_hand_at)} ago` : "no hand yet");
     setText(p.dealer, s.dealer ?? "no dealer");
-    setText(p.down, s.dealer_since ? `${since(s.dealer_since)} in the down` : "");
     setText(p.alerts, s.alerts > 1 ? `${s.alerts}×` : "");
     const severity = s.worst?.severity ?? "";
     if (p.tile.dataset.severity !== severity) p.tile.dataset.severity = severity;
+    if (FLASHING.has(severity)) flashing.add(p.tile);
+    else if (flashing.delete(p.tile)) p.tile.classList.remove("flash-on");
   }
+  drawClocks(item);
   // The bottom line: the table offline first, then its worst open alert, then the bridge.
   const worst = s?.worst ? `${s.worst.rule}: ${s.worst.text}` : "";
   setText(p.worst, status.offline ? status.text : worst || (item.bridge === "0" ? "bridge to the central broker down" : ""));
   p.tile.classList.toggle("bridge-down", item.bridge === "0");
+}
+
+// The tile's clocks ("last hand 3 min ago"): drawn with the tile, and by the clock timer alone
+// when their text changes (each second in the first minute, then each minute).
+function drawClocks(item) {
+  const { parts: p, summary: s } = item;
+  if (!s) return;
+  setText(p.last, s.last_hand_at ? `last hand ${since(s.last_hand_at)} ago` : "no hand yet");
+  setText(p.down, s.dealer_since ? `${since(s.dealer_since)} in the down` : "");
 }
 
 function drawCounts() {
@@ -188,12 +203,16 @@ $("grid").addEventListener("click", (event) => {
   if (tile) openTable(tile.dataset.table);
 });
 
-// The clocks on the tiles ("3 min since the last hand") move on once a second, in the same flush;
-// the misdeal and void tiles flash with it (floor.css: one restyle a second, not one a frame).
+// Once a second: the misdeal and void tiles flash (a class on those tiles alone: one on the body
+// restyled all 200 tiles each second, and a CSS animation repainted the flashing ones every
+// frame), and the tiles' clocks move on where their text changes. Skipped while the page is
+// hidden; the visibilitychange below draws what waited.
+let flashOn = false;
 setInterval(() => {
-  document.body.classList.toggle("flash-phase");
-  for (const [table, item] of tables) if (item.summary?.last_hand_at || item.summary?.dealer_since) dirty.add(table);
-  if (dirty.size && !frame) frame = requestAnimationFrame(flush);
+  if (document.hidden) return;
+  flashOn = !flashOn;
+  for (const tile of flashing) tile.classList.toggle("flash-on", flashOn);
+  for (const item of tables.values()) drawClocks(item);
 }, 1000);
 document.addEventListener("visibilitychange", () => {
   if (!document.hidden && dirty.size && !frame) frame = requestAnimationFrame(flush);
@@ -273,7 +292,7 @@ drawSoundButton();
 // -- subscriptions of the opened table -----------------------------------------------------------
 
 function subscribe(topics) {
-  display.client()?.subscribe(topics, { qos: 1 });
+  display.client()?.subscribe(Object.fromEntries(topics.map((t) => [t, { qos: subscriptionQos(t) }])));
 }
 
 function unsubscribe(topics) {
