@@ -7,78 +7,46 @@ from __future__ import annotations
 
 import json
 import random
-import re
 import signal
-import subprocess
 import time
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from tablectl.adapters.mqtt import ALERT_SEVERITIES, Follower, TablePublisher, Topics
-from tablectl.adapters.mqtt.broker import LocalBroker, shipped_config
+from tablectl.adapters.mqtt.broker import LocalBroker
 from tablectl.core.events import DeviceStatus
 from tablectl.core.table import TableConfig, TableState, step
 from tablectl.sim.dealer import SimDealer, seated_table
-from tests.helpers.brokers import Listener, require_mosquitto, table_publisher
+from tests.helpers.bridge import Rig, bridge_topics, bridged_rig, render_bridge
+from tests.helpers.brokers import Listener, table_publisher
 
 CONFIG = TableConfig(room="main", table="1", seats=9, game="NT", blinds=(50, 100))
 TOPICS = Topics("main", "1")
 
 
-def render_bridge(central: LocalBroker, local: LocalBroker) -> str:
-    """deploy/mosquitto/bridge.conf with its placeholders filled by the README's sed line."""
-    assert central.credentials is not None and local.credentials is not None
-    remote = central.credentials.user("table", "1")[1]
-    local_password = local.credentials.user("bridge", "1")[1]
-    result = subprocess.run(
-        [
-            "sed",
-            "-e", "s/@ROOM@/main/g",
-            "-e", "s/@TABLE@/1/g",
-            "-e", f"s/@CENTRAL@/{central.host}:{central.port}/",
-            "-e", f"s/@REMOTE_PASSWORD@/{remote}/",
-            "-e", f"s/@LOCAL_PASSWORD@/{local_password}/",
-            str(shipped_config() / "bridge.conf"),
-        ],
-        capture_output=True,
-        text=True,
-        check=True,
-    )  # fmt: skip
-    text = result.stdout
-    settings = [line for line in text.splitlines() if line.strip() and not line.startswith("#")]
-    assert not [line for line in settings if re.search(r"@[A-Z_]+@", line)], "a placeholder is left"
-    return text
-
-
-@dataclass
-class Rig:
-    central: LocalBroker
-    local: LocalBroker
-
-    def bridge_log(self) -> str:
-        local, central = self.local.log()[-3000:], self.central.log()[-3000:]
-        return f"--- the table's mosquitto (bridge):\n{local}\n--- the central mosquitto:\n{central}"
-
-
 @pytest.fixture
 def rig(tmp_path: Path) -> Iterator[Rig]:
-    require_mosquitto()
-    central = LocalBroker(room="main", tables=("1",), folder=tmp_path / "central")
+    with bridged_rig(tmp_path) as rig:
+        yield rig
+
+
+def test_every_topic_the_table_publishes_crosses_the_bridge_and_only_commands_come_in(tmp_path: Path) -> None:
+    """bridge.conf lists the topics by hand: a topic added to the table and forgotten there would
+    reach the floor on a table's own Pi but never the central dashboards."""
+    from paho.mqtt.client import topic_matches_sub
+
     local = LocalBroker(room="main", tables=("1",), folder=tmp_path / "table")
-    try:
-        central.start()
-        local.prepare()  # users first (mkusers): the bridge needs bridge.1's password
-        local.extra_config = "\n" + render_bridge(central, local)
-        local.prepare()  # again, with the bridge: mkusers keeps the passwords, the ports stay
-        local.start()
-        yield Rig(central, local)
-    finally:
-        local.cleanup()
-        central.cleanup()
+    central = LocalBroker(room="main", tables=("1",), folder=tmp_path / "central")
+    local.prepare()
+    central.prepare()
+    topics = bridge_topics(render_bridge(central, local))
+    missing = [t for t in TOPICS.all_published() if not any(topic_matches_sub(p, t) for p in topics["out"])]
+    assert not missing, f"bridge.conf does not send these out: {missing}"
+    assert topics["both"] == []
+    assert sorted(topics["in"]) == sorted([TOPICS.cmd, TOPICS.cmd_dealer])
 
 
 def deal(

@@ -43,6 +43,9 @@ def test_the_dealer_page_shows_the_tables_retained_snapshot(
             expect(shown).to_have_attribute(
                 "data-seq", f"seq {snapshot['seq']} · epoch {snapshot['epoch']}", timeout=TIMEOUT_MS
             )
+            # The bodies are written while the raw panel is open, and when it opens.
+            expect(shown.locator("pre")).to_have_text("")
+            page.locator("#raw-box summary").click()
             expect(shown.locator("pre")).to_contain_text('"view": "dealer"')
             status = page.locator('[data-topic="cardroom/main/table/1/status"] pre')
             expect(status).to_contain_text('"state": "online"', timeout=TIMEOUT_MS)
@@ -110,6 +113,7 @@ def test_the_page_reconnects_by_itself_after_the_broker_is_killed(
     publisher = table_publisher(table1_broker).start()
     try:
         open_logged_in(page, web, table1_broker)
+        page.locator("#raw-box summary").click()  # the raw panel, open: the messages' bodies
         status = page.locator('[data-topic="cardroom/main/table/1/status"]')
         expect(status.locator("pre")).to_contain_text('"state": "online"', timeout=TIMEOUT_MS)
         expect(connection(page)).to_have_attribute("data-connects", "1")

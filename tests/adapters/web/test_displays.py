@@ -7,6 +7,7 @@ wait_for_function with a timeout."""
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 from playwright.sync_api import Browser, Page, expect
@@ -17,6 +18,7 @@ from tablectl.core.events import CardDrawn, DealerInput, DealerKey
 from tablectl.core.game.engine import Phase
 from tablectl.core.procedure import HandProgress
 from tablectl.core.table import TableState
+from tests.helpers.bridge import bridged_rig
 from tests.helpers.browser import WebServer, login_fragment
 from tests.helpers.live_table import LiveTable
 
@@ -328,3 +330,38 @@ def test_an_alert_raised_while_the_dashboard_was_away_reaches_its_log_when_it_re
     expect(logged).to_have_attribute("data-hand", str(misdealt))
     expect(logged.locator(".recovered")).to_have_count(0)  # from the queue, not from a snapshot
     assert floor.console_errors == []  # type: ignore[attr-defined]
+
+
+def test_the_central_brokers_floor_dashboard_follows_a_bridged_table_and_commands_it(
+    browser: Browser, tmp_path: Path
+) -> None:
+    """The room's dashboards run on the central broker's host (docs/displays.md): the table
+    publishes on its own Pi's broker, bridged by the shipped bridge.conf; the page reads the
+    central copies through ``tablectl web`` there, and its command crosses the bridge back in."""
+    with bridged_rig(tmp_path) as rig:
+        table = LiveTable(rig.local).start()
+        web = WebServer(rig.central.port).start()
+        try:
+            floor = open_page(browser, web, rig.central, "/floor", "supervisor", "ann", size=(1600, 900))
+            state = table.until(lambda s: s.hand_number == 2 and betting(s))
+            tile = floor.locator('.tile[data-table="1"]')
+            expect(tile.locator(".state")).to_have_text("dealing", timeout=TIMEOUT_MS)
+            expect(tile.locator(".stakes")).to_contain_text("NT")
+            tile.click()
+            expect(floor.locator("#drill-title")).to_contain_text(
+                f"hand {state.hand_number}", timeout=TIMEOUT_MS
+            )
+            # The hands' record crossed the bridge too: the hand in progress and the one before.
+            expect(floor.locator("#hands li.hand")).to_have_count(2, timeout=TIMEOUT_MS)
+            floor.locator("#cmd-by").fill("Ann Smith")
+            floor.locator("#cmd-kind").select_option("void_hand")
+            floor.locator("#cmd-review").click()
+            floor.locator("#cmd-send").click()
+            result = floor.locator("#cmd-results li").first
+            expect(result).to_have_attribute("data-state", "ok", timeout=TIMEOUT_MS)
+            assert [c.kind.value for c in table.commands if not hasattr(c, "reason")] == ["void_hand"]
+            expect(tile.locator(".state")).to_have_text("between hands", timeout=TIMEOUT_MS)
+            assert floor.console_errors == []  # type: ignore[attr-defined]
+        finally:
+            web.stop()
+            table.stop()

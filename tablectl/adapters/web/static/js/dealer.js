@@ -29,7 +29,7 @@ const display = startDisplay({
     });
   },
   onMessage(topic, data, text, packet) {
-    raw(topic, text, packet);
+    raw(topic, text, packet, data);
     if (!data) return;
     const { leaf } = topicParts(topic);
     if (leaf === "status") {

@@ -181,26 +181,33 @@ export const SEVERITY_RANK = { void: 0, misdeal: 1, floor: 2, correct: 3, info: 
  * for whoever sets a screen up (what arrived, its seq and epoch).
  */
 export function rawPanel(container) {
-  const shown = new Map();
-  return (topic, text, packet) => {
+  // The newest message of each topic, as received. Its heading (topic, seq) is written as it
+  // arrives; its body, pretty-printed, only while the panel is open (its <details>): a closed
+  // panel must not cost the screen a JSON round trip per message.
+  const shown = new Map(); // topic -> { element, text, data }
+  const box = container?.closest("details") ?? null;
+  const fill = (entry) => {
+    entry.element.lastChild.textContent = entry.data ? JSON.stringify(entry.data, null, 1) : entry.text;
+  };
+  box?.addEventListener("toggle", () => {
+    if (box.open) for (const entry of shown.values()) fill(entry);
+  });
+  return (topic, text, packet, data = parse(text)) => {
     if (!container) return;
-    let element = shown.get(topic);
-    if (!element) {
-      element = el("section", "message");
+    let entry = shown.get(topic);
+    if (!entry) {
+      const element = el("section", "message");
       element.dataset.topic = topic;
       element.append(el("h2"), el("pre"));
       container.append(element);
-      shown.set(topic, element);
+      entry = { element };
+      shown.set(topic, entry);
     }
-    let seq = "";
-    let body = text;
-    const data = parse(text);
-    if (data) {
-      seq = `seq ${data.seq} · epoch ${data.epoch}`;
-      body = JSON.stringify(data, null, 1);
-    }
-    element.dataset.seq = seq;
-    element.firstChild.textContent = `${topic}${packet.retain ? " (retained)" : ""} ${seq}`;
-    element.lastChild.textContent = body;
+    entry.text = text;
+    entry.data = data;
+    const seq = data ? `seq ${data.seq} · epoch ${data.epoch}` : "";
+    entry.element.dataset.seq = seq;
+    entry.element.firstChild.textContent = `${topic}${packet.retain ? " (retained)" : ""} ${seq}`;
+    if (!box || box.open) fill(entry);
   };
 }

@@ -20,7 +20,7 @@ startDisplay({
   needsTable: true,
   topics: (login) => ["status", "public"].map((t) => tablePrefix(login) + t),
   onMessage(topic, data, text, packet) {
-    raw(topic, text, packet);
+    raw(topic, text, packet, data);
     if (!data) return;
     if (topicParts(topic).leaf === "status") status = data;
     else if (follower.accept(topic, data) === "new") view = data.state;
