@@ -347,6 +347,12 @@ def test_the_central_brokers_floor_dashboard_follows_a_bridged_table_and_command
             tile = floor.locator('.tile[data-table="1"]')
             expect(tile.locator(".state")).to_have_text("dealing", timeout=TIMEOUT_MS)
             expect(tile.locator(".stakes")).to_contain_text("NT")
+            # The tiles' clocks go to the minute (a wall of texts changing every second is slow).
+            clocks = floor.evaluate(
+                "import('/static/js/display.js').then((m) => [0, 59, 61, 3599, 3700]"
+                ".map((s) => m.sinceMinutes(1000 - s, 1000)))"
+            )
+            assert clocks == ["< 1 min", "< 1 min", "1 min", "59 min", "1 h 01"]
             tile.click()
             expect(floor.locator("#drill-title")).to_contain_text(
                 f"hand {state.hand_number}", timeout=TIMEOUT_MS

@@ -42,6 +42,13 @@ export function since(ts, now = Date.now() / 1000) {
   return `${Math.floor(s / 3600)} h ${String(Math.floor((s % 3600) / 60)).padStart(2, "0")}`;
 }
 
+/** since() to the minute ("< 1 min", "3 min", "1 h 05"): for clocks on a wall of tiles, where a
+ * text changing every second costs a restyle and a repaint per tile per second. */
+export function sinceMinutes(ts, now = Date.now() / 1000) {
+  if (typeof ts !== "number" || !ts) return "";
+  return now - ts < 60 ? "< 1 min" : since(ts, now);
+}
+
 /** A card as the views write it ("As", "Td"; "??" face down) as an element. */
 export function cardEl(text) {
   const node = el("span", "card");

@@ -13,7 +13,7 @@
 import { subscriptionQos } from "./connect.js";
 import { Follower } from "./follower.js";
 import {
-  SEVERITY_RANK, cardsEl, chips, clock, el, setText, since, startDisplay, statusText, topicParts,
+  SEVERITY_RANK, cardsEl, chips, clock, el, setText, sinceMinutes, startDisplay, statusText, topicParts,
 } from "./display.js";
 
 const $ = (id) => document.getElementById(id);
@@ -179,13 +179,15 @@ function drawTile(table) {
   p.tile.classList.toggle("bridge-down", item.bridge === "0");
 }
 
-// The tile's clocks ("last hand 3 min ago"): drawn with the tile, and by the clock timer alone
-// when their text changes (each second in the first minute, then each minute).
+// The tile's clocks ("last hand 3 min ago"), to the minute: drawn with the tile, and by the
+// clock timer alone when their text changes. With seconds, 200 tiles' texts changed every second
+// and the grid was restyled and repainted each time (bench/displays.py: the long frames at 4x
+// CPU throttle, about a Pi).
 function drawClocks(item) {
   const { parts: p, summary: s } = item;
   if (!s) return;
-  setText(p.last, s.last_hand_at ? `last hand ${since(s.last_hand_at)} ago` : "no hand yet");
-  setText(p.down, s.dealer_since ? `${since(s.dealer_since)} in the down` : "");
+  setText(p.last, s.last_hand_at ? `last hand ${sinceMinutes(s.last_hand_at)} ago` : "no hand yet");
+  setText(p.down, s.dealer_since ? `${sinceMinutes(s.dealer_since)} in the down` : "");
 }
 
 function drawCounts() {
