@@ -198,22 +198,28 @@ def corner_frames(blobs: list[PaperBlob], image_shape: tuple[int, ...]) -> list[
 
 
 def _without_repeats(frames: list[CornerFrame]) -> list[CornerFrame]:
-    """One frame per corner: the blobs of several whiteness levels find the same corners."""
+    """One frame per corner: the blobs of several whiteness levels find the same corners. In
+    order, a frame is dropped when a frame kept before it is at the same point, along the same
+    edge, with about the same width (all pairs at once: a frame has ~50 of them)."""
     if not frames:
         return frames
     points = np.array([f.point for f in frames])
     across = np.array([f.across for f in frames])
     widths = np.array([f.width for f in frames])
+    # repeats[k, i]: frame i repeats frame k (the tolerances are k's)
+    distance = np.hypot(*(points[:, None, :] - points[None, :, :]).transpose(2, 0, 1))
+    repeats = (
+        (distance < 0.06 * widths[:, None])
+        & (across @ across.T > 0.97)
+        & (np.abs(widths[:, None] - widths[None, :]) < 0.12 * widths[:, None])
+    )
+    dropped = np.zeros(len(frames), bool)
     kept: list[int] = []
     for i in range(len(frames)):
-        if kept:
-            k = np.array(kept)
-            near = np.hypot(*(points[k] - points[i]).T) < 0.06 * widths[k]
-            aligned = across[k] @ across[i] > 0.97
-            similar = np.abs(widths[k] - widths[i]) < 0.12 * widths[k]
-            if np.any(near & aligned & similar):
-                continue
+        if dropped[i]:
+            continue
         kept.append(i)
+        dropped |= repeats[i]
     return [frames[i] for i in kept]
 
 
