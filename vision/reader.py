@@ -11,55 +11,23 @@ showing', which a dark-faced deck can also be.
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from enum import Enum
 
 import cv2
 import numpy as np
 
-from tablectl.core.cards import SUITS, card_str, make_card
+from tablectl.core.cards import SUITS
 from vision.corners import MIN_CARD_WIDTH_PX, CornerFrame, PaperBlob, corner_frames, find_blobs, whiteness
 from vision.index_patch import PATCH_H, PATCH_W, cut_patch, normalise_all
 from vision.index_reader import RANK_LABELS, IndexRead, IndexReader
+from vision.sighting import ACT_CONFIDENCE, CardSighting, Facing
 from vision.types import BGRImage
 
-ACT_CONFIDENCE = 0.9  # a card read at or above this may become an event; below it is only shown
+__all__ = ["ACT_CONFIDENCE", "CardReader", "CardSighting", "Facing"]
+
 READ_CONFIDENCE = 0.5  # below this an index read is not evidence of anything
 WHITE_INSIDE_LEVEL = 150  # vision.corners.whiteness of card paper in ordinary light
 SECOND_LOOK = (0.9, 1.1)  # card widths, relative to the corner's guess, of the windows read again
 MAX_SIDE = 960  # larger frames are read scaled down: glyphs stay >= ~10 px on a card a tenth as wide
-
-
-class Facing(Enum):
-    UP = "up"
-    DOWN = "down"
-    UNKNOWN = "unknown"
-
-
-@dataclass(frozen=True)
-class CardSighting:
-    corners: tuple[tuple[float, float], ...]  # four points, clockwise from the read index corner
-    facing: Facing
-    rank: str | None  # tablectl.core.cards notation ("T" for ten), None when unread
-    suit: str | None
-    confidence: float  # of the rank and suit together (0 when unread); of the facing otherwise
-    why: str = ""
-
-    @property
-    def card(self) -> str | None:
-        if self.rank is None or self.suit is None:
-            return None
-        return card_str(make_card(RANK_LABELS.index(self.rank), SUITS.index(self.suit)))
-
-    def as_json(self) -> dict[str, object]:
-        return {
-            "card": self.card,
-            "rank": self.rank,
-            "suit": self.suit,
-            "facing": self.facing.value,
-            "corners": [[round(x, 1), round(y, 1)] for x, y in self.corners],
-            "confidence": round(self.confidence, 3),
-            "why": self.why,
-        }
 
 
 @dataclass
