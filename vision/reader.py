@@ -2,10 +2,10 @@
 
 Unsure is always better than wrong. A card is face up only on positive evidence: its index read
 (rank and suit) at a confidence, or, with no index read, a single whole card whose inside is
-white paper. It is face down only when it is one whole card-shaped region with no white inside
-and no index read anywhere on it; anything else is unknown. Until per-deck calibration learns the
-backs in use (a later milestone, docs/vision.md), 'face down' here means 'a card with no face
-showing', which a dark-faced deck can also be.
+white paper. It is face down when it is one whole card-shaped region with no index read anywhere
+on it that matches a back learned by calibration (vision/backs.py); without calibrated backs,
+when it has no white inside ('no face showing', which a dark-faced deck can also be). Anything
+else is unknown.
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ import cv2
 import numpy as np
 
 from tablectl.core.cards import SUITS
+from vision.backs import Backs
 from vision.corners import MIN_CARD_WIDTH_PX, CornerFrame, PaperBlob, corner_frames, find_blobs, whiteness
 from vision.index_patch import PATCH_H, PATCH_W, cut_patch, normalise_all
 from vision.index_reader import RANK_LABELS, IndexRead, IndexReader
@@ -40,8 +41,12 @@ class _Candidate:
 
 
 class CardReader:
-    def __init__(self, index_reader: IndexReader | None = None) -> None:
+    """``backs``: the backs of the table's decks (vision.backs.load_backs); with them, face down is
+    a match to one of them."""
+
+    def __init__(self, index_reader: IndexReader | None = None, backs: Backs | None = None) -> None:
         self._index = index_reader or IndexReader()
+        self.backs = backs if backs is not None and backs.backs else None
 
     def read(self, image: BGRImage) -> list[CardSighting]:
         scale = min(1.0, MAX_SIDE / max(image.shape[:2]))
@@ -177,8 +182,13 @@ class CardReader:
                 continue
             seen.append(quad)
             inside = _white_inside(white, quad)
+            back = self.backs.match(image, quad) if self.backs is not None and inside < 0.6 else None
             if inside >= 0.6:
                 facing, why = Facing.UP, "white face, index unread"
+            elif back is not None:
+                facing, why = Facing.DOWN, f"the {back.name} back"
+            elif self.backs is not None:
+                facing, why = Facing.UNKNOWN, "no face showing, no calibrated back"
             elif inside <= 0.2:
                 facing, why = Facing.DOWN, "a whole card, no face showing"
             else:

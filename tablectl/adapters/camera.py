@@ -20,6 +20,7 @@ import logging
 import threading
 import time
 from collections.abc import Callable, Iterable
+from pathlib import Path
 from typing import Protocol
 
 from tablectl.core.cards import parse_card
@@ -41,10 +42,13 @@ class Reader(Protocol):
     def read(self, image: BGRImage) -> Iterable[CardSighting]: ...
 
 
-def default_reader() -> Reader:
+def default_reader(backs: Path | None = None) -> Reader:
+    """The card reader, with the backs learned by calibration when the config names them (a
+    missing or damaged file raises vision.backs.BacksError: the camera is reported lost, why)."""
+    from vision.backs import load_backs
     from vision.reader import CardReader
 
-    return CardReader()
+    return CardReader(backs=load_backs(backs) if backs is not None else None)
 
 
 def card_seen(seen: Seen) -> CardSeen | None:
@@ -64,6 +68,7 @@ class CameraAdapter:
         *,
         agree: int = DEFAULT_AGREE_FRAMES,
         release: int = DEFAULT_RELEASE_FRAMES,
+        backs: Path | None = None,
         open_source: Callable[[CameraConfig], FrameSource] = open_camera,
         reader: Callable[[], Reader] | None = None,
         on_mouth: Callable[[Seen], object] | None = None,
@@ -75,7 +80,7 @@ class CameraAdapter:
         self.submit = submit
         self._watch = ZoneWatch(camera, agree, release)
         self._open_source = open_source
-        self._reader = reader or default_reader
+        self._reader = reader or (lambda: default_reader(backs))
         self.on_mouth = on_mouth  # a face-up card at the shoe's mouth (a boxed card)
         self.lost_after = lost_after
         self.retry = retry

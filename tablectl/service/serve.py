@@ -175,7 +175,12 @@ def camera_adapters(
     vision = table_file.vision
     if vision is None:
         return []
-    options = {"agree": vision.agree_frames, "release": vision.release_frames, **options}
+    options = {
+        "agree": vision.agree_frames,
+        "release": vision.release_frames,
+        "backs": vision.backs,
+        **options,
+    }
     return [CameraAdapter(camera, submit, **options) for camera in vision.cameras]
 
 

@@ -288,3 +288,18 @@ def test_a_face_up_card_at_the_mouth_goes_to_on_mouth() -> None:
     )
     assert got[0].detail == "the camera stopped delivering frames"
     assert [(s.kind, s.card) for s in mouth] == [("shoe", None)]
+
+
+def test_a_backs_file_that_cannot_be_read_makes_the_camera_lost_with_the_fix(tmp_path: Path) -> None:
+    camera = table_camera(CameraSource("device", device=0))
+    got = statuses(
+        lambda submit: CameraAdapter(
+            camera, submit, backs=tmp_path / "backs.json", open_source=Script([felt()] * 3)
+        ),
+        1,
+    )
+    assert not got[0].ok
+    assert got[0].detail == (
+        f"the card reader did not start: {tmp_path / 'backs.json'}: no such file: learn the backs with "
+        "tablectl vision calibrate --backs"
+    )

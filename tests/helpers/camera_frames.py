@@ -44,10 +44,8 @@ def felt() -> np.ndarray:
 
 def with_card(frame: np.ndarray, card: str, centre: tuple[int, int], width: int = 90) -> np.ndarray:
     """``frame`` with ``card``'s face laid upright, centred at ``centre``."""
-    face = cv2.imread(str(RENDERS / render_name(card)))
-    assert face is not None, card
-    height = round(width * face.shape[0] / face.shape[1])
-    small = cv2.resize(face, (width, height), interpolation=cv2.INTER_AREA)
+    small = face(card, width)
+    height = small.shape[0]
     x, y = centre[0] - width // 2, centre[1] - height // 2
     out = frame.copy()
     out[y : y + height, x : x + width] = small
@@ -118,3 +116,44 @@ class Sink:
 
     def ruled(self, rule: str) -> list[Ruling]:
         return [r for r in self.rulings if r.rule == rule]
+
+
+def render_back(colour: tuple[int, int, int], width: int = 90) -> np.ndarray:
+    """A casino-style back: one colour with a lighter lattice of thin lines, a white border."""
+    height = round(width * 88.9 / 63.5)
+    back = np.full((height, width, 3), 250, np.uint8)
+    border = max(3, width // 14)
+    inner = back[border : height - border, border : width - border]
+    inner[:] = colour
+    light = tuple(min(255, c + 90) for c in colour)
+    inner_h, inner_w = inner.shape[:2]
+    for k in range(-inner_h, inner_w + inner_h, max(6, width // 9)):
+        cv2.line(inner, (k, 0), (k + inner_h, inner_h), light, 1)
+        cv2.line(inner, (k, inner_h), (k + inner_h, 0), light, 1)
+    return back
+
+
+def laid(frame: np.ndarray, card: np.ndarray, centre: tuple[int, int], angle: float = 0.0) -> np.ndarray:
+    """``frame`` with ``card`` (an image of a card) laid centred at ``centre``, turned ``angle`` degrees."""
+    h, w = card.shape[:2]
+    size = int(np.hypot(h, w)) + 2
+    canvas = np.zeros((size, size, 3), np.uint8)
+    mask = np.zeros((size, size), np.uint8)
+    y0, x0 = (size - h) // 2, (size - w) // 2
+    canvas[y0 : y0 + h, x0 : x0 + w] = card
+    mask[y0 : y0 + h, x0 : x0 + w] = 255
+    turn = cv2.getRotationMatrix2D((size / 2, size / 2), angle, 1.0)
+    canvas = cv2.warpAffine(canvas, turn, (size, size), flags=cv2.INTER_LINEAR)
+    mask = cv2.warpAffine(mask, turn, (size, size), flags=cv2.INTER_LINEAR)
+    out = frame.copy()
+    x, y = centre[0] - size // 2, centre[1] - size // 2
+    region = out[y : y + size, x : x + size]
+    region[mask > 128] = canvas[mask > 128]
+    return out
+
+
+def face(card: str, width: int = 90) -> np.ndarray:
+    image = cv2.imread(str(RENDERS / render_name(card)))
+    assert image is not None, card
+    height = round(width * image.shape[0] / image.shape[1])
+    return cv2.resize(image, (width, height), interpolation=cv2.INTER_AREA)
