@@ -15,7 +15,7 @@ import numpy as np
 from vision.backs import Back, Backs, BacksError, learn, load_backs, save_backs
 from vision.reader import CardReader
 from vision.sighting import CardSighting, Facing
-from vision.sources import Frame, ImageFiles, SourceError, open_camera
+from vision.sources import Frame, Skipped, SourceError, open_camera
 from vision.types import BGRImage
 from vision.zones import CameraConfig
 
@@ -32,15 +32,26 @@ GRAB_TRIES = 90  # frames a camera may skip before calibration gives up on it (3
 
 def grab_frame(camera: CameraConfig) -> BGRImage:
     """One good frame from the camera's source (SourceError when it gives none)."""
+    return grab_frames(camera, 1)[0]
+
+
+def grab_frames(camera: CameraConfig, count: int) -> list[BGRImage]:
+    """``count`` good frames from the camera's source (SourceError when it gives none)."""
     source = open_camera(camera)
     try:
+        images: list[BGRImage] = []
         reasons: list[str] = []
         for number, item in enumerate(source.frames()):
             if isinstance(item, Frame):
-                return item.image
-            reasons.append(item.reason)
-            if number >= GRAB_TRIES:
+                images.append(item.image)
+                if len(images) == count:
+                    return images
+            else:
+                reasons.append(item.reason)
+            if number >= GRAB_TRIES + count:
                 break
+        if images:
+            return images
         why = reasons[-1] if reasons else "it gave nothing"
         raise SourceError(f"the {camera.device_name} ({camera.source.describe()}) gave no frame: {why}")
     finally:
@@ -104,13 +115,13 @@ def back_samples(
 
 
 def learn_backs(
-    name: str, paths: Iterable[Path | str], backs_file: Path, reader: CardReader | None = None
+    name: str, frames: Iterable[Frame | Skipped], backs_file: Path, reader: CardReader | None = None
 ) -> tuple[Back, int, list[str]]:
-    """Learn the back ``name`` from image files and write it into ``backs_file`` (the other
-    backs there are kept; one of the same name is replaced). The back, how many cards were left
-    out as unlike the others, and the files skipped (with why)."""
+    """Learn the back ``name`` from frames (image files, or a camera's) and write it into
+    ``backs_file`` (the other backs there are kept; one of the same name is replaced). The back,
+    how many cards were left out as unlike the others, and the frames skipped (with why)."""
     images, skipped = [], []
-    for item in ImageFiles(paths).frames():
+    for item in frames:
         if isinstance(item, Frame):
             images.append(item.image)
         else:

@@ -143,6 +143,9 @@ class UsbCamera(_Capture):
             raise SourceError(f"camera {device} ({name}) does not open: is it plugged in?")
         capture.set(cv2.CAP_PROP_FRAME_WIDTH, width)
         capture.set(cv2.CAP_PROP_FRAME_HEIGHT, height)
+        # the newest frame, not one queued while the reader was busy (V4L2 queues 4 by default);
+        # a driver that cannot is left as it is
+        capture.set(cv2.CAP_PROP_BUFFERSIZE, 1)
         super().__init__(capture, f"camera {device}", ends=False)
 
 

@@ -31,9 +31,10 @@ def add_calibrate_parser(vision_sub: Any) -> None:
     calibrate.add_argument("--out", default=".", help="the folder for zones-<camera>.png (default: here)")
     calibrate.add_argument(
         "--backs",
-        nargs="+",
+        nargs="*",
         metavar="IMAGE",
-        help="images or folders of the deck's cards face down, whole, apart",
+        help="images or folders of the deck's cards face down, whole, apart; none: five frames "
+        "from the camera (--camera)",
     )
     calibrate.add_argument(
         "--deck", default="deck", help="the name of the deck whose back is learned (e.g. red)"
@@ -48,22 +49,28 @@ def cmd_vision_calibrate(args: argparse.Namespace) -> int:
     from tablectl.service.tablefile import load_table_config
 
     table_file = load_table_config(args.config)
-    vision = table_file.vision
-    if args.backs:
+    if args.backs is not None:
         return _learn(args, table_file)
+    cameras = _cameras(args, table_file)
+    if args.frame and len(cameras) != 1:
+        raise ValueError("--frame is one camera's frame: name the camera with --camera")
+    assert table_file.vision is not None  # _cameras refused a config without cameras
+    return _draw(args, cameras, _reader(table_file.vision.backs))
+
+
+def _cameras(args: argparse.Namespace, table_file: Any) -> Any:
+    vision = table_file.vision
     if vision is None:
         raise table_file.error(
             "cameras", "no camera is configured: add [cameras.<name>] sections (deploy/table.example.toml)"
         )
-    cameras = vision.cameras
-    if args.camera:
-        cameras = tuple(c for c in cameras if c.name == args.camera)
-        if not cameras:
-            names = ", ".join(c.name for c in vision.cameras)
-            raise ValueError(f"{table_file.path}: no camera {args.camera!r}; the config has: {names}")
-    if args.frame and len(cameras) != 1:
-        raise ValueError("--frame is one camera's frame: name the camera with --camera")
-    return _draw(args, cameras, _reader(vision.backs))
+    if not args.camera:
+        return vision.cameras
+    cameras = tuple(c for c in vision.cameras if c.name == args.camera)
+    if not cameras:
+        names = ", ".join(c.name for c in vision.cameras)
+        raise ValueError(f"{table_file.path}: no camera {args.camera!r}; the config has: {names}")
+    return cameras
 
 
 def _reader(backs: Path | None) -> Any:
@@ -109,7 +116,8 @@ def _draw(args: argparse.Namespace, cameras: Any, reader: Any) -> int:
 
 
 def _learn(args: argparse.Namespace, table_file: Any) -> int:
-    from vision.calibrate import learn_backs
+    from vision.calibrate import grab_frames, learn_backs
+    from vision.sources import Frame, ImageFiles
 
     vision = table_file.vision
     if args.backs_file:
@@ -122,7 +130,17 @@ def _learn(args: argparse.Namespace, table_file: Any) -> int:
             'no file to keep the backs in: add backs = "/var/lib/tablectl/backs.json" under [vision], '
             "or give --backs-file",
         )
-    back, left_out, skipped = learn_backs(args.deck, args.backs, backs_file)
+    if args.backs:
+        frames: Any = ImageFiles(args.backs).frames()
+    else:  # frames from the camera itself
+        cameras = _cameras(args, table_file)
+        if len(cameras) != 1:
+            raise ValueError("--backs without images takes frames from one camera: name it with --camera")
+        frames = (
+            Frame(f"{cameras[0].device_name} frame {n}", image)
+            for n, image in enumerate(grab_frames(cameras[0], 5))
+        )
+    back, left_out, skipped = learn_backs(args.deck, frames, backs_file)
     for line in skipped:
         print(f"skipped {line}")
     unlike = f"; {left_out} card(s) unlike the others left out (a face among the backs?)" if left_out else ""

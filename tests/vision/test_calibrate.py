@@ -104,3 +104,16 @@ def test_calibrate_backs_without_a_file_names_the_key_to_add(tmp_path: Path) -> 
     result = tablectl("vision", "calibrate", "--config", str(config), "--backs", str(tmp_path / "frames"))
     assert result.returncode == 2
     assert "vision.backs: no file to keep the backs in: add backs = " in result.stderr
+
+
+def test_calibrate_backs_from_the_camera_itself(tmp_path: Path) -> None:
+    config = table(tmp_path)
+    back = render_back((40, 30, 170))
+    frame = felt()
+    for n, (x, y) in enumerate(((120, 120), (330, 140), (520, 320))):
+        frame = laid(frame, back, (x, y), 25.0 * n)
+    write_frames(tmp_path / "frames", [frame] * 2)  # the camera's source: a folder of its frames
+    result = tablectl("vision", "calibrate", "--config", str(config), "--backs", "--deck", "red")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.startswith("red back learned from 6 face-down card(s)")
+    assert [b.name for b in load_backs(tmp_path / "backs.json").backs] == ["red"]
