@@ -19,6 +19,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
+from collections import deque
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Protocol
@@ -36,6 +37,7 @@ log = logging.getLogger(__name__)
 Submit = Callable[..., None]
 ZONES = {"seat": Zone.SEAT, "board": Zone.BOARD, "burn": Zone.BURN, "muck": Zone.MUCK}
 LIVE_SOURCES = ("device", "picamera")
+MAX_KEPT = 200  # decisions kept for inspection: a table runs for days
 
 
 class Reader(Protocol):
@@ -93,7 +95,7 @@ class CameraAdapter:
         self._threads: list[threading.Thread] = []
         self.frames = 0  # frames read
         self.skipped = 0  # frames that could not be read
-        self.decisions: list[Seen] = []  # every decision made, in order (the log and tests)
+        self.decisions: deque[Seen] = deque(maxlen=MAX_KEPT)  # the last decisions (the log and tests)
 
     @property
     def device(self) -> str:
@@ -172,7 +174,14 @@ class CameraAdapter:
                 continue
             self._frame_came()
             at = self.clock()
-            for seen in self._watch.frame(reader.read(item.image), at):
+            try:
+                sightings = list(reader.read(item.image))
+            except Exception as error:  # a frame the pipeline fails on is skipped, the camera goes on
+                self.skipped += 1
+                self._watch.gap()
+                log.warning("%s: %s skipped: the reader failed: %r", self.device, item.label, error)
+                continue
+            for seen in self._watch.frame(sightings, at):
                 self._decided(seen)
 
     def _decided(self, seen: Seen) -> None:

@@ -110,7 +110,7 @@ def test_frames_of_face_down_cards_and_a_hand_passing_raise_nothing(tmp_path: Pa
         assert table.wait(
             lambda: table.state is not None and dict(table.state.devices).get("table camera") is False
         )
-        assert adapter.decisions == [] and adapter.frames == len(frames)
+        assert not adapter.decisions and adapter.frames == len(frames)
         assert not table.ruled("IRR-6") and not table.ruled("MD-a")
     finally:
         table.stop()
@@ -303,3 +303,25 @@ def test_a_backs_file_that_cannot_be_read_makes_the_camera_lost_with_the_fix(tmp
         f"the card reader did not start: {tmp_path / 'backs.json'}: no such file: learn the backs with "
         "tablectl vision calibrate --backs"
     )
+
+
+def test_a_frame_the_reader_fails_on_is_skipped_and_the_camera_goes_on() -> None:
+    camera = table_camera(CameraSource("images", path=Path("frames")))
+    calls = [0]
+
+    class Flaky:
+        def read(self, image: np.ndarray) -> list[CardSighting]:
+            calls[0] += 1
+            if calls[0] == 2:
+                raise ValueError("a frame the pipeline cannot take")
+            return []
+
+    adapters: list[CameraAdapter] = []
+
+    def make(submit: Callable[..., None]) -> CameraAdapter:
+        adapters.append(CameraAdapter(camera, submit, open_source=Script([felt()] * 4), reader=Flaky))
+        return adapters[0]
+
+    got = statuses(make, 1)
+    assert got[0].detail == "the recording ended"  # not "the camera failed": it read every frame
+    assert (adapters[0].frames, adapters[0].skipped, calls[0]) == (4, 1, 4)
