@@ -7,6 +7,7 @@ import threading
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
+import cv2
 import numpy as np
 
 from tablectl.adapters.camera import CameraAdapter, card_seen
@@ -26,6 +27,7 @@ from tests.helpers.camera_frames import (
     with_card,
     write_frames,
 )
+from tests.helpers.paths import DATA
 from vision.sighting import CardSighting, Facing
 from vision.sources import Frame, FrameSource, Skipped, SourceError
 from vision.stability import Seen
@@ -325,3 +327,30 @@ def test_a_frame_the_reader_fails_on_is_skipped_and_the_camera_goes_on() -> None
     got = statuses(make, 1)
     assert got[0].detail == "the recording ended"  # not "the camera failed": it read every frame
     assert (adapters[0].frames, adapters[0].skipped, calls[0]) == (4, 1, 4)
+
+
+def test_a_video_of_a_real_photograph_gives_the_exposed_card_ruling(tmp_path: Path) -> None:
+    """A video made here from a real photo of the ace of hearts face up (photos-tfod-test,
+    read from ../shared, never copied), watched as one seat's zone."""
+    photo = cv2.imread(str(DATA / "cards" / "photos-tfod-test" / "IMG_2383.JPG"))
+    assert photo is not None and photo.shape == (504, 378, 3)
+    video = tmp_path / "seat.avi"
+    writer = cv2.VideoWriter(str(video), cv2.VideoWriter_fourcc(*"MJPG"), 30, (378, 504))
+    for image in [np.full_like(photo, 60)] * 3 + [photo] * 8:
+        writer.write(image)
+    writer.release()
+    table = Table(tmp_path / "table.journal")
+    try:
+        seat = table.deal(("2c", "3d", "4h", "Ah"))
+        zone = ZoneArea(f"seat{seat}", rectangle(0, 0, 378, 504))
+        camera = CameraConfig("seat", CameraSource("video", path=video), (378, 504), (zone,))
+        adapter = CameraAdapter(camera, table.service.submit, agree=4)
+        adapter.start()
+        try:
+            assert table.wait(lambda: bool(table.ruled("IRR-6")))
+        finally:
+            assert adapter.stop()
+        assert "Exposed card" in str(table.ruled("IRR-6")[0].said)
+        assert [(s.zone, s.card) for s in adapter.decisions] == [(f"seat{seat}", "Ah")]
+    finally:
+        table.stop()
