@@ -480,12 +480,13 @@ class _Reader:
             key = f"{full}.zones.{zone_name}"
             self.zone_name(key, zone_name, table)
             if zone_name in seen:
+                other = f"cameras.{seen[zone_name]}.zones.{zone_name}"
+                where = self.line_of(other)
                 raise self.error(
                     key,
                     f"the {zone_name} zone is already watched by camera {seen[zone_name]} "
-                    f"(cameras.{seen[zone_name]}.zones.{zone_name}, line "
-                    f"{self.line_of(f'cameras.{seen[zone_name]}.zones.{zone_name}')}): each zone is "
-                    "watched by one camera, so that a card is reported once; remove one of them",
+                    f"({other}{f', line {where}' if where else ''}): each zone is watched by one "
+                    "camera, so that a card is reported once; remove one of them",
                 )
             seen[zone_name] = name
             zones.append(ZoneArea(zone_name, self.zone_points(key, value, width, height, f"{full}.size")))
