@@ -29,6 +29,7 @@ READ_CONFIDENCE = 0.5  # below this an index read is not evidence of anything
 WHITE_INSIDE_LEVEL = 150  # vision.corners.whiteness of card paper in ordinary light
 SECOND_LOOK = (0.9, 1.1)  # card widths, relative to the corner's guess, of the windows read again
 MAX_SIDE = 960  # larger frames are read scaled down: glyphs stay >= ~10 px on a card a tenth as wide
+# (vision/crops.py reads a camera's larger frames zone by zone instead)
 
 
 @dataclass

@@ -20,12 +20,13 @@ import logging
 import threading
 import time
 from collections import deque
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from pathlib import Path
 from typing import Protocol
 
 from tablectl.core.cards import parse_card
 from tablectl.core.events import CardSeen, DeviceStatus, Zone
+from vision.crops import ZoneReader
 from vision.sighting import CardSighting
 from vision.sources import Frame, FrameSource, SourceError, open_camera
 from vision.stability import Seen, ZoneWatch
@@ -41,7 +42,7 @@ MAX_KEPT = 200  # decisions kept for inspection: a table runs for days
 
 
 class Reader(Protocol):
-    def read(self, image: BGRImage) -> Iterable[CardSighting]: ...
+    def read(self, image: BGRImage) -> list[CardSighting]: ...
 
 
 def default_reader(backs: Path | None = None) -> Reader:
@@ -127,7 +128,7 @@ class CameraAdapter:
 
     def _run(self) -> None:
         try:
-            reader = self._reader()
+            reader = ZoneReader(self._reader(), self.camera)  # a large frame: each zone's crop
         except Exception as error:  # the model cannot load: the camera is as good as lost
             log.exception("%s: the card reader did not start", self.device)
             self._report_lost(f"the card reader did not start: {error}")
@@ -153,7 +154,7 @@ class CameraAdapter:
                 return  # a recording is read once
             self._stop.wait(self.retry)
 
-    def _read(self, source: FrameSource, reader: Reader) -> None:
+    def _read(self, source: FrameSource, reader: ZoneReader) -> None:
         width, height = self.camera.size
         for item in source.frames():
             if self._stop.is_set():

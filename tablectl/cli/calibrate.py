@@ -84,6 +84,7 @@ def _draw(args: argparse.Namespace, cameras: Any, reader: Any) -> int:
     import cv2
 
     from vision.calibrate import check_size, draw_zones, grab_frame
+    from vision.crops import ZoneReader
     from vision.sources import Frame, SourceError, read_image
 
     out = Path(args.out)
@@ -104,7 +105,7 @@ def _draw(args: argparse.Namespace, cameras: Any, reader: Any) -> int:
             print(f"{camera.device_name}: {error}")
             failed += 1
             continue
-        cards = reader.read(image)
+        cards = ZoneReader(reader, camera).read(image)  # as the camera adapter reads it
         path = out / f"zones-{camera.name}.png"
         cv2.imwrite(str(path), draw_zones(image, camera, cards))
         zones = ", ".join(zone.name for zone in camera.zones)
