@@ -139,8 +139,8 @@ class UsbCamera(_Capture):
     def __init__(self, device: int | str = 0, width: int = 640, height: int = 480) -> None:
         capture = cv2.VideoCapture(device)
         if not capture.isOpened():
-            name = f"/dev/video{device}" if isinstance(device, int) else device
-            raise SourceError(f"camera {device} ({name}) does not open: is it plugged in?")
+            name = f"{device} (/dev/video{device})" if isinstance(device, int) else device
+            raise SourceError(f"camera {name} does not open: is it plugged in?")
         capture.set(cv2.CAP_PROP_FRAME_WIDTH, width)
         capture.set(cv2.CAP_PROP_FRAME_HEIGHT, height)
         # the newest frame, not one queued while the reader was busy (V4L2 queues 4 by default);
@@ -156,16 +156,26 @@ def picamera_available() -> bool:
 class PiCamera:
     """The Raspberry Pi camera through picamera2 (Raspberry Pi OS's python3-picamera2)."""
 
+    FORMAT = "RGB888"  # what gives OpenCV's B, G, R (below)
+
     def __init__(self, width: int = 640, height: int = 480, number: int = 0) -> None:
         if not picamera_available():
-            raise SourceError("picamera2 is not installed: sudo apt-get install python3-picamera2")
+            raise SourceError(
+                "picamera2 is not installed: sudo apt-get install python3-picamera2, and make the "
+                "venv with --system-site-packages so that it sees it"
+            )
         from picamera2 import Picamera2  # type: ignore[import-not-found]
 
         try:
             self._camera = Picamera2(number)
         except (IndexError, RuntimeError) as error:
             raise SourceError(f"Pi camera {number} does not open: {error}") from None
-        config = self._camera.create_video_configuration(main={"size": (width, height), "format": "BGR888"})
+        # libcamera names formats by their order in a little-endian word: "RGB888" is B, G, R in
+        # memory, OpenCV's order ("BGR888" would hand OpenCV red and blue swapped, and red suits
+        # read as black ink); picamera2's maintainers say so in raspberrypi/picamera2#191
+        config = self._camera.create_video_configuration(
+            main={"size": (width, height), "format": self.FORMAT}
+        )
         self._camera.configure(config)
         self._camera.start()
 
