@@ -175,3 +175,28 @@ def test_a_folder_or_a_video_is_a_source_relative_to_the_file(tmp_path: Path) ->
     assert vision is not None
     assert vision.cameras[0].source == CameraSource("images", path=tmp_path / "frames")
     assert vision.cameras[1].source == CameraSource("video", path=tmp_path / "clip.avi")
+
+
+def test_serve_with_a_zone_outside_its_frame_exits_2_with_the_one_line(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    text = with_cameras().replace("shoe = [200, 140, 240, 200]", "shoe = [200, 140, 240, 400]")
+    config = tmp_path / "table.toml"
+    config.write_text(text)
+    result = subprocess.run(
+        [sys.executable, "-m", "tablectl.cli", "serve", "--mock-gpio", "--config", str(config)]
+        + ["--journal", str(tmp_path / "table.journal"), "--mqtt-port", "9"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=ROOT,
+    )
+    assert result.returncode == 2, result.stderr
+    zone, size = line_of(text, "shoe = "), line_of(text, "size = [640")
+    assert result.stderr.strip() == (
+        f"tablectl: {config}:{zone}: cameras.mouth.zones.shoe: the point (440, 540) is outside the "
+        f"camera's 640x480 frame (cameras.mouth.size, line {size}): keep x within 0 to 640 and y within "
+        "0 to 480 (tablectl vision calibrate draws the zones on a frame), or correct the size"
+    )
+    assert not (tmp_path / "table.journal").exists()
