@@ -12,6 +12,11 @@ seconds: a watchdog thread sees that even when the driver hangs in a read, it ca
 gives frames of another size than its zones are drawn on), and ``ok`` again when frames come back.
 A live camera is opened again every ``retry`` seconds; a recording (a video file, a folder of
 images) ends once.
+
+A card seen face up at the shoe's mouth is not a ``CardSeen``: the procedure takes a boxed card
+from the shoe's read (``CardDrawn.face_up``, IRR-3). The mouth camera is then the shoe's face
+sensor: :class:`MouthSightings` keeps the cards it read face up there, and the shoe adapter marks
+the shoe's read of the same card face up when the shoe's own sensor could not tell.
 """
 
 from __future__ import annotations
@@ -61,6 +66,56 @@ def card_seen(seen: Seen) -> CardSeen | None:
         return None
     card = parse_card(seen.card) if seen.card is not None else None
     return CardSeen(zone, card, face_up=seen.face_up, seat=seen.seat, at=seen.at)
+
+
+class MouthSightings:
+    """The cards a camera read face up at the shoe's mouth, for the shoe's read of the same card.
+
+    The camera's thread adds (:meth:`saw`, a zone watch's decision), the shoe link's asks
+    (:meth:`face_up`, once per read, which uses up the sighting). Only cards read by name count:
+    a face-up card not read cannot be matched to a read, and a wrong match would set a good card
+    aside. A sighting is forgotten after ``keep`` seconds; one made after the shoe had already
+    read that card is too late to call it boxed, and is logged, not kept."""
+
+    def __init__(self, keep: float = 5.0) -> None:
+        self.keep = keep
+        self._lock = threading.Lock()
+        self._seen: dict[int, float] = {}  # card -> when the camera first saw it face up there
+        self._read: dict[int, float] = {}  # card -> when the shoe last read it
+        self.late: list[Seen] = []  # sightings that came after the shoe's read (the log, tests)
+
+    def saw(self, seen: Seen) -> None:
+        if seen.card is None:
+            return
+        card = parse_card(seen.card)
+        with self._lock:
+            self._forget(seen.at)
+            if card in self._read:
+                self.late.append(seen)
+                late = True
+            else:
+                self._seen[card] = seen.at
+                late = False
+        if late:
+            log.warning(
+                "%s was seen face up at the shoe's mouth after the shoe read it: too late to rule it "
+                "boxed; the dealer's screen shows it as dealt",
+                seen.card,
+            )
+
+    def face_up(self, card: int, at: float) -> bool:
+        """Whether the camera saw ``card`` face up at the mouth in the ``keep`` s before ``at``
+        (the shoe's read of it); the sighting is used up."""
+        with self._lock:
+            self._forget(at)
+            self._read[card] = at
+            when = self._seen.pop(card, None)
+        return when is not None and at - self.keep <= when <= at + 1.0
+
+    def _forget(self, now: float) -> None:
+        for table in (self._seen, self._read):
+            for card in [c for c, when in table.items() if when < now - self.keep]:
+                del table[card]
 
 
 class CameraAdapter:

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from firmware_bridge.link import ShoeLink
-from tablectl.adapters.camera import CameraAdapter
+from tablectl.adapters.camera import CameraAdapter, MouthSightings
 from tablectl.adapters.mqtt import TablePublisher
 from tablectl.adapters.panel import DealerPanel
 from tablectl.adapters.shoe import MISSED_KEY_PREFIX, ShoeAdapter, reported_missed
@@ -96,7 +96,14 @@ def start_table(
     config = table_file.table
     registry = table_file.load_registry()  # no deck to deal from: refused, naming the key
     service = open_service(str(journal), new_table(config))
-    adapter = ShoeAdapter(registry, service.submit, confirm=lambda message: link.confirm(message))
+    # A camera on the shoe's mouth is the shoe's face sensor where its own cannot tell (IRR-3).
+    mouth = MouthSightings() if watches_mouth(table_file) else None
+    adapter = ShoeAdapter(
+        registry,
+        service.submit,
+        confirm=lambda message: link.confirm(message),
+        face_seen=mouth.face_up if mouth is not None else None,
+    )
 
     def on_command(
         command: FloorCommand | DealerCommand | InputRefused, key: str | None, done: Callable[[], None]
@@ -121,6 +128,8 @@ def start_table(
     service.sinks += [adapter.follow, publisher.publish_state, log_rulings]
     if panel is not None:
         service.sinks.append(panel.follow)
+    if mouth is not None:
+        camera_options = {"on_mouth": mouth.saw, **(camera_options or {})}
     cameras = camera_adapters(table_file, service.submit, **(camera_options or {}))
     service.start()
     if not service.ready.wait(30.0):
@@ -166,6 +175,12 @@ def start_table(
             part.stop()
         raise
     return RunningTable(service, publisher, link, panel, cameras)
+
+
+def watches_mouth(table_file: TableFile) -> bool:
+    """A camera of the table's config watches the shoe's mouth."""
+    vision = table_file.vision
+    return vision is not None and any(z.kind == "shoe" for c in vision.cameras for z in c.zones)
 
 
 def camera_adapters(

@@ -10,7 +10,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from tablectl.adapters.camera import CameraAdapter, card_seen
+from tablectl.adapters.camera import CameraAdapter, MouthSightings, card_seen
 from tablectl.core.cards import card_str, parse_card
 from tablectl.core.events import CardDrawn, CardSeen, DealerInput, DealerKey, DeviceStatus, Zone
 from tablectl.core.table import TableConfig
@@ -354,3 +354,26 @@ def test_a_video_of_a_real_photograph_gives_the_exposed_card_ruling(tmp_path: Pa
         assert [(s.zone, s.card) for s in adapter.decisions] == [(f"seat{seat}", "Ah")]
     finally:
         table.stop()
+
+
+def mouth_seen(card: str | None, at: float) -> Seen:
+    return Seen("mouth", "shoe", "shoe", None, card, at, 4)
+
+
+def test_a_card_read_face_up_at_the_mouth_makes_the_shoes_read_of_it_face_up_once() -> None:
+    mouth = MouthSightings(keep=5.0)
+    mouth.saw(mouth_seen("2h", 100.0))
+    mouth.saw(mouth_seen(None, 100.0))  # face up, not read: nothing to match a read to
+    assert mouth.face_up(parse_card("3d"), 100.4) is False  # another card
+    assert mouth.face_up(parse_card("2h"), 100.5) is True
+    assert mouth.face_up(parse_card("2h"), 100.6) is False  # used up
+
+
+def test_a_mouth_sighting_is_forgotten_and_one_after_the_read_is_too_late() -> None:
+    mouth = MouthSightings(keep=5.0)
+    mouth.saw(mouth_seen("2h", 100.0))
+    assert mouth.face_up(parse_card("2h"), 106.0) is False  # seen 6 s before: not this read
+    assert mouth.face_up(parse_card("Kd"), 110.0) is False  # the shoe reads Kd ...
+    mouth.saw(mouth_seen("Kd", 110.2))  # ... and the camera decides after it: too late
+    assert [s.card for s in mouth.late] == ["Kd"]
+    assert mouth.face_up(parse_card("Kd"), 111.0) is False

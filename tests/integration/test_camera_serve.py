@@ -16,10 +16,12 @@ import paho.mqtt.client as mqtt
 import pytest
 from gpiozero.pins.mock import MockFactory
 
+from firmware_bridge.protocol import Face
 from firmware_bridge.simshoe import SimShoe
 from tablectl.adapters.mqtt.broker import LocalBroker
-from tablectl.core.cards import card_str
+from tablectl.core.cards import card_str, parse_card
 from tablectl.core.events import CardSeen, DealerInput, FloorCommand, FloorKind, Zone, to_json
+from tablectl.core.sentences import render
 from tablectl.journal.store import Journal
 from tablectl.service.serve import BrokerSettings, RunningTable, start_table
 from tablectl.service.tablefile import load_table_config
@@ -61,13 +63,19 @@ def gated() -> GatedFrames:
 
 
 @pytest.fixture
+def camera_text() -> str:
+    """The [vision] and [cameras.*] sections appended to the bench's table file."""
+    return CAMERA
+
+
+@pytest.fixture
 def bench(
-    tmp_path: Path, table1_broker: LocalBroker, pins: MockFactory, gated: GatedFrames
+    tmp_path: Path, table1_broker: LocalBroker, pins: MockFactory, gated: GatedFrames, camera_text: str
 ) -> Iterator[Bench]:
     broker = table1_broker
     shoe = SimShoe(seed=3).start()
     path = write_bench_table(tmp_path, shoe.path)
-    path.write_text(path.read_text() + CAMERA)
+    path.write_text(path.read_text() + camera_text)
     (tmp_path / "frames").mkdir()
     table_file = load_table_config(path)
     assert table_file.vision is not None and table_file.vision.agree_frames == 4
@@ -190,3 +198,37 @@ def test_a_camera_that_stops_delivering_is_on_the_dealers_screen_and_the_table_g
             ),
             timeout=10.0,
         )
+
+
+MOUTH = """
+[cameras.mouth]
+source = "frames"
+size = [640, 480]
+[cameras.mouth.zones]
+shoe = [200, 140, 240, 200]
+"""
+BOXED = card_str(2)  # the third card dealt: 2h, face up in the deck
+
+
+@pytest.mark.parametrize(
+    ("camera_text", "gated"),
+    [(MOUTH, GatedFrames([felt()] * 3, [with_card(felt(), BOXED, (320, 240))] * 6))],
+)
+def test_a_card_the_mouth_camera_reads_face_up_is_boxed_when_the_shoes_sensor_cannot_tell(
+    bench: Bench,
+) -> None:
+    sink = bench.sink
+    for card in (0, 1):  # the shoe's sensor sees their backs
+        bench.shoe.deal(card)
+    assert sink.wait(sink.dealt(2))
+    bench.gated.go.set()  # 2h lies face up at the shoe's mouth, the next card out
+    assert bench.gated.delivered.wait(20.0)  # every frame read: the mouth camera has decided
+    assert [(s.zone, s.card) for s in bench.running.cameras[0].decisions] == [("shoe", BOXED)]
+    bench.shoe.deal(2, Face.UNKNOWN)  # the shoe's sensor cannot tell its face
+    assert sink.wait(lambda: bool(sink.ruled("IRR-3")))
+    assert render(sink.ruled("IRR-3")[0].said).startswith(f"Boxed card ({BOXED}): set it aside")
+    bench.shoe.deal(3, Face.UNKNOWN)  # not seen at the mouth: a card dealt face down, as ever
+    assert sink.wait(sink.dealt(3))
+    assert len(sink.ruled("IRR-3")) == 1
+    hand = sink.state.hand if sink.state is not None else None
+    assert hand is not None and hand.boxed == 1 and parse_card(BOXED) not in sum(hand.hole, ())
