@@ -151,6 +151,7 @@ class CameraAdapter:
         self._threads: list[threading.Thread] = []
         self.frames = 0  # frames read
         self.skipped = 0  # frames that could not be read
+        self._reasons: set[str] = set()  # why frames were skipped, each logged once
         self.decisions: deque[Seen] = deque(maxlen=MAX_KEPT)  # the last decisions (the log and tests)
 
     @property
@@ -217,7 +218,7 @@ class CameraAdapter:
             if not isinstance(item, Frame):
                 self.skipped += 1
                 self._watch.gap()
-                log.debug("%s: %s skipped: %s", self.device, item.label, item.reason)
+                self._skipped_because(item.label, item.reason)
                 continue
             shape = item.image.shape
             if (shape[1], shape[0]) != (width, height):
@@ -235,10 +236,17 @@ class CameraAdapter:
             except Exception as error:  # a frame the pipeline fails on is skipped, the camera goes on
                 self.skipped += 1
                 self._watch.gap()
-                log.warning("%s: %s skipped: the reader failed: %r", self.device, item.label, error)
+                self._skipped_because(item.label, f"the reader failed: {error!r}")
                 continue
             for seen in self._watch.frame(sightings, at):
                 self._decided(seen)
+
+    def _skipped_because(self, label: str, reason: str) -> None:
+        """A frame skipped: its reason in the log the first time it is given (a camera sending
+        bad frames would otherwise write a line 30 times a second)."""
+        if reason not in self._reasons:
+            self._reasons.add(reason)
+            log.warning("%s: %s skipped: %s (said once per reason)", self.device, label, reason)
 
     def _decided(self, seen: Seen) -> None:
         self.decisions.append(seen)

@@ -3,12 +3,14 @@ dealer input; a camera that stops delivering is a device status and never stops 
 
 from __future__ import annotations
 
+import logging
 import threading
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
 import cv2
 import numpy as np
+import pytest
 
 from tablectl.adapters.camera import CameraAdapter, MouthSightings, card_seen
 from tablectl.core.cards import card_str, parse_card
@@ -377,3 +379,18 @@ def test_a_mouth_sighting_is_forgotten_and_one_after_the_read_is_too_late() -> N
     mouth.saw(mouth_seen("Kd", 110.2))  # ... and the camera decides after it: too late
     assert [s.card for s in mouth.late] == ["Kd"]
     assert mouth.face_up(parse_card("Kd"), 111.0) is False
+
+
+def test_each_reason_a_frame_is_skipped_is_logged_once(caplog: pytest.LogCaptureFixture) -> None:
+    camera = table_camera(CameraSource("images", path=Path("frames")))
+    empty = np.zeros((0, 0, 3), np.uint8)  # Frames gives a Skipped ("empty") for it
+    with caplog.at_level(logging.WARNING, logger="tablectl.adapters.camera"):
+        got = statuses(
+            lambda submit: CameraAdapter(
+                camera, submit, open_source=Script([empty] * 5 + [felt()]), reader=NoCards
+            ),
+            1,
+        )
+    assert got[0].detail == "the recording ended"
+    skipped = [r.getMessage() for r in caplog.records if "skipped" in r.getMessage()]
+    assert skipped == ["table camera: frame 0 skipped: empty (said once per reason)"]
