@@ -14,6 +14,7 @@ from tests.helpers.paths import ROOT
 
 BENCH = ROOT / "bench"
 SMALL = {
+    "camera.py": (["--frames", "5", "--events", "20", "--runs", "1"], "ruling_ms_p50"),
     "engine.py": (["--hands", "20", "--repeat", "1"], "ratio"),
     "evaluator.py": (["--hands", "2000", "--repeats", "1"], "ratio"),
     "procedure.py": (["60"], "replay_hands_per_s"),

@@ -8,7 +8,9 @@ import sys
 from typing import Any
 
 
-def add_vision_parser(sub: Any) -> None:
+def add_vision_parser(sub: Any) -> Any:
+    """The vision command and its subcommands; returns their parsers' container (tablectl/cli adds
+    calibrate, which reads the table's config)."""
     vision = sub.add_parser("vision", help="the camera pipeline: read cards from photos and frames")
     vision_sub = vision.add_subparsers(dest="vision_command", required=True)
     read = vision_sub.add_parser(
@@ -19,6 +21,7 @@ def add_vision_parser(sub: Any) -> None:
     read.add_argument("images", nargs="+", help="image files or folders of images")
     read.add_argument("--json", action="store_true", help="one JSON object per image, one per line")
     read.set_defaults(func=cmd_vision_read)
+    return vision_sub
 
 
 def cmd_vision_read(args: argparse.Namespace) -> int:

@@ -2,64 +2,34 @@
 
 Unsure is always better than wrong. A card is face up only on positive evidence: its index read
 (rank and suit) at a confidence, or, with no index read, a single whole card whose inside is
-white paper. It is face down only when it is one whole card-shaped region with no white inside
-and no index read anywhere on it; anything else is unknown. Until per-deck calibration learns the
-backs in use (a later milestone, docs/vision.md), 'face down' here means 'a card with no face
-showing', which a dark-faced deck can also be.
+white paper. It is face down when it is one whole card-shaped region with no index read anywhere
+on it that matches a back learned by calibration (vision/backs.py); without calibrated backs,
+when it has no white inside ('no face showing', which a dark-faced deck can also be). Anything
+else is unknown.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from enum import Enum
 
 import cv2
 import numpy as np
 
-from tablectl.core.cards import SUITS, card_str, make_card
+from tablectl.core.cards import SUITS
+from vision.backs import Backs
 from vision.corners import MIN_CARD_WIDTH_PX, CornerFrame, PaperBlob, corner_frames, find_blobs, whiteness
 from vision.index_patch import PATCH_H, PATCH_W, cut_patch, normalise_all
 from vision.index_reader import RANK_LABELS, IndexRead, IndexReader
+from vision.sighting import ACT_CONFIDENCE, CardSighting, Facing
 from vision.types import BGRImage
 
-ACT_CONFIDENCE = 0.9  # a card read at or above this may become an event; below it is only shown
+__all__ = ["ACT_CONFIDENCE", "CardReader", "CardSighting", "Facing"]
+
 READ_CONFIDENCE = 0.5  # below this an index read is not evidence of anything
 WHITE_INSIDE_LEVEL = 150  # vision.corners.whiteness of card paper in ordinary light
 SECOND_LOOK = (0.9, 1.1)  # card widths, relative to the corner's guess, of the windows read again
 MAX_SIDE = 960  # larger frames are read scaled down: glyphs stay >= ~10 px on a card a tenth as wide
-
-
-class Facing(Enum):
-    UP = "up"
-    DOWN = "down"
-    UNKNOWN = "unknown"
-
-
-@dataclass(frozen=True)
-class CardSighting:
-    corners: tuple[tuple[float, float], ...]  # four points, clockwise from the read index corner
-    facing: Facing
-    rank: str | None  # tablectl.core.cards notation ("T" for ten), None when unread
-    suit: str | None
-    confidence: float  # of the rank and suit together (0 when unread); of the facing otherwise
-    why: str = ""
-
-    @property
-    def card(self) -> str | None:
-        if self.rank is None or self.suit is None:
-            return None
-        return card_str(make_card(RANK_LABELS.index(self.rank), SUITS.index(self.suit)))
-
-    def as_json(self) -> dict[str, object]:
-        return {
-            "card": self.card,
-            "rank": self.rank,
-            "suit": self.suit,
-            "facing": self.facing.value,
-            "corners": [[round(x, 1), round(y, 1)] for x, y in self.corners],
-            "confidence": round(self.confidence, 3),
-            "why": self.why,
-        }
+# (vision/crops.py reads a camera's larger frames zone by zone instead)
 
 
 @dataclass
@@ -72,8 +42,12 @@ class _Candidate:
 
 
 class CardReader:
-    def __init__(self, index_reader: IndexReader | None = None) -> None:
+    """``backs``: the backs of the table's decks (vision.backs.load_backs); with them, face down is
+    a match to one of them."""
+
+    def __init__(self, index_reader: IndexReader | None = None, backs: Backs | None = None) -> None:
         self._index = index_reader or IndexReader()
+        self.backs = backs if backs is not None and backs.backs else None
 
     def read(self, image: BGRImage) -> list[CardSighting]:
         scale = min(1.0, MAX_SIDE / max(image.shape[:2]))
@@ -209,8 +183,13 @@ class CardReader:
                 continue
             seen.append(quad)
             inside = _white_inside(white, quad)
+            back = self.backs.match(image, quad) if self.backs is not None and inside < 0.6 else None
             if inside >= 0.6:
                 facing, why = Facing.UP, "white face, index unread"
+            elif back is not None:
+                facing, why = Facing.DOWN, f"the {back.name} back"
+            elif self.backs is not None:
+                facing, why = Facing.UNKNOWN, "no face showing, no calibrated back"
             elif inside <= 0.2:
                 facing, why = Facing.DOWN, "a whole card, no face showing"
             else:

@@ -17,6 +17,7 @@ import cv2
 import numpy as np
 
 from vision.types import BGRImage
+from vision.zones import CameraConfig
 
 IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".bmp", ".webp", ".tif", ".tiff")
 MAX_IMAGE_BYTES = 64 * 1024 * 1024  # a phone photo is < 15 MB; more is not a photo
@@ -133,12 +134,18 @@ class VideoFile(_Capture):
 
 
 class UsbCamera(_Capture):
-    def __init__(self, device: int = 0, width: int = 640, height: int = 480) -> None:
+    """A V4L2 camera by its number (0 is /dev/video0) or its device path."""
+
+    def __init__(self, device: int | str = 0, width: int = 640, height: int = 480) -> None:
         capture = cv2.VideoCapture(device)
         if not capture.isOpened():
-            raise SourceError(f"camera {device} (/dev/video{device}) does not open: is it plugged in?")
+            name = f"{device} (/dev/video{device})" if isinstance(device, int) else device
+            raise SourceError(f"camera {name} does not open: is it plugged in?")
         capture.set(cv2.CAP_PROP_FRAME_WIDTH, width)
         capture.set(cv2.CAP_PROP_FRAME_HEIGHT, height)
+        # the newest frame, not one queued while the reader was busy (V4L2 queues 4 by default);
+        # a driver that cannot is left as it is
+        capture.set(cv2.CAP_PROP_BUFFERSIZE, 1)
         super().__init__(capture, f"camera {device}", ends=False)
 
 
@@ -149,13 +156,26 @@ def picamera_available() -> bool:
 class PiCamera:
     """The Raspberry Pi camera through picamera2 (Raspberry Pi OS's python3-picamera2)."""
 
-    def __init__(self, width: int = 640, height: int = 480) -> None:
+    FORMAT = "RGB888"  # what gives OpenCV's B, G, R (below)
+
+    def __init__(self, width: int = 640, height: int = 480, number: int = 0) -> None:
         if not picamera_available():
-            raise SourceError("picamera2 is not installed: sudo apt-get install python3-picamera2")
+            raise SourceError(
+                "picamera2 is not installed: sudo apt-get install python3-picamera2, and make the "
+                "venv with --system-site-packages so that it sees it"
+            )
         from picamera2 import Picamera2  # type: ignore[import-not-found]
 
-        self._camera = Picamera2()
-        config = self._camera.create_video_configuration(main={"size": (width, height), "format": "BGR888"})
+        try:
+            self._camera = Picamera2(number)
+        except (IndexError, RuntimeError) as error:
+            raise SourceError(f"Pi camera {number} does not open: {error}") from None
+        # libcamera names formats by their order in a little-endian word: "RGB888" is B, G, R in
+        # memory, OpenCV's order ("BGR888" would hand OpenCV red and blue swapped, and red suits
+        # read as black ink); picamera2's maintainers say so in raspberrypi/picamera2#191
+        config = self._camera.create_video_configuration(
+            main={"size": (width, height), "format": self.FORMAT}
+        )
         self._camera.configure(config)
         self._camera.start()
 
@@ -173,3 +193,20 @@ class PiCamera:
     def close(self) -> None:
         self._camera.stop()
         self._camera.close()
+
+
+def open_camera(camera: CameraConfig) -> FrameSource:
+    """The source a table's config names for a camera (vision/zones.py), at the config's size."""
+    source = camera.source
+    width, height = camera.size
+    if source.kind == "device":
+        assert source.device is not None
+        return UsbCamera(source.device, width, height)
+    if source.kind == "picamera":
+        return PiCamera(width, height, int(source.device or 0))
+    assert source.path is not None
+    if source.kind == "video":
+        return VideoFile(source.path)
+    if not source.path.is_dir():
+        raise SourceError(f"{source.path}: no such folder of images")
+    return ImageFiles([source.path])

@@ -7,21 +7,29 @@ device events: the dealer is told reads may have been missed. Reads the shoe rep
 are journaled with a key naming the shoe, its boot and the count (:func:`missed_key`): a
 restarted controller reads those back (:func:`reported_missed`) so that the shoe's count,
 which it repeats on every connection, is reported once, not at every restart.
+
+When the shoe's optical sensor cannot tell a card's face (``Face.UNKNOWN``: no sensor, or it
+could not see), ``face_seen`` may: a camera on the shoe's mouth that read that card face up
+(tablectl.adapters.camera.MouthSightings) makes the read face up, a boxed card (IRR-3).
 """
 
 from __future__ import annotations
 
+import logging
 import threading
 from collections.abc import Callable, Iterable
+from dataclasses import replace
 
 from firmware_bridge.link import LinkStatus, ShoeMessage
 from firmware_bridge.protocol import CardRead, Face, ShoeState
 from tablectl.adapters.decks import DeckRegistry
+from tablectl.core.cards import Card, card_str
 from tablectl.core.effects import Effect
 from tablectl.core.events import DeviceStatus, Event
 from tablectl.core.table import TableState
 
 Submit = Callable[..., None]
+log = logging.getLogger(__name__)
 
 MISSED_KEY_PREFIX = "shoe-missed:"
 
@@ -47,10 +55,15 @@ def reported_missed(keys: Iterable[str]) -> dict[tuple[str, int], int]:
 
 class ShoeAdapter:
     def __init__(
-        self, registry: DeckRegistry, submit: Submit, confirm: Callable[[ShoeMessage], None] | None = None
+        self,
+        registry: DeckRegistry,
+        submit: Submit,
+        confirm: Callable[[ShoeMessage], None] | None = None,
+        face_seen: Callable[[Card, float], bool] | None = None,
     ) -> None:
         self.registry = registry
         self.submit = submit
+        self.face_seen = face_seen  # the mouth camera's word on a face the sensor could not tell
         # With a link in confirm="manual" mode: acknowledge each read to the shoe only once it is
         # journaled (the service calls back), so a crash in between loses nothing.
         self.confirm = confirm
@@ -61,10 +74,23 @@ class ShoeAdapter:
         body = message.message
         if isinstance(body, CardRead):
             with self._lock:
-                # An unknown face is not a boxed card: only a face the sensor saw up is (IRR-3).
-                event: Event = self.registry.card_drawn(
+                # An unknown face is not a boxed card: only a face the sensor saw up is (IRR-3),
+                # or, when the sensor could not tell, one the mouth camera read.
+                drawn = self.registry.card_drawn(
                     body.tag or None, face_up=body.face is Face.FACE, at=message.at
                 )
+            card = drawn.card
+            if self.face_seen is not None and card is not None and not drawn.foreign:
+                seen_up = self.face_seen(card, message.at)  # asked for every read: used up
+                if seen_up and body.face is Face.UNKNOWN:
+                    drawn = replace(drawn, face_up=True)
+                elif seen_up and body.face is Face.BACK:
+                    log.warning(
+                        "the shoe's sensor saw the back of %s, the mouth camera its face: the sensor's "
+                        "word is taken",
+                        card_str(card),
+                    )
+            event: Event = drawn
             if self.confirm is not None:
                 confirm = self.confirm
                 self.submit(event, key=message.key, durable=lambda: confirm(message))

@@ -387,9 +387,10 @@ def build_parser() -> argparse.ArgumentParser:
     rep.add_argument("--json", action="store_true", help="with --verify: print one JSON object")
     rep.set_defaults(func=cmd_replay)
 
+    from tablectl.cli.calibrate import add_calibrate_parser
     from vision.cli import add_vision_parser  # the camera pipeline: cv2 loads only when it runs
 
-    add_vision_parser(sub)
+    add_calibrate_parser(add_vision_parser(sub))
     return parser
 
 

@@ -1,6 +1,6 @@
 """`tablectl serve`: the service on the table's Pi, wired from its config file.
 
-The shoe link, the button panel and the broker's command topic feed the table service;
+The shoe link, the cameras, the button panel and the broker's command topic feed the table service;
 the journal keeps every event before anything is shown; the publisher, the panel's
 lights and buzzer and the log are its sinks. Stops cleanly on SIGTERM (systemd) or Ctrl-C.
 """
@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from firmware_bridge.link import ShoeLink
+from tablectl.adapters.camera import CameraAdapter, MouthSightings
 from tablectl.adapters.mqtt import TablePublisher
 from tablectl.adapters.panel import DealerPanel
 from tablectl.adapters.shoe import MISSED_KEY_PREFIX, ShoeAdapter, reported_missed
@@ -47,6 +48,7 @@ class RunningTable:
     publisher: TablePublisher
     link: ShoeLink
     panel: DealerPanel | None
+    cameras: list[CameraAdapter] = field(default_factory=list)
     stopped: threading.Event = field(default_factory=threading.Event)
 
     def stop(self) -> None:
@@ -56,6 +58,9 @@ class RunningTable:
         if not self.publisher.close_intake():
             log.error("the MQTT worker did not close the command intake within 5 s")
         self.link.stop()  # reads not yet confirmed are sent again by the shoe to the next run
+        for camera in self.cameras:
+            if not camera.stop():
+                log.error("the %s did not stop within 5 s (a driver hung in a read)", camera.device)
         if self.panel is not None:
             self.panel.stop_input()
         if not self.service.stop():
@@ -82,14 +87,23 @@ def start_table(
     journal: str | Path,
     broker: BrokerSettings,
     publisher_options: dict[str, Any] | None = None,
+    camera_options: dict[str, Any] | None = None,
     **panel_options: Any,
 ) -> RunningTable:
     """Start every adapter of one table and return them running. ``publisher_options``:
-    :class:`TablePublisher` fields to set (tests and benchmarks: the command limits)."""
+    :class:`TablePublisher` fields to set (tests and benchmarks: the command limits);
+    ``camera_options``: :class:`CameraAdapter` arguments for every camera (tests: the source)."""
     config = table_file.table
     registry = table_file.load_registry()  # no deck to deal from: refused, naming the key
     service = open_service(str(journal), new_table(config))
-    adapter = ShoeAdapter(registry, service.submit, confirm=lambda message: link.confirm(message))
+    # A camera on the shoe's mouth is the shoe's face sensor where its own cannot tell (IRR-3).
+    mouth = MouthSightings() if watches_mouth(table_file) else None
+    adapter = ShoeAdapter(
+        registry,
+        service.submit,
+        confirm=lambda message: link.confirm(message),
+        face_seen=mouth.face_up if mouth is not None else None,
+    )
 
     def on_command(
         command: FloorCommand | DealerCommand | InputRefused, key: str | None, done: Callable[[], None]
@@ -114,6 +128,9 @@ def start_table(
     service.sinks += [adapter.follow, publisher.publish_state, log_rulings]
     if panel is not None:
         service.sinks.append(panel.follow)
+    if mouth is not None:
+        camera_options = {"on_mouth": mouth.saw, **(camera_options or {})}
+    cameras = camera_adapters(table_file, service.submit, **(camera_options or {}))
     service.start()
     if not service.ready.wait(30.0):
         service.stop()
@@ -148,13 +165,38 @@ def start_table(
             link.already_reported(serial, session, total)
         link.start()
         started.append(link)
+        for camera in cameras:  # beside the shoe link, each in its own thread
+            camera.start()
+            started.append(camera)
         if panel is not None:
             panel.start()
     except BaseException:
         for part in reversed(started):
             part.stop()
         raise
-    return RunningTable(service, publisher, link, panel)
+    return RunningTable(service, publisher, link, panel, cameras)
+
+
+def watches_mouth(table_file: TableFile) -> bool:
+    """A camera of the table's config watches the shoe's mouth."""
+    vision = table_file.vision
+    return vision is not None and any(z.kind == "shoe" for c in vision.cameras for z in c.zones)
+
+
+def camera_adapters(
+    table_file: TableFile, submit: Callable[..., None], **options: Any
+) -> list[CameraAdapter]:
+    """One adapter for each camera of the table's config (none without [cameras.*]), not started."""
+    vision = table_file.vision
+    if vision is None:
+        return []
+    options = {
+        "agree": vision.agree_frames,
+        "release": vision.release_frames,
+        "backs": vision.backs,
+        **options,
+    }
+    return [CameraAdapter(camera, submit, **options) for camera in vision.cameras]
 
 
 def serve(
@@ -180,11 +222,13 @@ def serve(
     signal.signal(signal.SIGTERM, on_signal)
     signal.signal(signal.SIGINT, on_signal)
     threading.Thread(target=on_failure, name="tablectl-failed", daemon=True).start()
+    cameras = ", ".join(f"{c.device} {c.camera.source.describe()}" for c in running.cameras) or "none"
     log.info(
-        "table %s/%s serving: shoe %s, broker %s:%s",
+        "table %s/%s serving: shoe %s, cameras: %s, broker %s:%s",
         table_file.table.room,
         table_file.table.table,
         table_file.shoe.port,
+        cameras,
         broker.host,
         broker.port,
     )

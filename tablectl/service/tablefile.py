@@ -1,4 +1,5 @@
-"""A table's configuration file (TOML): the game, the shoe, the decks, the dealer's panel.
+"""A table's configuration file (TOML): the game, the shoe, the decks, the dealer's panel, the
+cameras and the zones they watch.
 
 ``deploy/table.example.toml`` documents every key. :func:`load_table_config` reads a file
 and returns a :class:`TableFile` (its parts are the devices' own configurations, e.g. the
@@ -31,6 +32,18 @@ from tablectl.adapters.mqtt.topics import PublisherError, Topics
 from tablectl.adapters.panel import BUTTON_KEYS, PanelConfig
 from tablectl.core.cards import Card
 from tablectl.core.table import TableConfig, TableConfigError
+from vision.zones import (
+    DEFAULT_AGREE_FRAMES,
+    DEFAULT_RELEASE_FRAMES,
+    SEAT_ZONE,
+    CameraConfig,
+    CameraSource,
+    VisionConfig,
+    ZoneArea,
+    polygon_area,
+    polygon_is_simple,
+    rectangle,
+)
 
 REQUIRED_BUTTONS = ("fold", "bet", "all_in", "confirm", "new_hand", "misdeal", "exposed")
 AMOUNT_PINS = ("encoder_a", "encoder_b", "plus", "minus")
@@ -40,10 +53,15 @@ UART_PORTS = ("/dev/serial0", "/dev/ttyAMA0", "/dev/ttyS0")
 UART_PINS = {14: "TX", 15: "RX"}
 BAUDRATES = (9600, 19200, 38400, 57600, 115200, 230400, 460800, 921600, 1000000)
 
-SECTIONS = ("table", "shoe", "decks", "panel")
+SECTIONS = ("table", "shoe", "decks", "panel", "vision", "cameras")
 SHOE_KEYS = ("port", "baudrate")
 DECKS_KEYS = ("registry", "enrol_order", "start_without_decks")
 PANEL_KEYS = ("pins", "debounce", "hold_time", "hold_buttons", "amount_step", "pull_up")
+VISION_KEYS = ("backs", "agree_frames", "release_frames")
+CAMERA_KEYS = ("source", "size", "zones")
+ZONE_NAMES = ("shoe", "board", "burn", "muck", "seat1", "seat2", "...")
+CAMERA_NAME = re.compile(r"[a-z][a-z0-9_-]{0,15}")
+FRAME_SIDES = range(16, 8193)  # pixels
 TABLE_KEYS = tuple(f.name for f in dataclasses.fields(TableConfig))
 AMOUNT_KEYS = ("ante", "big_blind_ante", "small_bet", "big_bet", "spread_max")  # chips, 0 = none
 REQUIRED_TABLE_KEYS = ("room", "table")
@@ -90,6 +108,7 @@ class TableFile:
     decks: DecksConfig
     panel: PanelConfig | None  # None: a table without a button panel (a bench, a touch screen)
     key_lines: Mapping[str, int] = field(default_factory=dict)  # where each key is written
+    vision: VisionConfig | None = None  # None: no camera watches this table
 
     def error(self, key: str, message: str) -> ConfigFileError:
         """An error about ``key`` of this file, found after it was read (e.g. at start-up)."""
@@ -192,7 +211,8 @@ class _Reader:
         shoe = self.shoe(self.section(data, "shoe"))
         decks = self.decks(self.section(data, "decks"))
         panel = self.panel(self.section(data, "panel"), table, shoe) if "panel" in data else None
-        return TableFile(self.name, table, shoe, decks, panel, dict(self.lines))
+        vision = self.vision(self.section(data, "vision"), self.section(data, "cameras"), table)
+        return TableFile(self.name, table, shoe, decks, panel, dict(self.lines), vision)
 
     # -- [table] --------------------------------------------------------------------------
 
@@ -373,6 +393,202 @@ class _Reader:
         if not low <= value <= high:
             raise self.error(f"panel.{key}", f"{value} s is out of range: give {low} to {high} s ({why})")
         return float(value)
+
+    # -- [vision] and [cameras.<name>] ---------------------------------------------------------
+
+    def vision(
+        self, data: dict[str, Any], cameras: dict[str, Any], table: TableConfig
+    ) -> VisionConfig | None:
+        self.unknown("vision", data, VISION_KEYS, "key")
+        if data and not cameras:
+            raise self.error(
+                "vision",
+                "no camera is configured: add a [cameras.<name>] section with its source, size and "
+                "zones (see deploy/table.example.toml), or remove [vision]",
+            )
+        if not cameras:
+            return None
+        backs = None
+        if "backs" in data:
+            value = data["backs"]
+            if not isinstance(value, str) or not value.strip():
+                raise self.error(
+                    "vision.backs",
+                    'expected a file path in quotes, e.g. backs = "/var/lib/tablectl/backs.json" '
+                    "(written by tablectl vision calibrate)",
+                )
+            backs = self.path(value)
+        agree = self.count(data, "agree_frames", DEFAULT_AGREE_FRAMES, 2, 30, "frames that must agree")
+        release = self.count(data, "release_frames", DEFAULT_RELEASE_FRAMES, 1, 300, "frames without it")
+        seen: dict[str, str] = {}  # zone name -> the camera that watches it
+        configured = []
+        for name, section in cameras.items():
+            full = f"cameras.{name}"
+            if not isinstance(section, dict):
+                raise self.error(
+                    full, f"expected a section: write [cameras.{name}] on a line of its own, then its keys"
+                )
+            if not CAMERA_NAME.fullmatch(name):
+                raise self.error(
+                    full,
+                    f"{name!r} cannot name a camera: use 1 to 16 lower-case letters, digits, '_' or '-', "
+                    "starting with a letter, e.g. [cameras.mouth]",
+                )
+            configured.append(self.camera(name, section, table, seen))
+        return VisionConfig(tuple(configured), backs, agree, release)
+
+    def camera(
+        self, name: str, data: dict[str, Any], table: TableConfig, seen: dict[str, str]
+    ) -> CameraConfig:
+        full = f"cameras.{name}"
+        self.unknown(full, data, CAMERA_KEYS, "key")
+        for key in ("source", "size", "zones"):
+            if key not in data:
+                example = {
+                    "source": 'source = "/dev/video0" (or 0, "picamera", a video file, a folder of images)',
+                    "size": "size = [640, 480]",
+                    "zones": f"a [cameras.{name}.zones] section, e.g. shoe = [200, 140, 240, 200]",
+                }[key]
+                raise self.error(f"{full}.{key}", f"missing: give the camera's {key}, e.g. {example}")
+        source = self.source(f"{full}.source", data["source"])
+        size = data["size"]
+        if (
+            not isinstance(size, list)
+            or len(size) != 2
+            or any(isinstance(v, bool) or not isinstance(v, int) or v not in FRAME_SIDES for v in size)
+        ):
+            raise self.error(
+                f"{full}.size",
+                f"expected the frame's [width, height] in pixels, 16 to 8192 each, e.g. size = [640, 480], "
+                f"got {size!r}",
+            )
+        width, height = size
+        zones_data = data["zones"]
+        if not isinstance(zones_data, dict):
+            raise self.error(
+                f"{full}.zones",
+                f"expected a section: write [cameras.{name}.zones] on a line of its own, then one zone "
+                "a line, e.g. board = [100, 80, 400, 120]",
+            )
+        if not zones_data:
+            raise self.error(
+                f"{full}.zones",
+                "no zone: give at least one (shoe, board, burn, muck, seat1 ...) or remove the camera",
+            )
+        zones = []
+        for zone_name, value in zones_data.items():
+            key = f"{full}.zones.{zone_name}"
+            self.zone_name(key, zone_name, table)
+            if zone_name in seen:
+                other = f"cameras.{seen[zone_name]}.zones.{zone_name}"
+                where = self.line_of(other)
+                raise self.error(
+                    key,
+                    f"the {zone_name} zone is already watched by camera {seen[zone_name]} "
+                    f"({other}{f', line {where}' if where else ''}): each zone is watched by one "
+                    "camera, so that a card is reported once; remove one of them",
+                )
+            seen[zone_name] = name
+            zones.append(ZoneArea(zone_name, self.zone_points(key, value, width, height, f"{full}.size")))
+        return CameraConfig(name, source, (width, height), tuple(zones))
+
+    def source(self, key: str, value: Any) -> CameraSource:
+        fix = (
+            'give a camera device\'s number (source = 0) or path (source = "/dev/video0"), '
+            'source = "picamera" (or "picamera:1", the Pi\'s second camera port), a video file or '
+            "a folder of images"
+        )
+        if isinstance(value, bool) or not isinstance(value, (int, str)):
+            raise self.error(key, f"expected a camera source, got {value!r}: {fix}")
+        if isinstance(value, int):
+            if not 0 <= value <= 63:
+                raise self.error(key, f"{value} is not a camera number (/dev/video0 to /dev/video63): {fix}")
+            return CameraSource("device", device=value)
+        text = value.strip()
+        if not text:
+            raise self.error(key, f"empty: {fix}")
+        picamera = re.fullmatch(r"picamera(?::([0-9]))?", text)
+        if picamera:
+            return CameraSource("picamera", device=int(picamera.group(1) or 0))
+        if text.startswith("/dev/"):
+            return CameraSource("device", device=text)  # may be plugged in later: not checked here
+        path = self.path(text)
+        if path.is_dir():
+            return CameraSource("images", path=path)
+        if path.is_file():
+            return CameraSource("video", path=path)
+        raise self.error(key, f"{path} is neither a video file nor a folder of images: {fix}")
+
+    def zone_name(self, key: str, name: str, table: TableConfig) -> None:
+        seat = SEAT_ZONE.fullmatch(name)
+        if seat:
+            if int(seat.group(1)) > table.seats:
+                raise self.error(
+                    key,
+                    f"the table has {table.seats} seats (table.seats): give seat1 to seat{table.seats}",
+                )
+            return
+        if name not in ("shoe", "board", "burn", "muck"):
+            valid = ("shoe", "board", "burn", "muck", *(f"seat{n}" for n in range(1, table.seats + 1)))
+            close = difflib.get_close_matches(name, valid, n=1)
+            hint = f"did you mean {close[0]}? " if close else ""
+            raise self.error(
+                key,
+                f"unknown zone; {hint}a zone is shoe (the shoe's mouth), board, burn, muck or "
+                f"seat1 to seat{table.seats}",
+            )
+
+    def zone_points(
+        self, key: str, value: Any, width: int, height: int, size_key: str
+    ) -> tuple[tuple[float, float], ...]:
+        shape = (
+            "expected [x, y, width, height] in pixels of this camera's frame (x, y: its top left corner), "
+            "or a polygon as a list of three or more [x, y] points"
+        )
+
+        def number(v: Any) -> bool:
+            return not isinstance(v, bool) and isinstance(v, (int, float)) and math.isfinite(v)
+
+        if isinstance(value, list) and len(value) == 4 and all(number(v) for v in value):
+            x, y, w, h = (float(v) for v in value)
+            if w <= 0 or h <= 0:
+                raise self.error(key, f"{value!r}: the width and height must be more than 0; {shape}")
+            points = rectangle(x, y, w, h)
+        elif (
+            isinstance(value, list)
+            and len(value) >= 3
+            and all(isinstance(p, list) and len(p) == 2 and all(number(v) for v in p) for p in value)
+        ):
+            points = tuple((float(p[0]), float(p[1])) for p in value)
+            if abs(polygon_area(points)) < 1.0 or not polygon_is_simple(points):
+                raise self.error(
+                    key, f"{value!r} encloses no area or crosses itself: give its corners in order around it"
+                )
+        else:
+            raise self.error(key, f"{shape}; got {value!r}")
+        for px, py in points:
+            if not (0 <= px <= width and 0 <= py <= height):
+                where = self.line_of(size_key)
+                raise self.error(
+                    key,
+                    f"the point ({px:g}, {py:g}) is outside the camera's {width}x{height} frame "
+                    f"({size_key}{f', line {where}' if where else ''}): keep x within 0 to {width} "
+                    f"and y within 0 to {height} (tablectl vision calibrate draws the zones on a frame), "
+                    "or correct the size",
+                )
+        return points
+
+    def count(self, data: dict[str, Any], key: str, default: int, low: int, high: int, what: str) -> int:
+        value = data.get(key, default)
+        if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+            raise self.error(
+                f"vision.{key}", f"expected a whole number of {what}, {low} to {high}, e.g. {key} = {default}"
+            )
+        return value
+
+    def path(self, text: str) -> Path:
+        path = Path(text).expanduser()
+        return path if path.is_absolute() else self.base / path
 
 
 class _Pins:

@@ -59,3 +59,46 @@ def test_a_video_file_gives_its_frames(tmp_path: Path) -> None:
 def test_a_missing_video_is_refused_with_its_name(tmp_path: Path) -> None:
     with pytest.raises(SourceError, match="no such video file"):
         VideoFile(tmp_path / "none.mp4")
+
+
+def test_the_pi_camera_asks_picamera2_for_opencvs_channel_order(monkeypatch: pytest.MonkeyPatch) -> None:
+    """picamera2 (libcamera) calls B, G, R in memory "RGB888": asked for "BGR888" it would hand
+    OpenCV red and blue swapped. A stand-in for picamera2, as Raspberry Pi OS's is not here."""
+    import sys
+    import types
+
+    from vision import sources
+
+    configured: list[dict[str, object]] = []
+
+    class Picamera2:
+        def __init__(self, number: int) -> None:
+            self.number = number
+
+        def create_video_configuration(self, main: dict[str, object]) -> dict[str, object]:
+            return {"main": main}
+
+        def configure(self, config: dict[str, object]) -> None:
+            configured.append(config)
+
+        def start(self) -> None:
+            pass
+
+        def capture_array(self) -> np.ndarray:
+            image = np.zeros((480, 640, 3), np.uint8)
+            image[:, :, 0] = 200  # what picamera2 gives in RGB888: blue first
+            return image
+
+        def stop(self) -> None:
+            pass
+
+        def close(self) -> None:
+            pass
+
+    monkeypatch.setitem(sys.modules, "picamera2", types.SimpleNamespace(Picamera2=Picamera2))
+    monkeypatch.setattr(sources, "picamera_available", lambda: True)
+    camera = sources.PiCamera(640, 480, number=1)
+    frame = next(camera.frames())
+    camera.close()
+    assert configured == [{"main": {"size": (640, 480), "format": "RGB888"}}]
+    assert isinstance(frame, Frame) and frame.image[0, 0].tolist() == [200, 0, 0]  # blue, as OpenCV reads it

@@ -1,0 +1,152 @@
+"""`tablectl vision calibrate`: the table's zones drawn on a frame of each camera, and the backs
+of the decks in use learned from a few frames (vision/calibrate.py does the work; this reads the
+table's config, which vision/ may not import)."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any
+
+DEFAULT_CONFIG = "/etc/tablectl/table.toml"
+
+
+def add_calibrate_parser(vision_sub: Any) -> None:
+    calibrate = vision_sub.add_parser(
+        "calibrate",
+        help="draw the table's zones on a frame of each camera (an image file to check them), or "
+        "learn a deck's back from frames of it face down (--backs)",
+        description="Without --backs: for each camera of the config (or --camera), take a frame (from "
+        "the camera, or --frame), draw its zones and the cards found, and write zones-<camera>.png "
+        "into --out. With --backs: learn the back of the deck --deck from the face-down cards on the "
+        "images given, into the file [vision] backs names (or --backs-file).",
+    )
+    calibrate.add_argument(
+        "--config", default=DEFAULT_CONFIG, help=f"the table's config (default {DEFAULT_CONFIG})"
+    )
+    calibrate.add_argument("--camera", help="only this camera ([cameras.<name>])")
+    calibrate.add_argument(
+        "--frame", help="draw on this image instead of a frame from the camera (needs --camera)"
+    )
+    calibrate.add_argument("--out", default=".", help="the folder for zones-<camera>.png (default: here)")
+    calibrate.add_argument(
+        "--backs",
+        nargs="*",
+        metavar="IMAGE",
+        help="images or folders of the deck's cards face down, whole, apart; none: five frames "
+        "from the camera (--camera)",
+    )
+    calibrate.add_argument(
+        "--deck", default="deck", help="the name of the deck whose back is learned (e.g. red)"
+    )
+    calibrate.add_argument(
+        "--backs-file", help="where the backs are kept (default: the config's [vision] backs)"
+    )
+    calibrate.set_defaults(func=cmd_vision_calibrate)
+
+
+def cmd_vision_calibrate(args: argparse.Namespace) -> int:
+    from tablectl.service.tablefile import load_table_config
+
+    table_file = load_table_config(args.config)
+    if args.backs is not None:
+        return _learn(args, table_file)
+    cameras = _cameras(args, table_file)
+    if args.frame and len(cameras) != 1:
+        raise ValueError("--frame is one camera's frame: name the camera with --camera")
+    assert table_file.vision is not None  # _cameras refused a config without cameras
+    return _draw(args, cameras, _reader(table_file.vision.backs))
+
+
+def _cameras(args: argparse.Namespace, table_file: Any) -> Any:
+    vision = table_file.vision
+    if vision is None:
+        raise table_file.error(
+            "cameras", "no camera is configured: add [cameras.<name>] sections (deploy/table.example.toml)"
+        )
+    if not args.camera:
+        return vision.cameras
+    cameras = tuple(c for c in vision.cameras if c.name == args.camera)
+    if not cameras:
+        names = ", ".join(c.name for c in vision.cameras)
+        raise ValueError(f"{table_file.path}: no camera {args.camera!r}; the config has: {names}")
+    return cameras
+
+
+def _reader(backs: Path | None) -> Any:
+    from vision.backs import load_backs
+    from vision.reader import CardReader
+
+    return CardReader(backs=load_backs(backs) if backs is not None and backs.exists() else None)
+
+
+def _draw(args: argparse.Namespace, cameras: Any, reader: Any) -> int:
+    import cv2
+
+    from vision.calibrate import check_size, draw_zones, grab_frame
+    from vision.crops import ZoneReader
+    from vision.sources import Frame, SourceError, read_image
+
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    failed = 0
+    for camera in cameras:
+        try:
+            if args.frame:
+                item = read_image(Path(args.frame))
+                if not isinstance(item, Frame):
+                    raise SourceError(f"{item.label}: {item.reason}")
+                image = item.image
+                check_size(camera, image, args.frame)
+            else:
+                image = grab_frame(camera)
+                check_size(camera, image, f"the {camera.device_name}'s frame")
+        except SourceError as error:
+            print(f"{camera.device_name}: {error}")
+            failed += 1
+            continue
+        cards = ZoneReader(reader, camera).read(image)  # as the camera adapter reads it
+        path = out / f"zones-{camera.name}.png"
+        cv2.imwrite(str(path), draw_zones(image, camera, cards))
+        zones = ", ".join(zone.name for zone in camera.zones)
+        print(
+            f"{camera.device_name}: {path} ({camera.size[0]}x{camera.size[1]}, zones {zones}, "
+            f"{len(cards)} card(s) found)"
+        )
+    return 1 if failed else 0
+
+
+def _learn(args: argparse.Namespace, table_file: Any) -> int:
+    from vision.calibrate import grab_frames, learn_backs
+    from vision.sources import Frame, ImageFiles
+
+    vision = table_file.vision
+    if args.backs_file:
+        backs_file = Path(args.backs_file)
+    elif vision is not None and vision.backs is not None:
+        backs_file = vision.backs
+    else:
+        raise table_file.error(
+            "vision.backs",
+            'no file to keep the backs in: add backs = "/var/lib/tablectl/backs.json" under [vision], '
+            "or give --backs-file",
+        )
+    if args.backs:
+        frames: Any = ImageFiles(args.backs).frames()
+    else:  # frames from the camera itself
+        cameras = _cameras(args, table_file)
+        if len(cameras) != 1:
+            raise ValueError("--backs without images takes frames from one camera: name it with --camera")
+        frames = (
+            Frame(f"{cameras[0].device_name} frame {n}", image)
+            for n, image in enumerate(grab_frames(cameras[0], 5))
+        )
+    back, left_out, skipped = learn_backs(args.deck, frames, backs_file)
+    for line in skipped:
+        print(f"skipped {line}")
+    unlike = f"; {left_out} card(s) unlike the others left out (a face among the backs?)" if left_out else ""
+    print(
+        f"{back.name} back learned from {back.samples} face-down card(s){unlike}: {backs_file} "
+        f"(colour within {back.colour_limit:.2f}, texture within {back.texture_limit:.2f})"
+    )
+    return 0

@@ -1,0 +1,396 @@
+"""The camera adapter with the table service: recorded frames to the exposed-card ruling with no
+dealer input; a camera that stops delivering is a device status and never stops the table."""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Callable, Iterable, Iterator
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from tablectl.adapters.camera import CameraAdapter, MouthSightings, card_seen
+from tablectl.core.cards import card_str, parse_card
+from tablectl.core.events import CardDrawn, CardSeen, DealerInput, DealerKey, DeviceStatus, Zone
+from tablectl.core.table import TableConfig
+from tablectl.journal.store import Journal
+from tablectl.service.table_service import TableService, open_service
+from tablectl.sim.dealer import seated_table
+from tablectl.views.audiences import dealer
+from tests.helpers.camera_frames import (
+    GatedFrames,
+    Sink,
+    felt,
+    seat_centre,
+    table_camera,
+    with_card,
+    write_frames,
+)
+from tests.helpers.paths import DATA
+from vision.sighting import CardSighting, Facing
+from vision.sources import Frame, FrameSource, Skipped, SourceError
+from vision.stability import Seen
+from vision.zones import CameraConfig, CameraSource, ZoneArea, rectangle
+
+CONFIG = TableConfig(seats=3, game="NT", blinds=(50, 100))
+DEALT = ("2c", "3d", "4h", "As")  # the fourth card is the first seat's second: IRR-6, not MD-a
+
+
+class Table(Sink):
+    """A started service and what its sinks saw, with waits on conditions (never sleeps)."""
+
+    def __init__(self, path: Path) -> None:
+        super().__init__()
+        self.path = path
+        self.service: TableService = open_service(str(path), seated_table(CONFIG, 3))
+        self.service.sinks.append(self)
+        self.service.start()
+        assert self.service.ready.wait(10.0)
+
+    def deal(self, cards: Iterable[str]) -> int:
+        """A new hand and these cards from the shoe; the seat that got the last one."""
+        self.service.submit(DealerInput(DealerKey.NEW_HAND))
+        cards = list(cards)
+        for card in cards:
+            self.service.submit(CardDrawn(parse_card(card)))
+        assert self.wait(lambda: self.state is not None and self.hand_dealt() == len(cards))
+        assert self.state is not None and self.state.hand is not None
+        hand = self.state.hand
+        position = next(p for p, held in enumerate(hand.hole) if parse_card(cards[-1]) in held)
+        return hand.seat(position)
+
+    def hand_dealt(self) -> int:
+        assert self.state is not None
+        return self.state.hand.hole_dealt if self.state.hand is not None else -1
+
+    def stop(self) -> None:
+        self.service.stop()
+
+
+def test_recorded_frames_of_a_card_face_up_at_a_seat_give_the_exposed_card_ruling(tmp_path: Path) -> None:
+    table = Table(tmp_path / "table.journal")
+    try:
+        seat = table.deal(DEALT)
+        camera = table_camera(CameraSource("images", path=tmp_path / "frames"))
+        exposed = with_card(felt(), "As", seat_centre(camera, seat))
+        write_frames(tmp_path / "frames", [felt()] * 3 + [exposed] * 6)
+        adapter = CameraAdapter(camera, table.service.submit, agree=4)
+        adapter.start()
+        try:
+            assert table.wait(lambda: bool(table.ruled("IRR-6")))
+        finally:
+            assert adapter.stop()
+        ruling = table.ruled("IRR-6")[0]
+        assert f"at seat {seat}" in str(ruling.said)
+        assert [(s.zone, s.card) for s in adapter.decisions] == [(f"seat{seat}", "As")]
+        assert adapter.frames >= 7 and adapter.skipped == 0  # the fourth frame with the card decided
+    finally:
+        table.stop()
+    with Journal(tmp_path / "table.journal") as journal:
+        events = [entry.event for entry in journal.events()]
+    seen = [e for e in events if isinstance(e, CardSeen)]
+    assert seen == [CardSeen(Zone.SEAT, parse_card("As"), True, seat, seen[0].at)] and seen[0].at > 0
+    # no dealer input but the new hand: the camera alone made the ruling
+    assert [e.key for e in events if isinstance(e, DealerInput)] == [DealerKey.NEW_HAND]
+
+
+def test_frames_of_face_down_cards_and_a_hand_passing_raise_nothing(tmp_path: Path) -> None:
+    table = Table(tmp_path / "table.journal")
+    try:
+        seat = table.deal(DEALT)
+        camera = table_camera(CameraSource("images", path=tmp_path / "frames"))
+        flash = with_card(felt(), "As", seat_centre(camera, seat))
+        # the card shows on two frames at a time (a hand lifting its corner), never on four in a row
+        frames = ([felt()] * 2 + [flash] * 2) * 4 + [felt()] * 2
+        write_frames(tmp_path / "frames", frames)
+        ended = threading.Event()
+        adapter = CameraAdapter(camera, lambda e, **k: (table.service.submit(e, **k), ended.set()), agree=4)
+        adapter.start()
+        assert ended.wait(30.0)  # the recording ended: its device status is the last thing it sends
+        assert adapter.stop()
+        assert table.wait(
+            lambda: table.state is not None and dict(table.state.devices).get("table camera") is False
+        )
+        assert not adapter.decisions and adapter.frames == len(frames)
+        assert not table.ruled("IRR-6") and not table.ruled("MD-a")
+    finally:
+        table.stop()
+
+
+def test_a_camera_that_stops_delivering_is_lost_and_the_table_goes_on(tmp_path: Path) -> None:
+    table = Table(tmp_path / "table.journal")
+    camera = table_camera(CameraSource("device", device=0))
+    gated = GatedFrames([felt()] * 3, [felt()] * 2)
+    adapter = CameraAdapter(camera, table.service.submit, open_source=lambda _: gated, lost_after=0.3)
+    try:
+        table.deal(DEALT[:2])
+        adapter.start()
+        # the camera gave three frames, then hangs in a read: the watchdog reports it lost
+        assert table.wait(lambda: bool(table.ruled("INPUT")))
+        lost = table.ruled("INPUT")[0]
+        assert "The table camera is lost (no frame for 0." in str(lost.said) and "Call the floor" in str(
+            lost.said
+        )
+        assert table.state is not None
+        view = dealer(table.state)
+        assert view["devices"]["table camera"] is False
+        assert any(a["kind"] == "device" and "table camera" in a["text"] for a in view["open_alerts"])
+        # the table goes on: the shoe deals the rest of the hand while the camera is lost
+        for card in DEALT[2:] + ("5s", "6c"):
+            table.service.submit(CardDrawn(parse_card(card)))
+        assert table.wait(
+            lambda: (
+                table.state is not None and table.state.hand is not None and table.state.hand.hole_dealt == 6
+            )
+        )
+        gated.go.set()  # frames again: the camera is back
+        assert table.wait(lambda: len(table.ruled("INPUT")) == 2)
+        assert "The table camera is back" in str(table.ruled("INPUT")[1].said)
+        assert dict(table.state.devices)["table camera"] is True
+        assert gated.delivered.wait(10.0)
+        # stopping while the driver hangs in a read: stop() gives up in time, nothing hangs
+        assert adapter.stop(timeout=0.2) is False
+    finally:
+        gated.end.set()  # the read returns at last: the thread ends
+        assert adapter.stop()
+        table.stop()
+
+
+class Script:
+    """A camera's sources in turn: an exception to raise or a list of frames to give."""
+
+    def __init__(self, *opens: SourceError | list[np.ndarray]) -> None:
+        self.opens = list(opens)
+        self.count = 0
+
+    def __call__(self, camera: CameraConfig) -> FrameSource:
+        self.count += 1
+        step = self.opens.pop(0) if self.opens else SourceError("unplugged")
+        if isinstance(step, SourceError):
+            raise step
+        return Frames(step)
+
+
+class Frames:
+    def __init__(self, images: list[np.ndarray]) -> None:
+        self.images = images
+
+    def frames(self) -> Iterator[Frame | Skipped]:
+        for number, image in enumerate(self.images):
+            yield Frame(f"frame {number}", image) if image.size else Skipped(f"frame {number}", "empty")
+
+    def close(self) -> None:
+        pass
+
+
+class NoCards:
+    def read(self, image: np.ndarray) -> list[CardSighting]:
+        return []
+
+
+def statuses(run: Callable[[Callable[..., None]], CameraAdapter], count: int) -> list[DeviceStatus]:
+    got: list[DeviceStatus] = []
+    enough = threading.Event()
+
+    def submit(event: object, **_: object) -> None:
+        assert isinstance(event, DeviceStatus)
+        got.append(event)
+        if len(got) >= count:
+            enough.set()
+
+    adapter = run(submit)
+    adapter.start()
+    try:
+        assert enough.wait(10.0), got
+    finally:
+        assert adapter.stop()
+    return got
+
+
+def test_a_live_camera_that_does_not_open_is_lost_then_back_when_it_opens() -> None:
+    camera = table_camera(CameraSource("device", device="/dev/video7"))
+    script = Script(
+        SourceError("camera /dev/video7 does not open: is it plugged in?"), SourceError("no"), [felt()]
+    )
+    got = statuses(
+        lambda submit: CameraAdapter(camera, submit, open_source=script, reader=NoCards, retry=0.01), 2
+    )
+    assert [(s.device, s.ok) for s in got[:2]] == [("table camera", False), ("table camera", True)]
+    assert got[0].detail == "camera /dev/video7 does not open: is it plugged in?"
+    assert script.count >= 3  # opened again, every retry, until it opened
+
+
+def test_frames_of_another_size_than_the_zones_are_refused_with_the_fix() -> None:
+    camera = table_camera(CameraSource("device", device=0))
+    small = np.zeros((240, 320, 3), np.uint8)
+    got = statuses(
+        lambda submit: CameraAdapter(camera, submit, open_source=Script([small] * 3), reader=NoCards), 1
+    )
+    assert not got[0].ok
+    assert got[0].detail.startswith(
+        "it gives 320x240 frames, its zones are drawn on 640x480 (cameras.table.size)"
+    )
+
+
+def test_an_unreadable_frame_is_skipped_and_breaks_the_run(tmp_path: Path) -> None:
+    camera = table_camera(CameraSource("images", path=tmp_path))
+    exposed = with_card(felt(), "Kd", seat_centre(camera, 2))
+    write_frames(tmp_path, [exposed] * 3)
+    (tmp_path / "frame-0003.png").write_bytes(b"\x89PNG cut short")  # a corrupt frame, then three more
+    for number in (4, 5, 6):
+        (tmp_path / f"frame-{number:04d}.png").write_bytes((tmp_path / "frame-0000.png").read_bytes())
+    seen: list[object] = []
+    got = statuses(lambda submit: _collecting(camera, submit, seen), 1)
+    assert got[0].detail == "the recording ended"
+    assert seen == []  # three frames, a gap, three frames: no run of four
+
+
+def _collecting(camera: CameraConfig, submit: Callable[..., None], seen: list[object]) -> CameraAdapter:
+    def route(event: object, **kwargs: object) -> None:
+        if isinstance(event, DeviceStatus):
+            submit(event, **kwargs)
+        else:
+            seen.append(event)
+
+    adapter = CameraAdapter(camera, route, agree=4)
+    return adapter
+
+
+def test_decisions_map_to_the_procedures_events() -> None:
+    at = 12.5
+    assert card_seen(Seen("t", "seat4", "seat", 4, "Qh", at, 4)) == CardSeen(
+        Zone.SEAT, parse_card("Qh"), True, 4, at
+    )
+    assert card_seen(Seen("t", "board", "board", None, card_str(0), at, 4)) == CardSeen(
+        Zone.BOARD, 0, True, None, at
+    )
+    assert card_seen(Seen("t", "muck", "muck", None, None, at, 4)) == CardSeen(
+        Zone.MUCK, None, True, None, at
+    )
+    assert card_seen(Seen("t", "shoe", "shoe", None, None, at, 4)) is None  # the shoe's own read says
+
+
+def test_a_face_up_card_at_the_mouth_goes_to_on_mouth() -> None:
+    camera = CameraConfig(
+        "mouth", CameraSource("device", device=0), (640, 480), (ZoneArea("shoe", rectangle(0, 0, 640, 480)),)
+    )
+    up = CardSighting(((300, 200), (340, 200), (340, 260), (300, 260)), Facing.UP, None, None, 0.0)
+
+    class Up:
+        def read(self, image: np.ndarray) -> list[CardSighting]:
+            return [up]
+
+    mouth: list[Seen] = []
+    got = statuses(
+        lambda submit: CameraAdapter(
+            camera, submit, open_source=Script([felt()] * 5), reader=Up, on_mouth=mouth.append
+        ),
+        1,
+    )
+    assert got[0].detail == "the camera stopped delivering frames"
+    assert [(s.kind, s.card) for s in mouth] == [("shoe", None)]
+
+
+def test_a_backs_file_that_cannot_be_read_makes_the_camera_lost_with_the_fix(tmp_path: Path) -> None:
+    camera = table_camera(CameraSource("device", device=0))
+    got = statuses(
+        lambda submit: CameraAdapter(
+            camera, submit, backs=tmp_path / "backs.json", open_source=Script([felt()] * 3)
+        ),
+        1,
+    )
+    assert not got[0].ok
+    assert got[0].detail == (
+        f"the card reader did not start: {tmp_path / 'backs.json'}: no such file: learn the backs with "
+        "tablectl vision calibrate --backs"
+    )
+
+
+def test_a_frame_the_reader_fails_on_is_skipped_and_the_camera_goes_on() -> None:
+    camera = table_camera(CameraSource("images", path=Path("frames")))
+    calls = [0]
+
+    class Flaky:
+        def read(self, image: np.ndarray) -> list[CardSighting]:
+            calls[0] += 1
+            if calls[0] == 2:
+                raise ValueError("a frame the pipeline cannot take")
+            return []
+
+    adapters: list[CameraAdapter] = []
+
+    def make(submit: Callable[..., None]) -> CameraAdapter:
+        adapters.append(CameraAdapter(camera, submit, open_source=Script([felt()] * 4), reader=Flaky))
+        return adapters[0]
+
+    got = statuses(make, 1)
+    assert got[0].detail == "the recording ended"  # not "the camera failed": it read every frame
+    assert (adapters[0].frames, adapters[0].skipped, calls[0]) == (4, 1, 4)
+
+
+def test_a_video_of_a_real_photograph_gives_the_exposed_card_ruling(tmp_path: Path) -> None:
+    """A video made here from a real photo of the ace of hearts face up (photos-tfod-test,
+    read from ../shared, never copied), watched as one seat's zone."""
+    photo = cv2.imread(str(DATA / "cards" / "photos-tfod-test" / "IMG_2383.JPG"))
+    assert photo is not None and photo.shape == (504, 378, 3)
+    video = tmp_path / "seat.avi"
+    writer = cv2.VideoWriter(str(video), cv2.VideoWriter_fourcc(*"MJPG"), 30, (378, 504))
+    for image in [np.full_like(photo, 60)] * 3 + [photo] * 8:
+        writer.write(image)
+    writer.release()
+    table = Table(tmp_path / "table.journal")
+    try:
+        seat = table.deal(("2c", "3d", "4h", "Ah"))
+        zone = ZoneArea(f"seat{seat}", rectangle(0, 0, 378, 504))
+        camera = CameraConfig("seat", CameraSource("video", path=video), (378, 504), (zone,))
+        adapter = CameraAdapter(camera, table.service.submit, agree=4)
+        adapter.start()
+        try:
+            assert table.wait(lambda: bool(table.ruled("IRR-6")))
+        finally:
+            assert adapter.stop()
+        assert "Exposed card" in str(table.ruled("IRR-6")[0].said)
+        assert [(s.zone, s.card) for s in adapter.decisions] == [(f"seat{seat}", "Ah")]
+    finally:
+        table.stop()
+
+
+def mouth_seen(card: str | None, at: float) -> Seen:
+    return Seen("mouth", "shoe", "shoe", None, card, at, 4)
+
+
+def test_a_card_read_face_up_at_the_mouth_makes_the_shoes_read_of_it_face_up_once() -> None:
+    mouth = MouthSightings(keep=5.0)
+    mouth.saw(mouth_seen("2h", 100.0))
+    mouth.saw(mouth_seen(None, 100.0))  # face up, not read: nothing to match a read to
+    assert mouth.face_up(parse_card("3d"), 100.4) is False  # another card
+    assert mouth.face_up(parse_card("2h"), 100.5) is True
+    assert mouth.face_up(parse_card("2h"), 100.6) is False  # used up
+
+
+def test_a_mouth_sighting_is_forgotten_and_one_after_the_read_is_too_late() -> None:
+    mouth = MouthSightings(keep=5.0)
+    mouth.saw(mouth_seen("2h", 100.0))
+    assert mouth.face_up(parse_card("2h"), 106.0) is False  # seen 6 s before: not this read
+    assert mouth.face_up(parse_card("Kd"), 110.0) is False  # the shoe reads Kd ...
+    mouth.saw(mouth_seen("Kd", 110.2))  # ... and the camera decides after it: too late
+    assert [s.card for s in mouth.late] == ["Kd"]
+    assert mouth.face_up(parse_card("Kd"), 111.0) is False
+
+
+def test_each_reason_a_frame_is_skipped_is_logged_once(caplog: pytest.LogCaptureFixture) -> None:
+    camera = table_camera(CameraSource("images", path=Path("frames")))
+    empty = np.zeros((0, 0, 3), np.uint8)  # Frames gives a Skipped ("empty") for it
+    with caplog.at_level(logging.WARNING, logger="tablectl.adapters.camera"):
+        got = statuses(
+            lambda submit: CameraAdapter(
+                camera, submit, open_source=Script([empty] * 5 + [felt()]), reader=NoCards
+            ),
+            1,
+        )
+    assert got[0].detail == "the recording ended"
+    skipped = [r.getMessage() for r in caplog.records if "skipped" in r.getMessage()]
+    assert skipped == ["table camera: frame 0 skipped: empty (said once per reason)"]

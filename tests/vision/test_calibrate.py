@@ -1,0 +1,119 @@
+"""tablectl vision calibrate: the zones drawn on a frame of each camera, and a deck's back learned
+into the file the table's config names."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from tests.helpers.camera_frames import felt, laid, render_back, with_card, write_frames
+from tests.helpers.paths import ROOT
+from vision.backs import load_backs
+from vision.calibrate import ZONE_COLOURS
+
+CONFIG = """
+[table]
+room = "main"
+table = "3"
+seats = 3
+
+[vision]
+backs = "backs.json"
+
+[cameras.table]
+source = "frames"
+size = [640, 480]
+[cameras.table.zones]
+board = [100, 20, 440, 180]
+seat1 = [0, 240, 213, 240]
+seat2 = [[213, 240], [426, 240], [426, 479], [213, 479]]
+"""
+
+
+def tablectl(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "tablectl.cli", *args],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=cwd,
+        env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"},
+    )
+
+
+def table(tmp_path: Path) -> Path:
+    write_frames(tmp_path / "frames", [with_card(felt(), "Qd", (106, 360))])
+    path = tmp_path / "table.toml"
+    path.write_text(CONFIG)
+    return path
+
+
+def test_calibrate_draws_the_zones_and_the_cards_on_a_frame_from_the_camera(tmp_path: Path) -> None:
+    config = table(tmp_path)
+    result = tablectl("vision", "calibrate", "--config", str(config), "--out", str(tmp_path / "out"))
+    assert result.returncode == 0, result.stderr
+    drawn_path = tmp_path / "out" / "zones-table.png"
+    assert result.stdout.startswith(
+        f"table camera: {drawn_path} (640x480, zones board, seat1, seat2, 1 card(s)"
+    )
+    drawn = cv2.imread(str(drawn_path))
+    assert drawn.shape == (480, 640, 3)
+    assert tuple(drawn[20, 300]) == ZONE_COLOURS["board"]  # the board's top edge
+    assert tuple(drawn[400, 213]) == ZONE_COLOURS["seat"]  # the edge between seats 1 and 2
+    assert tuple(drawn[100, 600]) == tuple(felt()[100, 600])  # outside every zone: the frame
+    red = drawn[:, :, 2].astype(int) - drawn[:, :, 1]
+    assert (red[280:440, 40:170] > 200).any()  # the queen's outline, red: face up
+
+
+def test_calibrate_on_a_frame_of_another_size_says_so(tmp_path: Path) -> None:
+    config = table(tmp_path)
+    small = tmp_path / "small.png"
+    cv2.imwrite(str(small), np.zeros((240, 320, 3), np.uint8))
+    result = tablectl(
+        "vision", "calibrate", "--config", str(config), "--camera", "table", "--frame", str(small)
+    )
+    assert result.returncode == 1
+    assert "is 320x240, the table camera's zones are drawn on 640x480 (cameras.table.size)" in result.stdout
+
+
+def test_calibrate_backs_learns_a_deck_into_the_configs_file(tmp_path: Path) -> None:
+    config = table(tmp_path)
+    back = render_back((150, 60, 20))
+    frames = []
+    for shift in (0, 40):
+        frame = felt()
+        for n, (x, y) in enumerate(((120, 120), (330, 140), (520, 320))):
+            frame = laid(frame, back, (x + shift // 2, y + shift), 20.0 * n)
+        frames.append(frame)
+    write_frames(tmp_path / "backs", frames)
+    result = tablectl(
+        "vision", "calibrate", "--config", str(config), "--backs", str(tmp_path / "backs"), "--deck", "blue"
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.startswith(f"blue back learned from 6 face-down card(s): {tmp_path / 'backs.json'}")
+    assert [b.name for b in load_backs(tmp_path / "backs.json").backs] == ["blue"]
+
+
+def test_calibrate_backs_without_a_file_names_the_key_to_add(tmp_path: Path) -> None:
+    config = table(tmp_path)
+    config.write_text(CONFIG.replace('[vision]\nbacks = "backs.json"\n', ""))
+    result = tablectl("vision", "calibrate", "--config", str(config), "--backs", str(tmp_path / "frames"))
+    assert result.returncode == 2
+    assert "vision.backs: no file to keep the backs in: add backs = " in result.stderr
+
+
+def test_calibrate_backs_from_the_camera_itself(tmp_path: Path) -> None:
+    config = table(tmp_path)
+    back = render_back((40, 30, 170))
+    frame = felt()
+    for n, (x, y) in enumerate(((120, 120), (330, 140), (520, 320))):
+        frame = laid(frame, back, (x, y), 25.0 * n)
+    write_frames(tmp_path / "frames", [frame] * 2)  # the camera's source: a folder of its frames
+    result = tablectl("vision", "calibrate", "--config", str(config), "--backs", "--deck", "red")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.startswith("red back learned from 6 face-down card(s)")
+    assert [b.name for b in load_backs(tmp_path / "backs.json").backs] == ["red"]

@@ -1,0 +1,134 @@
+"""Calibration at the table: a frame with the zones drawn (for the installer to check them), and
+the backs of the decks in use learned from a few frames (vision/backs.py).
+
+Wired as ``tablectl vision calibrate`` (tablectl/cli/calibrate.py), which reads the table's config.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from vision.backs import Back, Backs, BacksError, learn, load_backs, save_backs
+from vision.reader import CardReader
+from vision.sighting import CardSighting, Facing
+from vision.sources import Frame, Skipped, SourceError, open_camera
+from vision.types import BGRImage
+from vision.zones import CameraConfig
+
+ZONE_COLOURS = {  # BGR
+    "shoe": (0, 200, 255),
+    "board": (255, 200, 0),
+    "burn": (200, 0, 200),
+    "muck": (160, 160, 160),
+    "seat": (0, 255, 0),
+}
+FACING_COLOURS = {Facing.UP: (0, 0, 255), Facing.DOWN: (255, 0, 0), Facing.UNKNOWN: (0, 255, 255)}
+GRAB_TRIES = 90  # frames a camera may skip before calibration gives up on it (3 s at 30 fps)
+
+
+def grab_frame(camera: CameraConfig) -> BGRImage:
+    """One good frame from the camera's source (SourceError when it gives none)."""
+    return grab_frames(camera, 1)[0]
+
+
+def grab_frames(camera: CameraConfig, count: int) -> list[BGRImage]:
+    """``count`` good frames from the camera's source (SourceError when it gives none)."""
+    source = open_camera(camera)
+    try:
+        images: list[BGRImage] = []
+        reasons: list[str] = []
+        for number, item in enumerate(source.frames()):
+            if isinstance(item, Frame):
+                images.append(item.image)
+                if len(images) == count:
+                    return images
+            else:
+                reasons.append(item.reason)
+            if number >= GRAB_TRIES + count:
+                break
+        if images:
+            return images
+        why = reasons[-1] if reasons else "it gave nothing"
+        raise SourceError(f"the {camera.device_name} ({camera.source.describe()}) gave no frame: {why}")
+    finally:
+        source.close()
+
+
+def check_size(camera: CameraConfig, image: BGRImage, where: str) -> None:
+    height, width = image.shape[:2]
+    if (width, height) != camera.size:
+        raise SourceError(
+            f"{where} is {width}x{height}, the {camera.device_name}'s zones are drawn on "
+            f"{camera.size[0]}x{camera.size[1]} (cameras.{camera.name}.size): give a frame of that "
+            "camera at its size, or correct the size"
+        )
+
+
+def draw_zones(image: BGRImage, camera: CameraConfig, cards: Iterable[CardSighting] = ()) -> BGRImage:
+    """The frame with each zone's outline and name, and the cards found on it (red face up, blue
+    face down, yellow unknown, with the card and its width in pixels: a rank needs a card about
+    24 px wide or more to be read)."""
+    out = image.copy()
+    thick = max(1, round(max(out.shape[:2]) / 400))
+    scale = max(0.4, max(out.shape[:2]) / 1200)
+    for zone in camera.zones:
+        colour = ZONE_COLOURS[zone.kind]
+        points = np.array(zone.points, np.int32).reshape(-1, 1, 2)
+        cv2.polylines(out, [points], True, colour, thick + 1, cv2.LINE_AA)
+        left, top, _, _ = zone.bounds()
+        _label(out, zone.name, (int(left) + 4, int(top) + int(22 * scale) + 2), colour, scale, thick)
+    for card in cards:
+        colour = FACING_COLOURS[card.facing]
+        quad = np.array(card.corners, np.int32).reshape(-1, 1, 2)
+        cv2.polylines(out, [quad], True, colour, thick, cv2.LINE_AA)
+        corners = np.array(card.corners)
+        width = min(np.hypot(*(corners[1] - corners[0])), np.hypot(*(corners[2] - corners[1])))
+        text = f"{card.card or card.facing.value} {width:.0f}px"
+        x, y = corners.min(axis=0)
+        _label(out, text, (int(x), max(12, int(y) - 4)), colour, scale * 0.8, thick)
+    return out
+
+
+def _label(
+    image: BGRImage, text: str, at: tuple[int, int], colour: tuple[int, int, int], scale: float, thick: int
+) -> None:
+    cv2.putText(image, text, at, cv2.FONT_HERSHEY_SIMPLEX, scale, (0, 0, 0), thick + 2, cv2.LINE_AA)
+    cv2.putText(image, text, at, cv2.FONT_HERSHEY_SIMPLEX, scale, colour, thick, cv2.LINE_AA)
+
+
+def back_samples(
+    images: Iterable[BGRImage], reader: CardReader | None = None
+) -> list[tuple[BGRImage, np.ndarray]]:
+    """The face-down cards of the frames, as (frame, corners), found as the reader finds them
+    without calibration (a whole card with no face showing)."""
+    reader = reader or CardReader()
+    samples = []
+    for image in images:
+        for card in reader.read(image):
+            if card.facing is Facing.DOWN:
+                samples.append((image, np.array(card.corners, np.float32)))
+    return samples
+
+
+def learn_backs(
+    name: str, frames: Iterable[Frame | Skipped], backs_file: Path, reader: CardReader | None = None
+) -> tuple[Back, int, list[str]]:
+    """Learn the back ``name`` from frames (image files, or a camera's) and write it into
+    ``backs_file`` (the other backs there are kept; one of the same name is replaced). The back,
+    how many cards were left out as unlike the others, and the frames skipped (with why)."""
+    images, skipped = [], []
+    for item in frames:
+        if isinstance(item, Frame):
+            images.append(item.image)
+        else:
+            skipped.append(f"{item.label}: {item.reason}")
+    if not images:
+        raise BacksError("no frame to learn from: give image files (or folders) of the deck's backs")
+    back, left_out = learn(name, back_samples(images, reader))
+    backs = load_backs(backs_file) if backs_file.exists() else Backs(())
+    save_backs(backs.with_back(back), backs_file)
+    return back, left_out, skipped

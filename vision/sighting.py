@@ -1,0 +1,50 @@
+"""What the reader says of one card on one frame, with no OpenCV: the stability filter, the camera
+adapter and the tests use it without loading the pipeline."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import Enum
+
+from tablectl.core.cards import RANKS, SUITS, card_str, make_card
+
+ACT_CONFIDENCE = 0.9  # a card read at or above this may become an event; below it is only shown
+
+
+class Facing(Enum):
+    UP = "up"
+    DOWN = "down"
+    UNKNOWN = "unknown"
+
+
+@dataclass(frozen=True)
+class CardSighting:
+    corners: tuple[tuple[float, float], ...]  # four points, clockwise from the read index corner
+    facing: Facing
+    rank: str | None  # tablectl.core.cards notation ("T" for ten), None when unread
+    suit: str | None
+    confidence: float  # of the rank and suit together (0 when unread); of the facing otherwise
+    why: str = ""
+
+    @property
+    def card(self) -> str | None:
+        if self.rank is None or self.suit is None:
+            return None
+        return card_str(make_card(RANKS.index(self.rank), SUITS.index(self.suit)))
+
+    @property
+    def centre(self) -> tuple[float, float]:
+        xs = [x for x, _ in self.corners]
+        ys = [y for _, y in self.corners]
+        return sum(xs) / len(xs), sum(ys) / len(ys)
+
+    def as_json(self) -> dict[str, object]:
+        return {
+            "card": self.card,
+            "rank": self.rank,
+            "suit": self.suit,
+            "facing": self.facing.value,
+            "corners": [[round(x, 1), round(y, 1)] for x, y in self.corners],
+            "confidence": round(self.confidence, 3),
+            "why": self.why,
+        }
