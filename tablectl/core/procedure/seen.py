@@ -100,9 +100,9 @@ def _seen_at_seat(
     holder = _holder(hand, card)
     if event.face_up and (holder is None or holder == position):
         if _hole_phase(hand) or _deal_just_done(hand):
-            if holder is None and card is not None:
-                return hand, ()  # a card this hand has not dealt: nothing the procedure can place
-            return _exposed(hand, seat, card, "dealer", rules)
+            # A card this hand has not dealt is a misread name, not a card that is not there:
+            # the face showing at the seat is exposed all the same, ruled as if unnamed.
+            return _exposed(hand, seat, card if holder is not None else None, "dealer", rules)
         if hand.game.phase in (Phase.BETTING, Phase.DEALING_BOARD) and not hand.game.betting_over:
             text = f"Seat {seat}'s card is face up after the deal: it plays; the hand goes on."
             return hand, (_ruling("IRR-7", text, Severity.INFO),)
