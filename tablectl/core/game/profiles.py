@@ -34,6 +34,9 @@ class HouseRules:
     every_exposed_card_misdeals: bool
     # POT-5: tournament rules turn all hands face up once a player is all-in and betting is over.
     tournament: bool
+    # STUD-9 option (seven-card stud high only, SS-3): with an open pair on fourth street a player
+    # may bet or raise the big bet, and once one does, later raises that round are big bets.
+    stud_open_pair_big_bet: bool = False
 
     def with_options(self, **options: Any) -> HouseRules:
         """This profile with single options overridden; unknown options name the valid ones."""

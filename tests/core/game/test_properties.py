@@ -278,7 +278,11 @@ def bad_actions(state: HandState, deck: list[Card], rng: random.Random) -> list[
         bad.append((Fold(rng.choice(others)), {"BET-14"}))
         bad.append((BetRaise(rng.choice(others), state.high_bet + 1000), {"BET-14"}))
         if options.can_raise:
-            bad.append((BetRaise(i, rng.randint(0, options.min_raise_to - 1)), {"BET-3", "BET-4"}))
+            below = rng.randint(0, options.min_raise_to - 1)
+            deepest = max(state.bets[p] + state.stacks[p] for p in state.live if p != i)
+            if below == deepest and state.high_bet:
+                below = state.high_bet  # all the deepest opponent can call stands as a raise (POT-2)
+            bad.append((BetRaise(i, below), {"BET-3", "BET-4"}))
             bad.append(
                 (BetRaise(i, options.max_raise_to + rng.randint(1, 1000)), {"BET-1", "BET-10", "BET-17"})
             )
