@@ -81,8 +81,8 @@ class HandConfig:
     minimum bet from ``min_bet`` (default: the big blind); fixed-limit games use
     ``small_bet`` on the first two rounds and ``big_bet`` on the last two;
     spread-limit games allow any bet or raise from ``min_bet`` to ``spread_max``. Stud and razz
-    have no blinds: ``bring_in`` is the forced bet of the lowest (razz: highest) up card, at most
-    the small bet (STUD-5, STUD-6); their small bet covers third and fourth street (STUD-9).
+    have no blinds: ``bring_in`` is the forced bet of the lowest (razz: highest) up card, smaller
+    than the small bet (STUD-5, STUD-6); their small bet covers third and fourth street (STUD-9).
     """
 
     variant: Variant
@@ -133,8 +133,8 @@ class HandConfig:
                 raise ConfigError("blinds: stud and razz have no blinds: antes and the bring-in open the pot")
             if structure is not FIXED_LIMIT:
                 raise ConfigError("variant: stud and razz are dealt at fixed limit (the bring-in, STUD-6)")
-            if not 0 < self.bring_in <= self.small_bet:
-                raise ConfigError("bring_in: stud needs a bring-in > 0 and at most the small bet (STUD-6)")
+            if not 0 < self.bring_in < self.small_bet:
+                raise ConfigError("bring_in: stud needs a bring-in > 0 and below the small bet (STUD-6)")
             return
         if not structure.is_limit and self.opening_min <= 0:
             raise ConfigError("min_bet: a big-bet game needs a minimum bet (or a big blind) > 0")
