@@ -729,6 +729,10 @@ def _pk(config: HandConfig, actions: Sequence[Action]) -> State:
                 pk.check_or_call()
             elif isinstance(action, BetRaise):
                 pk.complete_bet_or_raise_to(action.to)
+            elif isinstance(action, BringIn):
+                pk.post_bring_in()
+            elif isinstance(action, Discard):
+                pk.stand_pat_or_discard(tuple(PK_CARDS[c] for c in action.cards))
             elif isinstance(action, Show):
                 pk.show_or_muck_hole_cards(not action.mucks, action.player)
     return pk
@@ -932,3 +936,108 @@ def _replay_actions(state: HandState) -> list[Action]:
     for board in ("KdQh4s", "9c", "Jd"):
         actions += [DealBoard(tuple(parse_cards(board))), CheckCall(0), CheckCall(1)]
     return actions
+
+
+# -- stud and draw (classes 11 to 14, and a raise PokerKit refuses in a real hand) ----------------
+
+
+def _stud_config(stacks: Sequence[int], bring_in: int = 2, small: int = 4) -> HandConfig:
+    variant = Variant(SEVEN_CARD_STUD, Structure.FIXED_LIMIT)
+    return HandConfig(
+        variant, tuple(stacks), bring_in=bring_in, small_bet=small, big_bet=2 * small, rules=PK_LIMIT_RULES
+    )
+
+
+def _stud_deal(starts: Sequence[str]) -> list[Action]:
+    return [DealHole(p, parse_cards(cards)) for p, cards in enumerate(starts)]
+
+
+STUD_STARTS = ("AsKd2c", "AhKh9d", "QsQd8c", "JsJdTc", "9s8s7s")
+
+
+def test_example_cap_does_not_count_the_blind() -> None:
+    # Triple draw at 2/4, blinds 1/2, cap 4: the blind is the bet (002: a forced bet of half a bet
+    # or more counts as one), so after three raises the round is capped; PokerKit allows a fourth.
+    config = HandConfig(
+        Variant(DEUCE_TO_SEVEN_TRIPLE_DRAW, Structure.FIXED_LIMIT),
+        (100,) * 4,
+        blinds=(1, 2),
+        small_bet=2,
+        big_bet=4,
+        rules=PK_LIMIT_RULES,
+    )
+    holes = ("7c5d4h3s2c", "KsKd4s4c2s", "QhQcJd8c3h", "AhAdQs9h4d")
+    actions: list[Action] = [DealHole(p, parse_cards(h)) for p, h in enumerate(holes)]
+    actions += [BetRaise(2, 4), BetRaise(3, 6), BetRaise(0, 8)]
+    ours = legal(_ours(config, actions))
+    pk = _pk(config, actions)
+    assert ours is not None and ours.player == pk.actor_index == 1
+    assert not ours.can_raise and ours.why_no_raise.startswith("BET-6")
+    assert pk.can_complete_bet_or_raise_to() and pk.completion_betting_or_raising_count == 3
+
+
+def test_example_short_all_in_does_not_count_toward_the_cap() -> None:
+    # Stud 4/8, bring-in 2, cap 4: completion to 4, raises to 8 and 12, an all-in to 13 (1 more:
+    # not half a bet). 002: "an all-in bet of less than half the minimum bet does not ... count
+    # as a bet for the purposes of the bet-and-four-raises limitation": the bring-in may make it
+    # 16. PokerKit counts the all-in and caps the round.
+    config = _stud_config((100, 100, 100, 100, 13 + 0))
+    actions = _stud_deal(STUD_STARTS) + [BringIn(0), BetRaise(1, 4), BetRaise(2, 8), BetRaise(3, 12)]
+    actions.append(BetRaise(4, 13))
+    ours = legal(_ours(config, actions))
+    pk = _pk(config, actions)
+    assert ours is not None and ours.player == pk.actor_index == 0
+    assert ours.can_raise and ours.min_raise_to == 16
+    assert _pk_refusal(pk) == CAPPED
+
+
+def test_example_half_bet_all_in_reopens_at_limit() -> None:
+    # Stud 4/8, bring-in 1: completed to 4 by position 1, position 3 all-in to 6 (half a bet
+    # more): BET-5 (002's half-bet rule, the btr/tda default) reopens the betting, so position 1
+    # may raise to 10; PokerKit: "Short all-in cannot be raised" (2 to call is less than the 3 of
+    # the completion).
+    config = _stud_config((100, 100, 100, 6, 100), bring_in=1)
+    actions = _stud_deal(STUD_STARTS) + [BringIn(0), BetRaise(1, 4), CheckCall(2), BetRaise(3, 6)]
+    actions += [Fold(4), CheckCall(0)]
+    ours = legal(_ours(config, actions))
+    pk = _pk(config, actions)
+    assert ours is not None and ours.player == pk.actor_index == 1
+    assert ours.can_raise and ours.min_raise_to == 10
+    assert _pk_refusal(pk) == SHORT_ALL_IN
+
+
+def test_example_short_all_in_is_completed_not_raised_over() -> None:
+    # Stud 4/8, bring-in 2: position 1 is all-in for 3. 002: "bringing a wager of less than half a
+    # bet up to the size of a full bet is completing that wager": position 2 completes to 4.
+    # PokerKit's smallest raise is a full bet over the all-in, to 7.
+    config = _stud_config((100, 3, 100, 100, 100))
+    actions = _stud_deal(STUD_STARTS) + [BringIn(0), BetRaise(1, 3)]
+    ours = legal(_ours(config, actions))
+    pk = _pk(config, actions)
+    assert ours is not None and ours.player == pk.actor_index == 2
+    assert (ours.min_raise_to, ours.max_raise_to) == (4, 4)
+    assert pk.min_completion_betting_or_raising_to_amount > 4
+
+
+def test_example_raise_to_the_last_opponents_all_in() -> None:
+    # wsop-2023-43/85.phh (razz, sixth street at 300k/600k): a bet of 600,000 leaves its player
+    # 150,000 behind; the raise "to 750,000" is all he can call (the full raise to 1,200,000 would
+    # return 450,000 uncalled, POT-2). We take it; PokerKit 0.7.7 refuses it, which is why it
+    # matches 82 of the 83 hands.
+    import tomllib
+
+    from tablectl.formats.phh import parse_phh, replay
+    from tests.helpers.paths import DATA
+
+    path = DATA / "phh" / "wsop-2023-43" / "85.phh"
+    hand = parse_phh(path.read_text(encoding="utf-8"), str(path))
+    assert replay(hand).state.finishing_stacks == tuple(hand.fields["finishing_stacks"])
+    fields = tomllib.loads(path.read_text(encoding="utf-8"))
+    from tablectl.formats.phh import hand_config, parse_action
+
+    config = hand_config(hand)
+    actions = [parse_action(a) for a in fields["actions"]]
+    raise_at = next(k for k, a in enumerate(actions) if isinstance(a, BetRaise) and a.to == 750_000)
+    pk = _pk(config, actions[:raise_at])
+    assert pk.min_completion_betting_or_raising_to_amount == 1_200_000
+    assert not pk.can_complete_bet_or_raise_to(750_000)
