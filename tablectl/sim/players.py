@@ -50,7 +50,10 @@ def choose_action(state: HandState, rng: random.Random, style: Style = Style()) 
         low, high = options.min_raise_to, options.max_raise_to
         # Most real bets are small against the stack: favour the low end.
         span = high - low
-        return BetRaise(options.player, low + int(span * rng.random() ** 3))
+        to = low + int(span * rng.random() ** 3)
+        if state.bet_unit_option and to != high:
+            to = low  # STUD-9 open pair: the small or the big bet, nothing between
+        return BetRaise(options.player, to)
     return CheckCall(options.player)
 
 

@@ -239,7 +239,7 @@ class HandState(NamedTuple):
         """Board cards still to come before the next betting round."""
         if self.phase is not DEALING_BOARD:
             return 0
-        return _BOARD_AFTER[self.config.variant.game][self.street] - len(self.board)
+        return self.config.variant.game.board_after[self.street] - len(self.board)
 
     def cards_due(self, player: int) -> int:
         """Cards ``player`` is still to be dealt before the next betting round: hole cards, a stud
@@ -866,7 +866,7 @@ def _with_up_cards(
 def _hole_target(state: HandState) -> int:
     """Cards each live player holds once this street is dealt; a community card (HO-3) stands in
     for one card of each player."""
-    return _HOLE_AFTER[state.config.variant.game][state.street] - len(state.board)
+    return state.config.variant.game.hole_after[state.street] - len(state.board)
 
 
 def _deal_street_card(state: HandState, action: DealHole) -> HandState:
@@ -1130,26 +1130,6 @@ _HOLE, _ACTED, _ACTOR = _INDEX["hole"], _INDEX["acted"], _INDEX["actor"]
 _STACKS, _BETS, _CONTRIBUTED = _INDEX["stacks"], _INDEX["bets"], _INDEX["contributed"]
 
 
-class _BoardAfter(dict[Any, tuple[int, ...]]):
-    def __missing__(self, game: Any) -> tuple[int, ...]:
-        self[game] = game.board_after
-        return self[game]
-
-
-class _HoleAfter(dict[Any, tuple[int, ...]]):
-    """Cards each live player holds once each street is dealt (3, 4, 5, 6, 7 in stud)."""
-
-    def __missing__(self, game: Any) -> tuple[int, ...]:
-        total, out = game.hole_cards, []
-        for k, street in enumerate(game.streets):
-            total += len(street.cards_up) if k else 0
-            out.append(total)
-        self[game] = tuple(out)
-        return self[game]
-
-
-_BOARD_AFTER = _BoardAfter()
-_HOLE_AFTER = _HoleAfter()
 _new_tuple = tuple.__new__
 _evolve = copier(HandState)  # the hot path of every action
 

@@ -9,7 +9,7 @@ are streets with a draw before them; the engine reads only these fields.
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 
 class Structure(enum.Enum):
@@ -98,30 +98,35 @@ class Game:
     ranking: Ranking
     hi_lo: bool  # split with an eight-or-better low (POT-9, STUD-15)
     open_pair: bool = False  # STUD-9 option: the big bet on fourth street with an open pair
+    # Worked out once from the streets (the engine reads them on every card; a game is hashed
+    # by its declared fields only):
+    board_after: tuple[int, ...] = field(init=False, repr=False, compare=False)
+    """Board cards out once each round's cards are dealt (0, 3, 4, 5 for flop games)."""
+    hole_after: tuple[int, ...] = field(init=False, repr=False, compare=False)
+    """Cards each live player holds once each round's cards are dealt (3 to 7 in stud)."""
+    cards_up_in_order: tuple[bool, ...] = field(init=False, repr=False, compare=False)
+    """Face up or down, for each of a player's cards in the order dealt (stud); () if none up."""
+    has_button: bool = field(init=False, repr=False, compare=False)
+    """Blinds and a button (flop and draw games); stud has neither (bring-in, up cards)."""
+    has_draws: bool = field(init=False, repr=False, compare=False)
 
-    @property
-    def board_after(self) -> tuple[int, ...]:
-        """Board cards out once each round's cards are dealt (0, 3, 4, 5 for flop games)."""
-        total, out = 0, []
-        for street in self.streets:
-            total += street.board_cards
-            out.append(total)
-        return tuple(out)
-
-    @property
-    def has_button(self) -> bool:
-        """Blinds and a button (flop and draw games); stud has neither (bring-in, up cards)."""
-        return self.streets[0].opener is Opener.BLINDS
-
-    @property
-    def has_draws(self) -> bool:
-        return any(street.draw for street in self.streets)
-
-    @property
-    def cards_up_in_order(self) -> tuple[bool, ...]:
-        """Face up or down, for each of a player's cards in the order dealt (stud); () if none up."""
+    def __post_init__(self) -> None:
+        board, holding, board_after, hole_after = 0, self.hole_cards, [], []
+        for k, street in enumerate(self.streets):
+            board += street.board_cards
+            holding += len(street.cards_up) if k else 0
+            board_after.append(board)
+            hole_after.append(holding)
         flags = tuple(flag for street in self.streets for flag in street.cards_up)
-        return flags if any(flags) else ()
+        derived = {
+            "board_after": tuple(board_after),
+            "hole_after": tuple(hole_after),
+            "cards_up_in_order": flags if any(flags) else (),
+            "has_button": self.streets[0].opener is Opener.BLINDS,
+            "has_draws": any(street.draw for street in self.streets),
+        }
+        for name, value in derived.items():
+            object.__setattr__(self, name, value)
 
 
 HOLDEM = Game("T", "Texas hold'em", 2, FLOP_STREETS, Ranking.HOLDEM, False)
