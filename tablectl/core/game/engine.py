@@ -149,8 +149,11 @@ class HandConfig:
         return self.min_bet or max(self.blinds[:2], default=0)
 
     def bet_size(self, street: int) -> int:
-        """Fixed-limit bet for a round (BET-1)."""
-        return self.big_bet if self.variant.game.streets[street].big_bet else self.small_bet
+        """Fixed-limit bet for a round (BET-1; STUD-9, with the California option)."""
+        game = self.variant.game
+        if not game.has_button and street < self.rules.stud_small_bet_rounds:
+            return self.small_bet
+        return self.big_bet if game.streets[street].big_bet else self.small_bet
 
     def forced_position(self, k: int) -> int:
         """The position that posts blind number k (heads-up the button posts the small blind)."""

@@ -4,6 +4,7 @@ are the button games' (0 left of the button, the button last)."""
 
 from __future__ import annotations
 
+import random
 from collections.abc import Sequence
 
 import pytest
@@ -39,6 +40,8 @@ from tablectl.core.game import (
     start_hand,
 )
 from tablectl.core.game.variants import Game
+from tablectl.formats.phh import export_phh, parse_phh, replay
+from tablectl.sim.players import play_random_hand
 
 FL = Structure.FIXED_LIMIT
 
@@ -244,6 +247,55 @@ def test_fixed_limit_small_bet_on_third_and_fourth_big_bet_after() -> None:
     state = street(check_round(state), ["7c", "8c"])
     options = legal(state)
     assert options is not None and (options.min_raise_to, options.max_raise_to) == (4, 4)
+
+
+def test_california_option_small_bet_on_three_rounds() -> None:
+    state = _to_fourth(SEVEN_CARD_STUD, ["2s3dAc", "2h3h5c"], stud_small_bet_rounds=3)
+    state = street(check_round(street(state, ["Kd", "9d"])), ["7c", "8c"])  # fifth street
+    options = legal(state)
+    assert options is not None and options.min_raise_to == 2
+    state = street(check_round(state), ["9c", "Td"])  # sixth street: the big bet
+    options = legal(state)
+    assert options is not None and options.min_raise_to == 4
+    with pytest.raises(ValueError, match="2 or 3"):
+        house_rules("tda", stud_small_bet_rounds=4)
+
+
+def test_a_down_card_dealt_face_up_plays_as_an_up_card() -> None:
+    # HO-4 (the engine's part): the dealer exposes a hole card, the third card goes down and the
+    # exposed card is the up card: it decides the bring-in.
+    config = HandConfig(Variant(SEVEN_CARD_STUD, FL), (100, 100), bring_in=1, small_bet=2, big_bet=4)
+    state = start_hand(config)
+    state = apply(state, DealHole(0, parse_cards("2cKdQd"), up=(True, False, False)))
+    state = apply(state, DealHole(1, parse_cards("AsKh3c")))
+    assert state.up == (tuple(parse_cards("2c")), tuple(parse_cards("3c")))
+    assert state.actor == 0 and state.bringing_in
+    with pytest.raises(RuleViolation):
+        apply(start_hand(config), DealHole(0, parse_cards("2cKd"), up=(True,)))
+
+
+def test_stud_and_draw_hands_export_to_phh_and_replay() -> None:
+    rng = random.Random(13)
+    for game, structure in (
+        (SEVEN_CARD_STUD, FL),
+        (STUD_HI_LO, FL),
+        (RAZZ, FL),
+        (DEUCE_TO_SEVEN_TRIPLE_DRAW, FL),
+        (DEUCE_TO_SEVEN_SINGLE_DRAW, Structure.NO_LIMIT),
+    ):
+        for _ in range(40):
+            n = rng.randint(2, 6)
+            stacks = tuple(rng.randint(10, 300) for _ in range(n))
+            if game.has_button:
+                config = HandConfig(Variant(game, structure), stacks, blinds=(1, 2), small_bet=2, big_bet=4)
+            else:
+                config = HandConfig(
+                    Variant(game, structure), stacks, antes=(1,) * n, bring_in=1, small_bet=2, big_bet=4
+                )
+            final, actions = play_random_hand(config, rng)
+            text = export_phh(config, actions, final.finishing_stacks)
+            again = replay(parse_phh(text)).state
+            assert again.finishing_stacks == final.finishing_stacks, text
 
 
 def test_open_pair_option_allows_the_big_bet_on_fourth_street() -> None:
