@@ -698,12 +698,6 @@ def _start_round(state: HandState) -> HandState:
     full = unit if fixed else cfg.opening_min
     acted = (-1,) * len(state.stacks)
     rule = game.streets[state.street].opener
-    opener = 0
-    if rule is Opener.LOW_CARD or rule is Opener.HIGH_CARD:
-        return _open_with_bring_in(state, rule, unit, acted)
-    if rule is not Opener.BLINDS:
-        opener = _best_showing(state, rule)
-    first = _first_to_act(state.folded, state.stacks, state.bets, acted, 0, opener)
     new = _evolve(
         state,
         phase=BETTING,
@@ -714,14 +708,16 @@ def _start_round(state: HandState) -> HandState:
         acted=acted,
         aggressor=None,
         round_players=state.folded.count(False),
-        actor=first,
         bet_unit=unit,
         bet_unit_option=option,
-        opener=opener,
     )
+    if rule is Opener.LOW_CARD or rule is Opener.HIGH_CARD:
+        return _open_with_bring_in(new, rule)
+    opener = 0 if rule is Opener.BLINDS else _best_showing(state, rule)
+    first = _first_to_act(state.folded, state.stacks, state.bets, acted, 0, opener)
     if first is None:
         return _finish_round(new)
-    return new
+    return _evolve(new, actor=first, opener=opener)
 
 
 def _bring_in_key(card: Card, rule: Opener) -> int:
@@ -732,30 +728,17 @@ def _bring_in_key(card: Card, rule: Opener) -> int:
     return card
 
 
-def _open_with_bring_in(state: HandState, rule: Opener, unit: int, acted: tuple[int, ...]) -> HandState:
+def _open_with_bring_in(state: HandState, rule: Opener) -> HandState:
     """STUD-5: the lowest up card (razz: the highest) brings in; a player with no chips left after
     the ante cannot, so the next lowest does; nobody does when fewer than two players have chips."""
     with_chips = [i for i in state.live if state.stacks[i] > 0]
-    new = _evolve(
-        state,
-        phase=BETTING,
-        high_bet=0,
-        full_raise=unit,
-        counted_level=0,
-        wagers=0,
-        acted=acted,
-        aggressor=None,
-        round_players=state.folded.count(False),
-        bet_unit=unit,
-        bet_unit_option=0,
-    )
     if len(with_chips) < 2:
-        return _finish_round(new)
+        return _finish_round(state)
     known = [i for i in with_chips if UNKNOWN_CARD not in state.up[i] and state.up[i]] or with_chips
     keys = {i: min(_bring_in_key(c, rule) for c in state.up[i]) for i in known}
     pick = max if rule is Opener.HIGH_CARD else min
     payer = pick(known, key=keys.__getitem__)
-    return _evolve(new, actor=payer, bringing_in=True, opener=payer)
+    return _evolve(state, actor=payer, bringing_in=True, opener=payer)
 
 
 def _has_pair(cards: Sequence[Card]) -> bool:

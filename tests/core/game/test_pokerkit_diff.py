@@ -658,45 +658,52 @@ def run_hands(
     return totals, compared, decisions, failures
 
 
-def test_random_hands_match_pokerkit(record_property: Callable[[str, object], None]) -> None:
-    totals, compared, decisions, failures = run_hands(HANDS)
+def _check_run(
+    what: str,
+    count: int,
+    make_config: Callable[[random.Random], HandConfig],
+    record_property: Callable[[str, object], None],
+    excluded: Sequence[str],
+    stopped_share: float,
+) -> None:
+    """Run ``count`` random hands, report the classes and fail on any unclassified difference;
+    the exclusions must stay exceptions, not swallow the comparison."""
+    totals, compared, decisions, failures = run_hands(count, make_config)
     report = (
-        f"{HANDS} hands (TABLECTL_PK_SEED={SEED}), {compared} compared, {decisions} decision "
+        f"{what}: {count} hands (TABLECTL_PK_SEED={SEED}), {compared} compared, {decisions} decision "
         "points; excluded or expected differences by class (docs/pokerkit-differences.md): "
         + ", ".join(f"{name}={totals[name]}" for name in (*ALL_CLASSES, STOPPED))
     )
-    record_property("pokerkit_differences", dict(totals))
+    record_property(f"pokerkit_differences {what}", dict(totals))
     warnings.warn(PokerKitDifferences(report), stacklevel=1)
     print(report)
     assert set(totals) == {*ALL_CLASSES, STOPPED}, f"unknown classes: {set(totals) - set(ALL_CLASSES)}"
-    if HANDS >= 500:  # the exclusions must stay exceptions, not swallow the comparison
-        assert compared >= 0.8 * HANDS, report
-        assert totals[STOPPED] <= 0.01 * compared, report
+    if count >= 500:
+        assert compared >= 0.8 * count, report
+        assert totals[STOPPED] <= stopped_share * compared, report
         assert decisions >= 3 * compared, report
-        excluded = (STRADDLE_MIN_RAISE, REOPEN_BELOW_MINIMUM, COMBINED_REOPEN_FORGOTTEN, RAISE_NOBODY_TO_CALL)
         assert sum(totals[c] for c in excluded) <= 0.1 * decisions, report
     assert not failures, f"{len(failures)} hands differ from PokerKit:\n" + "\n".join(failures)
+
+
+def test_random_hands_match_pokerkit(record_property: Callable[[str, object], None]) -> None:
+    excluded = (STRADDLE_MIN_RAISE, REOPEN_BELOW_MINIMUM, COMBINED_REOPEN_FORGOTTEN, RAISE_NOBODY_TO_CALL)
+    _check_run("hold'em", HANDS, random_config, record_property, excluded, 0.01)
 
 
 STUD_DRAW_HANDS = int(os.environ.get("TABLECTL_PK_STUD_DRAW_HANDS", "2000"))
 
 
 def test_random_stud_and_draw_hands_match_pokerkit(record_property: Callable[[str, object], None]) -> None:
-    totals, compared, decisions, failures = run_hands(STUD_DRAW_HANDS, random_stud_or_draw_config)
-    report = (
-        f"stud and draw: {STUD_DRAW_HANDS} hands (TABLECTL_PK_SEED={SEED}), {compared} compared, "
-        f"{decisions} decision points; excluded or expected differences by class "
-        "(docs/pokerkit-differences.md): "
-        + ", ".join(f"{name}={totals[name]}" for name in (*ALL_CLASSES, STOPPED))
+    excluded = (
+        REOPEN_BELOW_MINIMUM,
+        RAISE_NOBODY_TO_CALL,
+        CAP_IGNORES_BLIND,
+        CAP_COUNTS_SHORT_ALL_INS,
+        NO_HALF_BET_REOPENING,
+        RAISES_OVER_SHORT_ALL_IN,
     )
-    record_property("pokerkit_differences_stud_draw", dict(totals))
-    warnings.warn(PokerKitDifferences(report), stacklevel=1)
-    print(report)
-    assert set(totals) == {*ALL_CLASSES, STOPPED}, f"unknown classes: {set(totals) - set(ALL_CLASSES)}"
-    if STUD_DRAW_HANDS >= 500:
-        assert compared >= 0.8 * STUD_DRAW_HANDS, report
-        assert decisions >= 3 * compared, report
-    assert not failures, f"{len(failures)} hands differ from PokerKit:\n" + "\n".join(failures)
+    _check_run("stud and draw", STUD_DRAW_HANDS, random_stud_or_draw_config, record_property, excluded, 0.03)
 
 
 # -- the documented examples (docs/pokerkit-differences.md) ---------------------------------------
