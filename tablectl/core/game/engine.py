@@ -1052,9 +1052,12 @@ def _kill(state: HandState, action: Kill) -> HandState:
     folded = list(state.folded)
     folded[i] = True
     changes: dict[str, Any] = {"folded": tuple(folded)}
-    if folded.count(False) == 1 and state.phase is not DEALING_HOLE:
+    if folded.count(False) == 1 and not (state.phase is DEALING_HOLE and state.street == 0):
         return _finish_round(_evolve(state, **changes))
     new = _evolve(state, **changes)
+    if state.bringing_in and state.actor == i:
+        # The bring-in's hand is dead before it posted: the next lowest (razz: highest) brings in.
+        return _open_with_bring_in(new, state.config.variant.game.streets[0].opener)
     if state.phase is BETTING and state.actor == i:
         nxt = _next_to_act(new, i + 1)
         if nxt is None:

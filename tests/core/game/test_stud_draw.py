@@ -27,6 +27,7 @@ from tablectl.core.game import (
     Fold,
     HandConfig,
     HandState,
+    Kill,
     Phase,
     RuleViolation,
     Show,
@@ -143,6 +144,16 @@ def test_a_short_bring_in_posts_what_it_has_and_others_owe_the_whole() -> None:
     assert state.stacks[1] == 0 and state.bets[1] == 1
     options = legal(state)
     assert options is not None and options.call_amount == 2
+
+
+def test_a_dead_bring_in_passes_the_bring_in_on_and_a_lone_hand_wins_at_once() -> None:
+    state = stud(SEVEN_CARD_STUD, ["AsKd9d", "AhKh2c", "QsQd5c"])
+    state = apply(state, Kill(1, "IRR-8"))
+    assert state.bringing_in and state.actor == 2  # the five of clubs is now the lowest
+    state = check_round(state)
+    state = apply(state, DealHole(0, parse_cards("7s")))
+    state = apply(state, Kill(2, "IRR-9"))  # the last other hand dies mid-street: no more cards
+    assert state.is_complete and state.finishing_stacks == (1003, 999, 998)
 
 
 def test_everyone_folds_to_the_bring_in() -> None:
