@@ -280,7 +280,9 @@ class HandState(NamedTuple):
         someone_all_in = any(self.stacks[i] == 0 for i in self.live)
         if self.phase is SHOWDOWN:
             return someone_all_in
-        return self.is_running_out and someone_all_in
+        # Draw hands stay down until the last draw: shown, they would change the others' draws
+        # (ST-7, usual practice; POT-5's wording does not settle it). Stud turns them up.
+        return self.is_running_out and someone_all_in and not self.config.variant.game.has_draws
 
     @property
     def is_running_out(self) -> bool:

@@ -534,6 +534,23 @@ def test_no_limit_single_draw_uses_the_big_bet_rules() -> None:
     assert options is not None and options.min_raise_to == 600  # BET-4: the last raise, 250, again
 
 
+def test_all_in_draw_hands_stay_down_until_the_last_draw() -> None:
+    # POT-5 with ST-7: a tournament turns all-in hands up, but at draw only at the showdown.
+    config = HandConfig(
+        Variant(DEUCE_TO_SEVEN_SINGLE_DRAW, Structure.NO_LIMIT),
+        (1000, 300),
+        blinds=(1, 2),
+        rules=house_rules("tda"),
+    )
+    state = start_hand(config)
+    for p, cards in enumerate(HOLES[:2]):
+        state = apply(state, DealHole(p, parse_cards(cards)))
+    state = play(state, BetRaise(1, 300), CheckCall(0))
+    assert state.phase is Phase.DRAWING and state.is_running_out and not state.hands_face_up
+    state = play(state, Discard(0), Discard(1, parse_cards("KsKd")), DealHole(1, parse_cards("9c8d")))
+    assert state.phase is Phase.SHOWDOWN and state.hands_face_up
+
+
 def test_deuce_to_seven_showdown_best_low_wins() -> None:
     state = play(
         draw_hand(DEUCE_TO_SEVEN_SINGLE_DRAW, HOLES[:2], Structure.NO_LIMIT), CheckCall(1), CheckCall(0)
