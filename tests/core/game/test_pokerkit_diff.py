@@ -21,6 +21,7 @@ from __future__ import annotations
 import importlib.metadata
 import os
 import random
+import tomllib
 import warnings
 from collections import Counter
 from collections.abc import Callable, Sequence
@@ -30,7 +31,7 @@ import pytest
 
 pokerkit = pytest.importorskip("pokerkit")
 
-from pokerkit import State  # noqa: E402
+from pokerkit import HandHistory, State  # noqa: E402
 
 from tablectl.core.cards import parse_cards  # noqa: E402
 from tablectl.core.game import (  # noqa: E402
@@ -62,9 +63,10 @@ from tablectl.core.game import (  # noqa: E402
     side_pots,
     start_hand,
 )
-from tablectl.formats.phh import export_phh  # noqa: E402
+from tablectl.formats.phh import export_phh, hand_config, parse_action, parse_phh, replay  # noqa: E402
 from tablectl.sim.players import Style  # noqa: E402
 from tests.helpers.hands import random_hand  # noqa: E402
+from tests.helpers.paths import DATA  # noqa: E402
 from tests.helpers.pokerkit_hands import PK_CARDS, pokerkit_state  # noqa: E402
 
 PINNED = "0.7.7"
@@ -1031,20 +1033,30 @@ def test_example_raise_to_the_last_opponents_all_in() -> None:
     # 150,000 behind; the raise "to 750,000" is all he can call (the full raise to 1,200,000 would
     # return 450,000 uncalled, POT-2). We take it; PokerKit 0.7.7 refuses it, which is why it
     # matches 82 of the 83 hands.
-    import tomllib
-
-    from tablectl.formats.phh import parse_phh, replay
-    from tests.helpers.paths import DATA
-
     path = DATA / "phh" / "wsop-2023-43" / "85.phh"
     hand = parse_phh(path.read_text(encoding="utf-8"), str(path))
     assert replay(hand).state.finishing_stacks == tuple(hand.fields["finishing_stacks"])
     fields = tomllib.loads(path.read_text(encoding="utf-8"))
-    from tablectl.formats.phh import hand_config, parse_action
-
     config = hand_config(hand)
     actions = [parse_action(a) for a in fields["actions"]]
     raise_at = next(k for k, a in enumerate(actions) if isinstance(a, BetRaise) and a.to == 750_000)
     pk = _pk(config, actions[:raise_at])
     assert pk.min_completion_betting_or_raising_to_amount == 1_200_000
     assert not pk.can_complete_bet_or_raise_to(750_000)
+
+
+def test_pokerkit_replays_82_of_the_83_wsop_hands_and_refuses_85() -> None:
+    # Beside `tablectl phh check`'s 83 (tests/formats/test_phh.py): PokerKit's own PHH reader.
+    matched, refused = 0, []
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", module=r"pokerkit")
+        for path in sorted((DATA / "phh" / "wsop-2023-43").glob("*.phh")):
+            with path.open("rb") as handle:
+                history = HandHistory.load(handle)
+            try:
+                states = list(history)
+            except ValueError:
+                refused.append(path.name)
+                continue
+            matched += list(states[-1].stacks) == list(history.finishing_stacks or ())
+    assert (matched, refused) == (82, ["85.phh"])
