@@ -34,6 +34,7 @@ pokerkit = pytest.importorskip("pokerkit")
 from pokerkit import HandHistory, State  # noqa: E402
 
 from tablectl.core.cards import parse_cards  # noqa: E402
+from tablectl.core.evaluator import evaluate_low8  # noqa: E402
 from tablectl.core.game import (  # noqa: E402
     DEUCE_TO_SEVEN_SINGLE_DRAW,
     DEUCE_TO_SEVEN_TRIPLE_DRAW,
@@ -227,6 +228,7 @@ CAP_IGNORES_BLIND = "pk_limit_cap_does_not_count_the_blind"
 CAP_COUNTS_SHORT_ALL_INS = "pk_counts_short_all_ins_toward_the_cap"
 NO_HALF_BET_REOPENING = "pk_no_half_bet_reopening_at_limit"
 RAISES_OVER_SHORT_ALL_IN = "pk_raises_over_a_short_all_in_instead_of_completing_it"
+LOW_HALF_WITHOUT_LOW = "pk_splits_a_pot_no_eligible_hand_has_a_low_for"
 
 STOPPED = "hands_stopped_where_pk_refuses_our_legal_raise"
 
@@ -245,6 +247,7 @@ ALL_CLASSES = (
     CAP_COUNTS_SHORT_ALL_INS,
     NO_HALF_BET_REOPENING,
     RAISES_OVER_SHORT_ALL_IN,
+    LOW_HALF_WITHOUT_LOW,
 )
 # Classes after which PokerKit refuses the raise we made: the rest of that hand is not replayed.
 STOPPING = (
@@ -300,6 +303,33 @@ def short_ante_players(final: HandState) -> list[int]:
     n = config.players
     ante = [config.antes[1 - p] if n == 2 else config.antes[p] for p in range(n)]
     return [p for p in range(n) if config.starting_stacks[p] < ante[p] and not final.folded[p]]
+
+
+def low_half_without_low(final: HandState, theirs: Sequence[int]) -> bool:
+    """PokerKit's stacks differ from ours as LOW_HALF_WITHOUT_LOW says: once any shown hand has
+    a low, PokerKit halves every hi/lo pot, and the low half of a pot no eligible hand has a low
+    for is shared by its eligible hands still standing (none has a low, so all "tie"; which ones
+    stand depends on PokerKit's hand killing, so only where the chips went is checked: the same
+    total, moved only between the players eligible for such pots). STUD-15 and POT-9: no
+    qualifying low, the high hand takes the whole pot."""
+    if not final.config.variant.game.hi_lo:
+        return False
+    shown = [p for p in final.live if final.shown[p] is not None]
+    lows = {p: evaluate_low8(tuple(final.hole[p]) + tuple(final.board)) for p in shown}
+    if not any(v is not None for v in lows.values()):
+        return False
+    top = max(c for c, f in zip(final.contributed, final.folded, strict=True) if not f)
+    pots = side_pots([min(c, top) for c in final.contributed], final.folded, final.dead)
+    affected: set[int] = set()
+    for award in final.awards:
+        if award.pot_index < 0 or award.half != "all" or award.uncontested:
+            continue
+        eligible = [p for p in pots[award.pot_index].eligible if p in lows]
+        if not any(lows[p] is not None for p in eligible):
+            affected.update(eligible)
+    ours = final.finishing_stacks
+    moved = {p for p in range(final.n) if ours[p] != theirs[p]}
+    return bool(affected) and sum(ours) == sum(theirs) and moved <= affected
 
 
 def pokerkit_odd_chip_payout(final: HandState) -> tuple[int, ...]:
@@ -607,6 +637,8 @@ def compare(hand: Generated) -> Outcome:
     if ours_final != theirs:
         if pokerkit_odd_chip_payout(hand.final) == theirs:
             out.classes[ODD_CHIPS] += 1
+        elif low_half_without_low(hand.final, theirs):
+            out.classes[LOW_HALF_WITHOUT_LOW] += 1
         elif ENGINE_SHORT_ANTE_BUG and short_ante_players(hand.final):
             out.classes[ENGINE_SHORT_ANTE] += 1
         else:
@@ -1060,3 +1092,33 @@ def test_pokerkit_replays_82_of_the_83_wsop_hands_and_refuses_85() -> None:
                 continue
             matched += list(states[-1].stacks) == list(history.finishing_stacks or ())
     assert (matched, refused) == (82, ["85.phh"])
+
+
+LOW_HALF_HAND = """
+variant = "F7S/8"
+antes = [40, 40, 40, 40]
+bring_in = 50
+small_bet = 200
+big_bet = 400
+starting_stacks = [31166, 9545, 325, 99]
+actions = ["d dh p1 9dAh6c", "d dh p2 7d4sAd", "d dh p3 Js4hQd", "d dh p4 Jh3cAs", "p1 pb", "p2 cc",
+  "p3 cbr 200", "p4 cc", "p1 cbr 400", "p2 cbr 600", "p3 cc", "p1 cc", "d dh p1 Kd", "d dh p2 Ts",
+  "d dh p3 4c", "d dh p4 5h", "p2 cc", "p1 cbr 200", "p2 cc", "d dh p1 8c", "d dh p2 6s", "d dh p3 Jc",
+  "d dh p4 6h", "p2 cc", "p1 cc", "d dh p1 3s", "d dh p2 Tc", "d dh p3 Qc", "d dh p4 7c", "p1 cc",
+  "p2 cc", "d dh p1 9s", "d dh p2 Qs", "d dh p3 2d", "d dh p4 9c", "p1 cc", "p2 cc",
+  "p1 sm 9dAh6cKd8c3s9s", "p2 sm 7d4sAdTs6sTcQs", "p3 sm Js4hQd4cJcQc2d", "p4 sm Jh3cAs5h6h7c9c"]
+"""
+
+
+def test_example_side_pot_without_a_low_is_not_halved() -> None:
+    # Stud/8 (found on TABLECTL_PK_SEED=777): position 3, all-in for 99, holds the only low
+    # (7-6-5-3-A) and wins the main pot's low half; position 2 (all-in for 325, queens and jacks)
+    # wins its high half and the whole side pot of 678, which nobody eligible has a low for
+    # (STUD-15: "If there is no qualifying low hand, high hand takes the entire pot"). PokerKit
+    # halves the side pot too and shares its low half between the hands still standing in it.
+    hand = parse_phh(LOW_HALF_HAND)
+    ours = replay(hand).state
+    assert ours.finishing_stacks == (30326, 9735, 876, 198)
+    pk = _pk(hand_config(hand), [parse_action(a) for a in hand.fields["actions"]])
+    assert tuple(pk.stacks) == (30326, 9905, 706, 198)
+    assert low_half_without_low(ours, tuple(pk.stacks))
