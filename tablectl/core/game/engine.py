@@ -868,6 +868,23 @@ def _deal_street_card(state: HandState, action: DealHole) -> HandState:
     want = _hole_target(state)
     if have + len(cards) > want:
         raise RuleViolation("MD-e", f"position {i} would hold {have + len(cards)} cards not {want}")
+    if len(cards) == 1 and action.up is None and state.shown[i] is None and type(card := cards[0]) is int:
+        # The common case, one card as the street declares it: one copy of the state.
+        if not 0 <= card < 52 or card in state.board or any(card in hand for hand in state.hole):
+            _check_new_cards(state, cards)  # raises, naming the rule
+        values = list(state)
+        hole = list(state.hole)
+        hole[i] = hole[i] + cards
+        values[_HOLE] = tuple(hole)
+        if state.config.variant.game.cards_up_in_order[have]:
+            up = list(state.up)
+            up[i] = up[i] + cards
+            values[_UP] = tuple(up)
+        new = _new_tuple(HandState, values)
+        for j, folded in enumerate(state.folded):
+            if not folded and len(hole[j]) < want:
+                return new
+        return _start_round(new)
     _check_new_cards(state, cards)
     hole = list(state.hole)
     hole[i] = hole[i] + cards
@@ -1117,7 +1134,7 @@ def showdown_order(state: HandState) -> tuple[int, ...]:
 
 
 _INDEX = {name: index for index, name in enumerate(HandState._fields)}
-_HOLE, _ACTED, _ACTOR = _INDEX["hole"], _INDEX["acted"], _INDEX["actor"]
+_HOLE, _ACTED, _ACTOR, _UP = _INDEX["hole"], _INDEX["acted"], _INDEX["actor"], _INDEX["up"]
 _STACKS, _BETS, _CONTRIBUTED = _INDEX["stacks"], _INDEX["bets"], _INDEX["contributed"]
 
 
