@@ -1,4 +1,5 @@
-"""Differential test: our betting engine against PokerKit 0.7.7 on random hands.
+"""Differential test: our betting engine against PokerKit 0.7.7 on random hands: no-limit and
+pot-limit hold'em, and seven-card stud, stud/8, razz, 2-7 triple draw and no-limit 2-7 single draw.
 
 Each hand is generated with our engine (a seeded ``random.Random``), then the
 same deals and actions are fed to PokerKit, whose automations post the antes and
@@ -13,7 +14,8 @@ only; docs/pokerkit-differences.md describes each class with an example and the
 seed passage, and the ``test_example_*`` tests below replay those examples. The
 counts are reported as a ``PokerKitDifferences`` warning in the test summary.
 
-Environment: ``TABLECTL_PK_HANDS`` (default 3000) hands, ``TABLECTL_PK_SEED``.
+Environment: ``TABLECTL_PK_HANDS`` (default 3000) hold'em hands, ``TABLECTL_PK_STUD_DRAW_HANDS``
+(default 2000) stud and draw hands, ``TABLECTL_PK_SEED``.
 """
 
 from __future__ import annotations
