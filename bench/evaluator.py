@@ -1,5 +1,7 @@
 """Hand evaluator benchmark: seven-card evaluations per second, ours against treys on the
-same hands in the same run, plus our import (table build) time. Prints one JSON object.
+same hands in the same run, plus our import (table build) time; the lows (deuce-to-seven on
+five cards, ace-to-five and eight-or-better on seven) against PokerKit's hands on the same
+hands. Prints one JSON object.
 
     python3 bench/evaluator.py [--hands 300000] [--seed 7462] [--repeats 3]
 
@@ -22,6 +24,7 @@ import sys
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -55,6 +58,66 @@ def best_rates(runs: dict[str, Callable[[], object]], count: int, repeats: int) 
             run()
             best[name] = min(best[name], time.perf_counter() - started)
     return {name: count / seconds for name, seconds in best.items()}
+
+
+def low_rates(ev: Any, hands: Sequence[tuple[int, ...]], repeats: int) -> dict[str, object]:
+    """The low evaluators per second: deuce-to-seven on the first five cards of each hand (a draw
+    hand), ace-to-five (razz) and eight-or-better (stud/8) on all seven; PokerKit's StandardLowHand
+    and RegularLowHand on a slice of the same hands (it is some hundred times slower)."""
+    fives = [h[:5] for h in hands]
+
+    def low_27() -> None:
+        evaluate = ev.evaluate_low_27
+        for hand in fives:
+            evaluate(hand)
+
+    def ace_to_five() -> None:
+        evaluate = ev.evaluate_low_a5
+        for hand in hands:
+            evaluate(hand)
+
+    def eight_or_better() -> None:
+        evaluate = ev.evaluate_low8
+        for hand in hands:
+            evaluate(hand)
+
+    ev.evaluate_low_a5(hands[0])  # its table is built on the first call: not timed
+    rates = best_rates({"27": low_27, "a5": ace_to_five, "low8": eight_or_better}, len(hands), repeats)
+    out: dict[str, object] = {
+        "ours_low_27_five_card_evals_per_s": round(rates["27"]),
+        "ours_low_a5_seven_card_evals_per_s": round(rates["a5"]),
+        "ours_low8_seven_card_evals_per_s": round(rates["low8"]),
+    }
+    try:
+        from pokerkit import Card, RegularLowHand, StandardLowHand
+    except ImportError:
+        return out
+    from tablectl.core.cards import card_str
+
+    to_pk = [next(iter(Card.parse(card_str(c)))) for c in range(52)]
+    few = max(1, len(hands) // 30)
+    pk_fives = [[to_pk[c] for c in h] for h in fives[:few]]
+    pk_sevens = [[to_pk[c] for c in h] for h in hands[:few]]
+    # Same answers on a sample, untimed: equal values exactly when PokerKit's hands are equal.
+    for a, b in zip(range(0, few - 1, 7), range(1, few, 7), strict=False):
+        assert (ev.evaluate_low_27(fives[a]) > ev.evaluate_low_27(fives[b])) == (
+            StandardLowHand.from_game(pk_fives[a]) > StandardLowHand.from_game(pk_fives[b])
+        )
+
+    def pk_27() -> None:
+        for hand in pk_fives:
+            StandardLowHand.from_game(hand)
+
+    def pk_a5() -> None:
+        for hand in pk_sevens:
+            RegularLowHand.from_game(hand)
+
+    pk_rates = best_rates({"27": pk_27, "a5": pk_a5}, few, repeats)
+    out["pokerkit_low_27_five_card_evals_per_s"] = round(pk_rates["27"])
+    out["pokerkit_low_a5_seven_card_evals_per_s"] = round(pk_rates["a5"])
+    out["low_27_ratio"] = round(rates["27"] / pk_rates["27"], 1)
+    out["low_a5_ratio"] = round(rates["a5"] / pk_rates["a5"], 1)
+    return out
 
 
 def main() -> None:
@@ -133,6 +196,7 @@ def main() -> None:
 
     omaha_rate = best_rates({"omaha": ours_omaha}, len(omaha), args.repeats)["omaha"]
     result["ours_omaha_high_evals_per_s"] = round(omaha_rate)
+    result.update(low_rates(ev, hands, args.repeats))
     result["import_seconds"] = round(cold_import, 4)
     result["import_seconds_in_process"] = round(in_process_import, 4)
     result["table_build_seconds"] = round(table_build, 4)

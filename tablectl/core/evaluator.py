@@ -1,4 +1,5 @@
-"""Poker hand evaluation (layer 1): high hands, Omaha, eight-or-better and ace-to-five lows.
+"""Poker hand evaluation (layer 1): high hands, Omaha, eight-or-better, ace-to-five and
+deuce-to-seven lows.
 
 Every evaluator returns a plain ``int`` and **a higher value is always a better hand**, for
 lows as well as highs, so callers compare hands the same way whatever the game. Two hands
@@ -27,7 +28,7 @@ the order that decides ties, e.g. a full house is ``6 << 20 | trips << 16 | pair
 from __future__ import annotations
 
 from collections.abc import Sequence
-from itertools import combinations
+from itertools import combinations, combinations_with_replacement
 from typing import Final
 
 __all__ = [
@@ -44,8 +45,11 @@ __all__ = [
     "category_of",
     "describe_high",
     "describe_low",
+    "category_of_27",
+    "describe_deuce_to_seven",
     "evaluate_high",
     "evaluate_low8",
+    "evaluate_low_27",
     "evaluate_low_a5",
     "evaluate_omaha_high",
     "evaluate_omaha_low8",
@@ -117,16 +121,17 @@ def _grouped(ranks: Sequence[int]) -> tuple[tuple[int, ...], list[int]]:
     return tuple(c for _, c in groups), [r for r, _ in groups]
 
 
-def _flush_value5(mask: int) -> int:
-    top = _STRAIGHT_HIGH.get(mask)
+def _flush_value5(mask: int, straights: dict[int, int] = _STRAIGHT_HIGH) -> int:
+    top = straights.get(mask)
     if top is not None:
         return _pack(STRAIGHT_FLUSH, (top,))
     return _pack(FLUSH, [r for r in range(12, -1, -1) if mask >> r & 1])
 
 
-def _five_card_values() -> dict[int, int]:
+def _five_card_values(straights: dict[int, int] = _STRAIGHT_HIGH) -> dict[int, int]:
     """Rank-multiset key -> high value for all 6,175 multisets of five ranks, written
-    category by category (five distinct ranks are a straight or a high card).
+    category by category (five distinct ranks are a straight or a high card); ``straights``
+    names the rank masks that are straights (deuce-to-seven has no wheel).
     """
     w = _RANK_WEIGHT
     table: dict[int, int] = {}
@@ -134,7 +139,7 @@ def _five_card_values() -> dict[int, int]:
         mask = 0
         for r in combo:
             mask |= 1 << r
-        top = _STRAIGHT_HIGH.get(mask)
+        top = straights.get(mask)
         key = w[combo[0]] + w[combo[1]] + w[combo[2]] + w[combo[3]] + w[combo[4]]
         table[key] = _pack(HIGH_CARD, combo) if top is None else _pack(STRAIGHT, (top,))
     for big in range(13):
@@ -320,7 +325,7 @@ _LOW8: Final[list[int | None]] = _build_low8_table()
 _LOW8_FIVE: Final[dict[int, int]] = {
     m: v for m, v in enumerate(_LOW8) if v is not None and m.bit_count() == 5
 }
-_A5_CACHE: dict[int, int] = {}  # ace-low rank-multiset key -> best ace-to-five low value
+_A5: dict[int, int] = {}  # ace-low rank-multiset key -> best ace-to-five low; built on first use
 
 
 def evaluate_low8(cards: Sequence[int]) -> int | None:
@@ -357,24 +362,119 @@ def evaluate_omaha_low8(hole: Sequence[int], board: Sequence[int]) -> int | None
     return best
 
 
+def _build_a5_table() -> dict[int, int]:
+    """Ace-low rank-multiset key -> best ace-to-five low, for every multiset of 5, 6 or 7 ranks
+    with at most four of a rank (73,775 keys, as for highs).
+
+    Five-rank multisets are valued directly; n + 1 ranks take the best of the n-rank multisets
+    left by removing one card, by writing every (smaller multiset, added rank) pair in increasing
+    order of value so that the last write to a key, the one kept, is the maximum (as
+    _one_card_more does for highs). A rank already held four times is not added.
+    """
+    w = _RANK_WEIGHT
+    smaller: dict[int, int] = {}
+    for ranks in combinations_with_replacement(range(13), 5):
+        if ranks[0] != ranks[4]:  # sorted: five of one rank is no hand
+            smaller[sum(w[r] for r in ranks)] = _LOW_TOP - _low_badness5(ranks)
+    table = dict(smaller)
+    for _ in (6, 7):
+        ordered = sorted(smaller.items(), key=lambda kv: kv[1])
+        smaller = dict([(k + wx, v) for k, v in ordered for x, wx in enumerate(w) if (k >> (3 * x)) & 7 < 4])
+        table.update(smaller)
+    return table
+
+
 def evaluate_low_a5(cards: Sequence[int]) -> int:
     """Best ace-to-five low (razz) in 5 to 7 cards: aces low, straights and flushes ignored,
     pairs count against. No qualifier. Higher is better.
+
+    One dict lookup on the sum of the cards' ace-low rank weights, like a high hand without
+    a flush; the table is built on the first call (about 0.1 s), so importing pays nothing.
     """
-    n = len(cards)
-    if not 5 <= n <= 7:
-        raise _bad_hand(cards)
     weight = _LOW_WEIGHT
-    k = 0
-    for card in cards:
-        k += weight[card]
-    value = _A5_CACHE.get(k)
-    if value is None:
-        idx = _LOW_INDEX
-        lows = [idx[card] for card in cards]
-        value = _LOW_TOP - min(_low_badness5(five) for five in combinations(lows, 5))
-        _A5_CACHE[k] = value
-    return value
+    n = len(cards)
+    if n == 7:
+        a, b, c, d, e, f, g = cards
+        k = weight[a] + weight[b] + weight[c] + weight[d] + weight[e] + weight[f] + weight[g]
+    elif n == 6:
+        a, b, c, d, e, f = cards
+        k = weight[a] + weight[b] + weight[c] + weight[d] + weight[e] + weight[f]
+    elif n == 5:
+        a, b, c, d, e = cards
+        k = weight[a] + weight[b] + weight[c] + weight[d] + weight[e]
+    else:
+        raise _bad_hand(cards)
+    try:
+        return _A5[k]
+    except KeyError:
+        if _A5:
+            raise _bad_hand(cards) from None  # five of a rank: a card named twice
+    _A5.update(_build_a5_table())
+    return evaluate_low_a5(cards)
+
+
+# ---------------------------------------------------------------------------------------
+# Deuce-to-seven lows (DRAW-9, HO-10): the high ranking turned upside down, with aces high
+# only: A-5-4-3-2 is ace high (no wheel) and straights and flushes count against a hand, so
+# 7-5-4-3-2 offsuit is the best hand and A-K-Q-J-9 the worst without a pair. A value is
+# _LOW27_TOP minus the high-style value of the hand ranked that way; the tables are the high
+# evaluator's five-card tables built without the wheel, one dict lookup or one list index.
+
+_STRAIGHT_HIGH_27: Final[dict[int, int]] = {m: top for m, top in _STRAIGHT_HIGH.items() if top != 3}
+_LOW27_TOP: Final = (STRAIGHT_FLUSH + 1) << _CATEGORY_SHIFT
+
+
+def _build_27_tables() -> tuple[dict[int, int], list[int]]:
+    """(rank-multiset key -> value, 13-bit flush mask -> value) for five deuce-to-seven cards."""
+    ranks = {k: _LOW27_TOP - v for k, v in _five_card_values(_STRAIGHT_HIGH_27).items()}
+    flushes = [0] * 8192
+    for mask in range(8192):
+        if mask.bit_count() == 5:
+            flushes[mask] = _LOW27_TOP - _flush_value5(mask, _STRAIGHT_HIGH_27)
+    return ranks, flushes
+
+
+_RANKS_27, _FLUSHES_27 = _build_27_tables()
+
+
+def evaluate_low_27(cards: Sequence[int]) -> int:
+    """Deuce-to-seven low of exactly five cards (a draw hand); higher is better.
+
+    Equal values exactly when the hands tie (suits never break ties). Same scale as no other
+    evaluator: compare deuce-to-seven values with each other only.
+    """
+    if len(cards) != 5:
+        raise ValueError(f"a deuce-to-seven hand is five cards, not {len(cards)}: {list(cards)!r}")
+    a, b, c, d, e = cards
+    key = _KEY
+    k = key[a] + key[b] + key[c] + key[d] + key[e]
+    if (k + 0x3333) & 0x8888:  # five cards of one suit
+        rank_bit = _RANK_BIT
+        value = _FLUSHES_27[rank_bit[a] | rank_bit[b] | rank_bit[c] | rank_bit[d] | rank_bit[e]]
+        if value:
+            return value
+        raise _bad_hand(cards)  # a card named twice
+    try:
+        return _RANKS_27[k >> 16]
+    except KeyError:
+        raise _bad_hand(cards) from None
+
+
+def category_of_27(value: int) -> int:
+    """The high category a deuce-to-seven value counts as: HIGH_CARD (no pair, no straight, no
+    flush: a real low) .. STRAIGHT_FLUSH."""
+    if not 0 < value <= _LOW27_TOP:
+        raise ValueError(f"{value!r} is not a deuce-to-seven value")
+    return category_of(_LOW27_TOP - value)
+
+
+def describe_deuce_to_seven(value: int) -> str:
+    """A deuce-to-seven hand: '7-5-4-3-2' for a hand with no pair, straight or flush (every
+    card counts, highest first), else its high name: 'Pair of nines', 'Straight, six high'."""
+    high = _LOW27_TOP - value
+    if category_of_27(value) != HIGH_CARD:
+        return describe_high(high)
+    return "-".join(_HIGH_SYMBOLS[r] for r in _nibbles(high))
 
 
 # ---------------------------------------------------------------------------------------
@@ -396,6 +496,7 @@ _RANK_NAMES: Final[tuple[str, ...]] = (
     "ace",
 )
 _LOW_SYMBOLS: Final = "A23456789TJQK"
+_HIGH_SYMBOLS: Final = "23456789TJQKA"
 
 
 def _plural(rank: int) -> str:

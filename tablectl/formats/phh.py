@@ -1,7 +1,7 @@
 """PHH (Poker Hand History) import, replay, check and export.
 
 PHH is TOML (github.com/uoftcprg/phh-std): ``variant``, ``antes``,
-``blinds_or_straddles``, ``min_bet`` or ``small_bet``/``big_bet``,
+``blinds_or_straddles``, ``min_bet`` or ``small_bet``/``big_bet``, ``bring_in`` (stud),
 ``starting_stacks``, ``actions`` and usually ``finishing_stacks``. Player
 ``p1`` is the first seat left of the button, which is our position 0.
 """
@@ -24,9 +24,11 @@ from tablectl.core.game.actions import (
     UNKNOWN_CARD,
     Action,
     BetRaise,
+    BringIn,
     CheckCall,
     DealBoard,
     DealHole,
+    Discard,
     Fold,
     Kill,
     Show,
@@ -164,6 +166,7 @@ def hand_config(hand: PhhHand, rules: HouseRules | None = None) -> HandConfig:
         small_bet=_chips(f.get("small_bet", 0), "small_bet"),
         big_bet=_chips(f.get("big_bet", 0), "big_bet"),
         spread_max=_chips(f.get("spread_max", 0), "spread_max"),
+        bring_in=_chips(f.get("bring_in", 0), "bring_in"),
         rules=rules or house_rules("tda"),
     )
 
@@ -201,7 +204,8 @@ def _cards(text: str) -> tuple[Card, ...]:
 
 def parse_action(text: str) -> Action:
     """One PHH action: ``d dh p1 AcKd``, ``d db JcTs2d``, ``p3 f``, ``p2 cc``, ``p1 cbr 300``,
-    ``p4 sm 6d5h`` (``p4 sm`` alone mucks)."""
+    ``p4 sm 6d5h`` (``p4 sm`` alone mucks), ``p2 pb`` (the bring-in), ``p1 sd QdJc`` (discard;
+    ``p1 sd`` alone stands pat)."""
     words = text.split("#", 1)[0].split()
     if len(words) >= 3 and words[0] == "d" and words[1] == "dh":
         return DealHole(_player(words[2]), _cards(words[3]) if len(words) > 3 else ())
@@ -216,6 +220,10 @@ def parse_action(text: str) -> Action:
             return CheckCall(player)
         if verb == "cbr" and len(words) == 3:
             return BetRaise(player, _chips(words[2], "cbr amount"))
+        if verb == "pb" and len(words) == 2:
+            return BringIn(player)
+        if verb == "sd" and len(words) in (2, 3):
+            return Discard(player, _cards(words[2]) if len(words) == 3 else ())
         if verb == "sm" and len(words) in (2, 3):
             if len(words) == 2:
                 return Show(player, None)
@@ -371,6 +379,10 @@ def action_text(action: Action) -> str:
         return f"p{action.player + 1} cc"
     if isinstance(action, BetRaise):
         return f"p{action.player + 1} cbr {action.to}"
+    if isinstance(action, BringIn):
+        return f"p{action.player + 1} pb"
+    if isinstance(action, Discard):
+        return f"p{action.player + 1} sd {cards(action.cards)}".rstrip()
     if isinstance(action, Kill):
         # PHH has no dead-hand action: write the fold it amounts to, with the ruling as a comment.
         return f"p{action.player + 1} f # dead hand {action.rule}".rstrip()
@@ -406,6 +418,8 @@ def export_phh(
         "antes": list(config.antes) or [0] * n,
         "blinds_or_straddles": list(config.blinds) + [0] * (n - len(config.blinds)),
     }
+    if config.bring_in:
+        fields["bring_in"] = config.bring_in
     if structure is Structure.FIXED_LIMIT:
         fields["small_bet"] = config.small_bet
         fields["big_bet"] = config.big_bet

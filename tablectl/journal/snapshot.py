@@ -48,7 +48,8 @@ def _encode(value: Any) -> Any:
     if isinstance(value, tuple) and hasattr(value, "_fields"):
         return {"$t": _type_name(type(value)), "f": [_encode(v) for v in value]}
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        fields = {f.name: _encode(getattr(value, f.name)) for f in dataclasses.fields(value)}
+        # Fields worked out in __post_init__ (init=False) are made again when it is decoded.
+        fields = {f.name: _encode(getattr(value, f.name)) for f in dataclasses.fields(value) if f.init}
         return {"$d": _type_name(type(value)), "f": fields}
     if isinstance(value, tuple):
         return {"$tuple": [_encode(v) for v in value]}

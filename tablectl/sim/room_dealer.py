@@ -94,7 +94,6 @@ def phh_scripts(path: Path, profile: str = "tda") -> Iterator[HandScript]:
         try:
             hand = parse_phh(text, source)
             config = table_config(hand, profile)
-            variant_from_code(config.game)  # stud, razz and draw games are not dealt yet
             stacks = [int(s) for s in hand.fields["starting_stacks"]]
             names = [str(p) for p in hand.fields.get("players", [])] or [
                 f"Player {k + 1}" for k in range(len(stacks))

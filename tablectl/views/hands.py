@@ -194,6 +194,8 @@ def _action_step(
         body = _step_body(n, "dead", seat, name, _clip(text), street, after, at)
         body["action"] = "dead"
         return body
+    # Tables deal flop games only (TableConfig): a bring-in or a draw never reaches this record yet.
+    assert isinstance(action, (Fold, CheckCall, BetRaise)), f"no hand step for {action!r} yet"
     verb, amount = _verb(before, action)
     all_in = after.stacks[player] == 0 and verb not in ("fold", "check")
     text = f"{who} {_VERBS[verb]}" + (f" {amount:,}" if verb in ("call", "bet", "raise") else "")

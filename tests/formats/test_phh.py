@@ -27,9 +27,11 @@ from tablectl.core.game import (
     OMAHA,
     OMAHA_HI_LO,
     BetRaise,
+    BringIn,
     CheckCall,
     DealBoard,
     DealHole,
+    Discard,
     Fold,
     HandConfig,
     Show,
@@ -37,6 +39,7 @@ from tablectl.core.game import (
     UnsupportedVariant,
     Variant,
     house_rules,
+    variant_from_code,
 )
 from tablectl.formats.phh import (
     MAX_HAND_BYTES,
@@ -56,8 +59,6 @@ WSOP = PHH / "wsop-2023-43"
 PLURIBUS = PHH / "pluribus.tar.gz"
 HISTORICAL = PHH / "historical"
 
-SUPPORTED_WSOP = {"NT", "PO", "FT", "FO/8"}
-
 
 def test_shared_data_is_present() -> None:
     assert WSOP.is_dir(), f"missing {WSOP}: the shared data must sit beside the project"
@@ -74,37 +75,47 @@ def _wsop_files() -> list[Path]:
 # -- WSOP 2023 Event #43: mixed games -------------------------------------------------------------
 
 
-def test_wsop_flop_games_all_match_and_the_rest_are_reported_unsupported() -> None:
-    variants = {f: tomllib.loads(f.read_text(encoding="utf-8"))["variant"] for f in _wsop_files()}
-    supported = [f for f, v in variants.items() if v in SUPPORTED_WSOP]
-    others = Counter(v for v in variants.values() if v not in SUPPORTED_WSOP)
-    assert len(supported) == 39
-    assert {variants[f] for f in supported} == SUPPORTED_WSOP
-
+def test_wsop_all_83_hands_match_stud_razz_and_draw_included() -> None:
+    variants = Counter(tomllib.loads(f.read_text(encoding="utf-8"))["variant"] for f in _wsop_files())
+    assert variants == {
+        "NT": 11,
+        "PO": 7,
+        "FT": 7,
+        "FO/8": 14,
+        "F7S": 13,
+        "F7S/8": 7,
+        "FR": 10,
+        "F2L3D": 7,
+        "N2L1D": 7,
+    }
     report = check([str(WSOP)])
-    assert report.files == len(variants)
+    assert report.files == 83
     assert report.mismatched == []
-    assert report.matched == 39
-    assert report.unsupported == dict(others)
+    assert report.matched == 83
+    assert report.unsupported == {}
     assert report.odd_chip == []
     assert report.no_result == 0
-    assert report.as_json()["matched"] == 39
+    assert report.as_json()["matched"] == 83
 
 
-def test_wsop_each_flop_game_replays_to_the_recorded_finishing_stacks() -> None:
-    compared = 0
+def test_wsop_each_hand_replays_to_the_recorded_finishing_stacks() -> None:
+    compared: Counter[str] = Counter()
     for path in _wsop_files():
         hand = parse_phh(path.read_text(encoding="utf-8"), str(path))
-        if hand.variant_code not in SUPPORTED_WSOP:
-            with pytest.raises(UnsupportedVariant):
-                replay(hand)
-            continue
         state = replay(hand).state
         assert state.is_complete, path
         assert state.finishing_stacks == tuple(hand.fields["finishing_stacks"]), path
         assert sum(state.finishing_stacks) == sum(hand.fields["starting_stacks"])
-        compared += 1
-    assert compared == 39
+        compared[hand.variant_code] += 1
+    assert sum(compared.values()) == 83
+    assert len(compared) == 9
+
+
+def test_stud_and_draw_are_refused_at_a_big_bet_structure_or_as_unknown_games() -> None:
+    with pytest.raises(UnsupportedVariant, match="fixed limit"):
+        variant_from_code("N7S")
+    with pytest.raises(UnsupportedVariant):
+        variant_from_code("FB")  # badugi
 
 
 # -- Pluribus: 10,000 six-max no-limit hands ----------------------------------------------------------
@@ -184,11 +195,19 @@ def test_historical_dwan_ivey_replays_with_unknown_cards_and_early_shows() -> No
 def test_historical_report_names_unsupported_games_and_fractional_stacks() -> None:
     report = check([str(HISTORICAL)])
     assert report.files == 5
-    assert report.unsupported == {"F2L3D": 1, "FB": 1, "NS": 1}
+    assert report.unsupported == {"FB": 1, "NS": 1}
     assert len(report.mismatched) == 1
     assert "antonius-blom" in report.mismatched[0]["file"]
     assert "whole number" in report.mismatched[0]["difference"]
-    assert report.no_result == 1  # dwan-ivey has no finishing stacks
+    assert report.no_result == 2  # dwan-ivey and arieh-yockey have no finishing stacks
+
+
+def test_historical_triple_draw_replays_the_bad_beat() -> None:
+    # Arieh draws to 7-5-4-3-2 against Yockey's pat 7-6-4-3-2 and wins Yockey's last chips.
+    path = HISTORICAL / "arieh-yockey-2019.phh"
+    state = replay(parse_phh(path.read_text(encoding="utf-8"), str(path))).state
+    assert state.is_complete
+    assert state.finishing_stacks == (0, 4_340_000 - 150_000, 5_910_000, 10_765_000 + 1_180_000 + 150_000)
 
 
 # -- export, parse, replay round trip ---------------------------------------------------------------
@@ -284,6 +303,10 @@ def test_export_round_trip_spread_limit() -> None:
         ("d db Qs", DealBoard((43,))),
         ("p1 f  # a comment", Fold(0)),
         ("  p9 cc  ", CheckCall(8)),
+        ("p2 pb", BringIn(1)),
+        ("p1 sd QdJc", Discard(0, (41, 36))),
+        ("p2 sd", Discard(1, ())),
+        ("p3 sd ????", Discard(2, (-1, -1))),
     ],
 )
 def test_parse_action(text: str, action: object) -> None:
@@ -325,7 +348,8 @@ def test_action_text_round_trips(action: object) -> None:
         "d dh px As",
         "d xx p1 As",
         "p1 sm As Kd",
-        "p1 sd As",  # draws are not dealt here
+        "p1 sd As Kd",
+        "p1 pb 100",
     ],
 )
 def test_parse_action_refuses_what_it_cannot_read(text: str) -> None:

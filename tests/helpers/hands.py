@@ -81,7 +81,7 @@ def random_hand(
     steps: list[tuple[HandState, Action]] = []
     ran_out = False
     while True:
-        if state.phase is Phase.DEALING_BOARD and state.betting_over:
+        if state.is_running_out:
             ran_out = True
         action: Action | None
         if state.phase is Phase.SHOWDOWN and ran_out:

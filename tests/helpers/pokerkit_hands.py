@@ -7,7 +7,18 @@ Apart from hands.py because it imports pokerkit, which the other engine tests do
 
 from __future__ import annotations
 
-from pokerkit import Automation, Card, Mode, NoLimitTexasHoldem, State
+from pokerkit import (
+    Automation,
+    Card,
+    FixedLimitDeuceToSevenLowballTripleDraw,
+    FixedLimitRazz,
+    FixedLimitSevenCardStud,
+    FixedLimitSevenCardStudHighLowSplitEightOrBetter,
+    Mode,
+    NoLimitDeuceToSevenLowballSingleDraw,
+    NoLimitTexasHoldem,
+    State,
+)
 from pokerkit.games import PotLimitPokerMixin, TexasHoldemMixin, UnfixedLimitHoldem
 
 from tablectl.core.cards import card_str
@@ -52,6 +63,40 @@ def pokerkit_game(config: HandConfig) -> NoLimitTexasHoldem | _PotLimitTexasHold
     )
 
 
+# Our stud and draw games -> PokerKit's classes (same player order: PHH's).
+STUD_GAMES = {
+    "7S": FixedLimitSevenCardStud,
+    "7S/8": FixedLimitSevenCardStudHighLowSplitEightOrBetter,
+    "R": FixedLimitRazz,
+}
+
+
 def pokerkit_state(config: HandConfig) -> State:
-    """The PokerKit state for one of our hand configs."""
+    """The PokerKit state for one of our hand configs: hold'em, stud, razz or 2-7 draw."""
+    code = config.variant.game.code
+    if code in STUD_GAMES:
+        return STUD_GAMES[code](
+            AUTOMATIONS,
+            True,
+            config.antes or 0,
+            config.bring_in,
+            config.small_bet,
+            config.big_bet,
+            mode=Mode.TOURNAMENT,
+        )(config.starting_stacks, config.players)
+    trimming = not config.antes or len(set(config.antes)) == 1
+    if code == "2L3D":
+        return FixedLimitDeuceToSevenLowballTripleDraw(
+            AUTOMATIONS,
+            trimming,
+            config.antes or 0,
+            config.blinds,
+            config.small_bet,
+            config.big_bet,
+            mode=Mode.TOURNAMENT,
+        )(config.starting_stacks, config.players)
+    if code == "2L1D":
+        return NoLimitDeuceToSevenLowballSingleDraw(
+            AUTOMATIONS, trimming, config.antes or 0, config.blinds, config.opening_min, mode=Mode.TOURNAMENT
+        )(config.starting_stacks, config.players)
     return pokerkit_game(config)(config.starting_stacks, config.players)

@@ -15,8 +15,15 @@ UNKNOWN_CARD: Card = -1  # a hole card dealt but not identified (PHH '??')
 
 @dataclass(frozen=True, slots=True)
 class DealHole:
+    """Cards dealt to one player: hole cards, a stud street's card, a draw's replacements.
+
+    ``up`` says which are face up when the deal differs from the street's declaration (HO-4: a
+    down card the dealer exposed plays as an up card); None: as the street declares.
+    """
+
     player: int
     cards: tuple[Card, ...]
+    up: tuple[bool, ...] | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,6 +50,22 @@ class BetRaise:
 
 
 @dataclass(frozen=True, slots=True)
+class BringIn:
+    """Post the bring-in, the forced bet of the lowest (razz: highest) up card (STUD-5, PHH ``pb``);
+    the same player may complete instead (BetRaise to the small bet, STUD-6)."""
+
+    player: int
+
+
+@dataclass(frozen=True, slots=True)
+class Discard:
+    """Discard cards at a draw to be dealt as many (DRAW-4, PHH ``sd``); none: standing pat."""
+
+    player: int
+    cards: tuple[Card, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
 class Kill:
     """The hand is dead by a ruling (IRR-8, IRR-9, BOARD-6, the floor), whoever's turn it is."""
 
@@ -62,4 +85,4 @@ class Show:
         return not self.cards
 
 
-Action = DealHole | DealBoard | Fold | CheckCall | BetRaise | Show | Kill
+Action = DealHole | DealBoard | Fold | CheckCall | BetRaise | BringIn | Discard | Show | Kill

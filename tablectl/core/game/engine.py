@@ -1,11 +1,13 @@
 """The hand state machine (layer 2): betting, pots and showdown, pure.
 
-``start_hand(config)`` posts the antes and blinds; ``apply(state, action)``
+``start_hand(config)`` posts the antes and blinds (stud: the antes; the bring-in is the first
+action, STUD-5); ``apply(state, action)``
 returns the next state or raises :class:`RuleViolation` naming the rule
 broken, leaving the state it was given untouched (states are immutable).
 ``legal(state)`` answers whose turn it is, what they may do and for how much.
 
-Positions: 0 is the first seat left of the button, the button is last.
+Positions: 0 is the first seat left of the button, the button is last; in stud, which has no
+button, 0 is the dealer's left, the first seat dealt.
 """
 
 from __future__ import annotations
@@ -20,9 +22,11 @@ from tablectl.core.game.actions import (
     UNKNOWN_CARD,
     Action,
     BetRaise,
+    BringIn,
     CheckCall,
     DealBoard,
     DealHole,
+    Discard,
     Fold,
     Kill,
     Show,
@@ -30,7 +34,7 @@ from tablectl.core.game.actions import (
 from tablectl.core.game.errors import RuleViolation
 from tablectl.core.game.pots import Award, award_pots
 from tablectl.core.game.profiles import HouseRules, house_rules
-from tablectl.core.game.variants import Structure, Variant
+from tablectl.core.game.variants import Opener, Structure, Variant
 from tablectl.core.records import copier
 from tablectl.core.sentences import Mention, sentence
 
@@ -39,16 +43,18 @@ class Phase(enum.Enum):
     DEALING_HOLE = "dealing hole cards"
     BETTING = "betting"
     DEALING_BOARD = "dealing the board"
+    DRAWING = "drawing"
     SHOWDOWN = "showdown"
     COMPLETE = "complete"
 
 
 # Module-level names for the phases and structures: the hot path reads them on every action,
 # and a global is several times faster to reach than an enum member.
-DEALING_HOLE, BETTING, DEALING_BOARD, SHOWDOWN, COMPLETE = (
+DEALING_HOLE, BETTING, DEALING_BOARD, DRAWING, SHOWDOWN, COMPLETE = (
     Phase.DEALING_HOLE,
     Phase.BETTING,
     Phase.DEALING_BOARD,
+    Phase.DRAWING,
     Phase.SHOWDOWN,
     Phase.COMPLETE,
 )
@@ -74,7 +80,9 @@ class HandConfig:
     (a big-blind ante is an ante on position 1). Big-bet games take their
     minimum bet from ``min_bet`` (default: the big blind); fixed-limit games use
     ``small_bet`` on the first two rounds and ``big_bet`` on the last two;
-    spread-limit games allow any bet or raise from ``min_bet`` to ``spread_max``.
+    spread-limit games allow any bet or raise from ``min_bet`` to ``spread_max``. Stud and razz
+    have no blinds: ``bring_in`` is the forced bet of the lowest (razz: highest) up card, smaller
+    than the small bet (STUD-5, STUD-6); their small bet covers third and fourth street (STUD-9).
     """
 
     variant: Variant
@@ -85,6 +93,7 @@ class HandConfig:
     small_bet: int = 0
     big_bet: int = 0
     spread_max: int = 0
+    bring_in: int = 0
     chip_unit: int = 1
     rules: HouseRules = field(default_factory=house_rules)
 
@@ -116,6 +125,17 @@ class HandConfig:
                 "min_bet, spread_max: spread-limit needs 0 < min_bet <= spread_max, "
                 "and no blind or straddle above spread_max"
             )
+        if self.variant.game.has_button:
+            if self.bring_in:
+                raise ConfigError("bring_in: only stud and razz have a bring-in; other games post blinds")
+        else:
+            if self.blinds:
+                raise ConfigError("blinds: stud and razz have no blinds: antes and the bring-in open the pot")
+            if structure is not FIXED_LIMIT:
+                raise ConfigError("variant: stud and razz are dealt at fixed limit (the bring-in, STUD-6)")
+            if not 0 < self.bring_in < self.small_bet:
+                raise ConfigError("bring_in: stud needs a bring-in > 0 and below the small bet (STUD-6)")
+            return
         if not structure.is_limit and self.opening_min <= 0:
             raise ConfigError("min_bet: a big-bet game needs a minimum bet (or a big blind) > 0")
 
@@ -129,8 +149,11 @@ class HandConfig:
         return self.min_bet or max(self.blinds[:2], default=0)
 
     def bet_size(self, street: int) -> int:
-        """Fixed-limit bet for a round (BET-1)."""
-        return self.big_bet if self.variant.game.streets[street].big_bet else self.small_bet
+        """Fixed-limit bet for a round (BET-1; STUD-9, with the California option)."""
+        game = self.variant.game
+        if not game.has_button and street < self.rules.stud_small_bet_rounds:
+            return self.small_bet
+        return self.big_bet if game.streets[street].big_bet else self.small_bet
 
     def forced_position(self, k: int) -> int:
         """The position that posts blind number k (heads-up the button posts the small blind)."""
@@ -151,6 +174,7 @@ class Legal:
     min_raise_to: int  # totals for this round; equal to max when the only raise is all-in
     max_raise_to: int
     why_no_raise: str = ""  # the rule that forbids a raise, when can_raise is False
+    bring_in: int = 0  # stud: the bring-in this player must post unless completing (STUD-5); 0 if none
 
 
 class HandState(NamedTuple):
@@ -177,6 +201,13 @@ class HandState(NamedTuple):
     mucked: tuple[bool, ...]
     awards: tuple[Award, ...] = ()
     round_players: int = 0  # players with a live hand when this round started (cap option)
+    up: tuple[tuple[Card, ...], ...] = ()  # stud: each player's face-up cards; () in other games
+    to_draw: tuple[int, ...] = ()  # at a draw: replacements still owed each player; -1 not drawn yet
+    discards: tuple[tuple[Card, ...], ...] = ()  # at a draw: each player's discards (HO-9)
+    bringing_in: bool = False  # the actor owes the bring-in: post it or complete (STUD-5, STUD-6)
+    bet_unit: int = 0  # fixed limit: the bet of this round (BET-1, STUD-9)
+    bet_unit_option: int = 0  # the big bet a wager may choose instead on an open pair (STUD-9)
+    opener: int = 0  # the first to act this round (POT-3: the first to show when all checked)
 
     # -- questions any display or rule asks --------------------------------------------------
     @property
@@ -211,7 +242,27 @@ class HandState(NamedTuple):
         """Board cards still to come before the next betting round."""
         if self.phase is not DEALING_BOARD:
             return 0
-        return _BOARD_AFTER[self.config.variant.game][self.street] - len(self.board)
+        return self.config.variant.game.board_after[self.street] - len(self.board)
+
+    def cards_due(self, player: int) -> int:
+        """Cards ``player`` is still to be dealt before the next betting round: hole cards, a stud
+        street's card or a draw's replacements (0 once dealt, folded, or not yet drawn)."""
+        if self.phase is DRAWING:
+            return max(0, self.to_draw[player])
+        if self.phase is not DEALING_HOLE or self.folded[player]:
+            return 0
+        return _hole_target(self) - len(self.hole[player])
+
+    @property
+    def next_to_draw(self) -> int | None:
+        """At a draw, the player who discards next: from the first still in left of the button,
+        the button last (HO-7); None once all have declared."""
+        if self.phase is not DRAWING:
+            return None
+        for i, owed in enumerate(self.to_draw):
+            if owed < 0:
+                return i
+        return None
 
     @property
     def betting_over(self) -> bool:
@@ -229,7 +280,16 @@ class HandState(NamedTuple):
         someone_all_in = any(self.stacks[i] == 0 for i in self.live)
         if self.phase is SHOWDOWN:
             return someone_all_in
-        return self.phase is DEALING_BOARD and someone_all_in and self.betting_over
+        # Draw hands stay down until the last draw: shown, they would change the others' draws
+        # (ST-7, usual practice; POT-5's wording does not settle it). Stud turns them up.
+        return self.is_running_out and someone_all_in and not self.config.variant.game.has_draws
+
+    @property
+    def is_running_out(self) -> bool:
+        """Cards are still to come but nobody can bet any more: hands may be shown (POT-5)."""
+        phase = self.phase
+        dealing = phase is DEALING_BOARD or phase is DRAWING or (phase is DEALING_HOLE and self.street > 0)
+        return dealing and self.betting_over
 
 
 # -- starting a hand ---------------------------------------------------------------------------
@@ -246,8 +306,10 @@ def start_hand(config: HandConfig) -> HandState:
     # each opponent only what they put in (POT-1). One ante posted for the table (a big-blind
     # ante) is dead money in the main pot.
     table_ante = sum(1 for a in config.antes if a) == 1
+    game = config.variant.game
+    swap_heads_up = n == 2 and game.has_button  # heads-up the antes swap with the blinds (DEAL-4)
     for pos, ante in enumerate(config.antes):
-        k = config.forced_position(pos) if n == 2 else pos
+        k = config.forced_position(pos) if swap_heads_up else pos
         paid = min(ante, stacks[k])
         stacks[k] -= paid
         if table_ante:
@@ -286,6 +348,8 @@ def start_hand(config: HandConfig) -> HandState:
         shown=(None,) * n,
         mucked=(False,) * n,
         round_players=n,
+        up=((),) * n if game.cards_up_in_order else (),
+        bet_unit=config.bet_size(0) if structure is FIXED_LIMIT else 0,
     )
 
 
@@ -303,6 +367,13 @@ def legal(state: HandState) -> Legal | None:
     if i is None:
         return None
     all_in_to = state.bets[i] + state.stacks[i]
+    if state.bringing_in:
+        # STUD-5, STUD-6: the forced bet, or a full small bet at once; no check, no fold.
+        owed = min(state.config.bring_in, state.stacks[i])
+        complete = min(state.counted_level + state.bet_unit, all_in_to)
+        if all_in_to <= owed:
+            return Legal(i, False, False, 0, False, 0, 0, "BET-17: no chips beyond the bring-in", owed)
+        return Legal(i, False, False, 0, True, complete, complete, "", owed)
     call_amount = call_cost(state, i)
     why = _why_no_raise(state, i, all_in_to)
     if why:
@@ -338,7 +409,7 @@ def _reopen_threshold(state: HandState) -> int:
     """How far the bet must rise past a player's last action to let them raise again (BET-5)."""
     cfg = state.config
     if cfg.variant.structure is FIXED_LIMIT:
-        size = cfg.bet_size(state.street)
+        size = state.bet_unit
         return (size + 1) // 2 if cfg.rules.limit_half_bet_reopens else size
     return state.full_raise
 
@@ -348,9 +419,11 @@ def _raise_range(state: HandState, i: int) -> tuple[int, int]:
     structure = cfg.variant.structure
     if structure is FIXED_LIMIT:
         # A raise adds one bet to the last counted level: a short all-in below half a bet is
-        # completed, not raised over (002 completing a bet).
-        to = state.counted_level + cfg.bet_size(state.street)
-        return to, to
+        # completed, not raised over (002 completing a bet). After a stud bring-in the counted
+        # level is 0, so the first wager completes to the small bet (STUD-7). On an open pair the
+        # big bet may be chosen instead (STUD-9).
+        to = state.counted_level + state.bet_unit
+        return to, state.counted_level + (state.bet_unit_option or state.bet_unit)
     min_to = state.high_bet + state.full_raise if state.high_bet else state.full_raise
     if structure is SPREAD_LIMIT:
         return min(min_to, state.high_bet + cfg.spread_max), state.high_bet + cfg.spread_max
@@ -404,6 +477,10 @@ def _apply_betting(state: HandState, action: Fold | CheckCall | BetRaise) -> Han
         raise RuleViolation("BET-14", f"no betting now: the hand is {state.phase.value}")
     if i != state.actor:
         raise RuleViolation("BET-14", f"action out of turn: it is position {state.actor}'s turn, not {i}'s")
+    if state.bringing_in and type(action) is not BetRaise:
+        raise RuleViolation(
+            "STUD-5", f"position {i} has the bring-in: post it or complete to {state.bet_unit:,}"
+        )
     acted = list(state.acted)
     acted[i] = state.high_bet
     if type(action) is Fold:
@@ -464,6 +541,10 @@ def _apply_betting(state: HandState, action: Fold | CheckCall | BetRaise) -> Han
         )
     if to <= state.high_bet:
         raise RuleViolation("BET-4", f"a raise must make it more than {state.high_bet}; {to} is a call")
+    if to < min_to and to == _deepest_opponent(state, i) and state.high_bet:
+        # POT-2: a raise to all the deepest opponent can call stands for the full raise, whose
+        # rest would come back uncalled (a raise that puts the last opponent all-in).
+        min_to = to
     if to < min_to:
         rule = "BET-4" if state.high_bet else "BET-3"
         what = "raise" if state.high_bet else "bet"
@@ -474,6 +555,15 @@ def _apply_betting(state: HandState, action: Fold | CheckCall | BetRaise) -> Han
         structure = state.config.variant.structure
         rule = {POT_LIMIT: "BET-10"}.get(structure, "BET-1")
         raise RuleViolation(rule, f"the largest {structure.value} bet or raise is to {max_to:,}, not {to:,}")
+    if state.bet_unit_option:
+        # STUD-9 open pair: the small or the big bet, nothing between (unless all-in).
+        if to != min_to and to != max_to and to != all_in_to:
+            raise RuleViolation("STUD-9", f"open pair: a wager is to {min_to:,} or {max_to:,}, not {to:,}")
+        if to - state.counted_level == state.bet_unit_option:
+            changes["bet_unit"] = state.bet_unit_option
+            changes["bet_unit_option"] = 0
+    if state.bringing_in:
+        changes["bringing_in"] = False  # the bring-in player completes at once (STUD-6)
     increment = to - state.high_bet
     paid = to - bets[i]
     stacks[i] -= paid
@@ -482,6 +572,12 @@ def _apply_betting(state: HandState, action: Fold | CheckCall | BetRaise) -> Han
     changes["high_bet"] = to
     changes["aggressor"] = i
     counts = _counts_as_raise(state, increment, to, all_in_to)
+    if counts and state.wagers == 0 and state.street == 0 and not state.config.variant.game.has_button:
+        # STUD-7: the completion is the first bet of the round and reopens the betting: who
+        # called the bring-in acts again as if for the first time.
+        for j in range(len(acted)):
+            if acted[j] >= 0:
+                acted[j] = -1
     if counts:
         changes["wagers"] = state.wagers + 1
         changes["counted_level"] = to
@@ -499,11 +595,17 @@ def _apply_betting(state: HandState, action: Fold | CheckCall | BetRaise) -> Han
     return _evolve(state, **changes)
 
 
+def _deepest_opponent(state: HandState, i: int) -> int:
+    """The most any other live player can have in front of him this round (all-in)."""
+    stacks, bets, folded = state.stacks, state.bets, state.folded
+    return max((bets[j] + stacks[j] for j in range(len(stacks)) if j != i and not folded[j]), default=0)
+
+
 def _counts_as_raise(state: HandState, increment: int, to: int, all_in_to: int) -> bool:
     """A full bet or raise (or, at limit, an all-in of half a bet) reopens and counts to the cap."""
     cfg = state.config
     if cfg.variant.structure is FIXED_LIMIT:
-        if to == all_in_to and to < state.counted_level + cfg.bet_size(state.street):
+        if to == all_in_to and to < state.counted_level + state.bet_unit:
             return increment >= _reopen_threshold(state) and to > state.counted_level
         return True
     if state.high_bet == 0:
@@ -563,7 +665,14 @@ def _finish_round(state: HandState) -> HandState:
     streets = state.config.variant.game.streets
     if state.street + 1 >= len(streets):
         return _maybe_award(_evolve(state, **{**base, "phase": SHOWDOWN}))
-    return _evolve(state, **{**base, "phase": DEALING_BOARD, "street": state.street + 1})
+    coming = streets[state.street + 1]
+    if coming.draw:
+        # DRAW-4: every hand still in draws, all-in or not.
+        base["to_draw"] = tuple(0 if f else -1 for f in state.folded)
+        base["discards"] = ((),) * len(bets)
+        return _evolve(state, **{**base, "phase": DRAWING, "street": state.street + 1})
+    phase = DEALING_HOLE if coming.cards_up else DEALING_BOARD
+    return _evolve(state, **{**base, "phase": phase, "street": state.street + 1})
 
 
 def _all_live_all_in(state: HandState) -> bool:
@@ -572,11 +681,25 @@ def _all_live_all_in(state: HandState) -> bool:
 
 
 def _start_round(state: HandState) -> HandState:
-    """The board for this round is out: open the betting left of the button."""
+    """This round's cards are out: open the betting left of the button (DRAW-3), with the bring-in
+    (STUD-5) or with the best hand showing (STUD-8)."""
     cfg = state.config
-    full = cfg.bet_size(state.street) if cfg.variant.structure is FIXED_LIMIT else cfg.opening_min
+    game = cfg.variant.game
+    fixed = cfg.variant.structure is FIXED_LIMIT
+    unit = cfg.bet_size(state.street) if fixed else 0
+    option = 0
+    if (
+        fixed
+        and game.open_pair
+        and state.street == 1
+        and cfg.rules.stud_open_pair_big_bet
+        and cfg.big_bet > unit
+        and any(_has_pair(state.up[i]) for i in state.live)
+    ):
+        option = cfg.big_bet
+    full = unit if fixed else cfg.opening_min
     acted = (-1,) * len(state.stacks)
-    first = _first_to_act(state.folded, state.stacks, state.bets, acted, 0, 0)
+    rule = game.streets[state.street].opener
     new = _evolve(
         state,
         phase=BETTING,
@@ -587,11 +710,66 @@ def _start_round(state: HandState) -> HandState:
         acted=acted,
         aggressor=None,
         round_players=state.folded.count(False),
-        actor=first,
+        bet_unit=unit,
+        bet_unit_option=option,
     )
+    if rule is Opener.LOW_CARD or rule is Opener.HIGH_CARD:
+        return _open_with_bring_in(new, rule)
+    opener = 0 if rule is Opener.BLINDS else _best_showing(state, rule)
+    first = _first_to_act(state.folded, state.stacks, state.bets, acted, 0, opener)
     if first is None:
         return _finish_round(new)
-    return new
+    return _evolve(new, actor=first, opener=opener)
+
+
+def _bring_in_key(card: Card, rule: Opener) -> int:
+    """HO-1: clubs lowest, then diamonds, hearts, spades; aces high for the stud bring-in, low in
+    razz (where the king of spades is the highest up card). Cards are rank * 4 + suit, aces 12."""
+    if rule is Opener.HIGH_CARD:
+        return ((card >> 2) + 1) % 13 * 4 + (card & 3)  # ace low
+    return card
+
+
+def _open_with_bring_in(state: HandState, rule: Opener) -> HandState:
+    """STUD-5: the lowest up card (razz: the highest) brings in; a player with no chips left after
+    the ante cannot, so the next lowest does; nobody does when fewer than two players have chips."""
+    with_chips = [i for i in state.live if state.stacks[i] > 0]
+    if len(with_chips) < 2:
+        return _finish_round(state)
+    known = [i for i in with_chips if UNKNOWN_CARD not in state.up[i] and state.up[i]] or with_chips
+    keys = {i: min(_bring_in_key(c, rule) for c in state.up[i]) for i in known}
+    pick = max if rule is Opener.HIGH_CARD else min
+    payer = pick(known, key=keys.__getitem__)
+    return _evolve(state, actor=payer, bringing_in=True, opener=payer)
+
+
+def _has_pair(cards: Sequence[Card]) -> bool:
+    ranks = [c >> 2 for c in cards if c != UNKNOWN_CARD]
+    return len(set(ranks)) < len(ranks)
+
+
+def _showing_key(cards: Sequence[Card], ace_low: bool) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """What up cards show (HO-2): only pairs, two pair, trips and quads count, then the ranks from
+    the biggest group down; straights and flushes never. A larger key is a higher hand."""
+    ranks = [((c >> 2) + 1) % 13 if ace_low else c >> 2 for c in cards if c != UNKNOWN_CARD]
+    counts: dict[int, int] = {}
+    for r in ranks:
+        counts[r] = counts.get(r, 0) + 1
+    groups = sorted(counts.items(), key=lambda rc: (rc[1], rc[0]), reverse=True)
+    return tuple(c for _, c in groups), tuple(r for r, _ in groups)
+
+
+def _best_showing(state: HandState, rule: Opener) -> int:
+    """STUD-8: the best hand showing opens (razz: the lowest, a pair counting against it); ties go
+    to the tied player nearest the dealer's left (HO-2)."""
+    low = rule is Opener.LOW_HAND
+    best: int | None = None
+    best_key: tuple[tuple[int, ...], tuple[int, ...]] | None = None
+    for i in state.live:
+        key = _showing_key(state.up[i], low)
+        if best_key is None or (key < best_key if low else key > best_key):
+            best, best_key = i, key
+    return best if best is not None else 0
 
 
 def _check_new_cards(state: HandState, cards: tuple[Card, ...]) -> None:
@@ -617,8 +795,12 @@ def _check_new_cards(state: HandState, cards: tuple[Card, ...]) -> None:
 def _deal_hole(state: HandState, action: DealHole) -> HandState:
     i = action.player
     _check_player(state, i)
+    if state.phase is DRAWING:
+        return _deal_replacements(state, action)
     if state.phase is not DEALING_HOLE:
         raise RuleViolation("DEAL-1", f"hole cards are not being dealt now: the hand is {state.phase.value}")
+    if state.street:
+        return _deal_street_card(state, action)
     want = state.config.variant.game.hole_cards
     have = len(state.hole[i])
     cards = action.cards if type(action.cards) is tuple else tuple(action.cards)
@@ -635,18 +817,185 @@ def _deal_hole(state: HandState, action: DealHole) -> HandState:
         _check_new_cards(state, cards)
     hole = list(state.hole)
     hole[i] = hole[i] + cards
+    changes: dict[str, Any] = {"hole": tuple(hole)}
+    if state.up:
+        changes["up"] = _with_up_cards(state, i, have, cards, action.up)
     if sum(map(len, hole)) < want * len(hole):
-        values = list(state)
-        values[_HOLE] = tuple(hole)
-        return _new_tuple(HandState, values)
-    new = _evolve(state, **{"hole": tuple(hole), "phase": BETTING})
+        if not state.up:
+            values = list(state)
+            values[_HOLE] = tuple(hole)
+            return _new_tuple(HandState, values)
+        return _evolve(state, **changes)
+    if not state.config.variant.game.has_button:
+        return _start_round(_evolve(state, **changes))  # stud: the bring-in (STUD-5)
+    new = _evolve(state, **{**changes, "phase": BETTING})
     first = _next_to_act(new, len(state.config.blinds) if state.config.players > 2 else 1)
     if first is None:
         return _finish_round(new)
     return _evolve(new, **{"actor": first})
 
 
+def _with_up_cards(
+    state: HandState, i: int, have: int, cards: tuple[Card, ...], up: tuple[bool, ...] | None
+) -> tuple[tuple[Card, ...], ...]:
+    """Player ``i``'s face-up cards after ``cards``: as the streets declare, or as dealt (HO-4)."""
+    if up is None:
+        layout = state.config.variant.game.cards_up_in_order
+        up = layout[have : have + len(cards)]
+    elif len(up) != len(cards):
+        raise RuleViolation("INPUT", f"{len(cards)} cards dealt with {len(up)} face-up flags")
+    # An unknown up card (a hand history's '??' of a player who folded) never brings in or opens.
+    shown = tuple(c for c, face_up in zip(cards, up, strict=False) if face_up)
+    ups = list(state.up)
+    ups[i] = ups[i] + shown
+    return tuple(ups)
+
+
+def _hole_target(state: HandState) -> int:
+    """Cards each live player holds once this street is dealt; a community card (HO-3) stands in
+    for one card of each player."""
+    return state.config.variant.game.hole_after[state.street] - len(state.board)
+
+
+def _deal_street_card(state: HandState, action: DealHole) -> HandState:
+    """A stud street: one card to each player still in (STUD-1), in any order the procedure
+    checks; the round opens when every live player has it."""
+    i = action.player
+    if state.folded[i]:
+        raise RuleViolation("MD-i", f"position {i} folded: no cards are dealt to a dead hand")
+    cards = action.cards if type(action.cards) is tuple else tuple(action.cards)
+    have = len(state.hole[i])
+    want = _hole_target(state)
+    if have + len(cards) > want:
+        raise RuleViolation("MD-e", f"position {i} would hold {have + len(cards)} cards not {want}")
+    if len(cards) == 1 and action.up is None and state.shown[i] is None and type(card := cards[0]) is int:
+        # The common case, one card as the street declares it: one copy of the state.
+        if not 0 <= card < 52 or card in state.board or any(card in hand for hand in state.hole):
+            _check_new_cards(state, cards)  # raises, naming the rule
+        values = list(state)
+        hole = list(state.hole)
+        hole[i] = hole[i] + cards
+        values[_HOLE] = tuple(hole)
+        if state.config.variant.game.cards_up_in_order[have]:
+            up = list(state.up)
+            up[i] = up[i] + cards
+            values[_UP] = tuple(up)
+        new = _new_tuple(HandState, values)
+        for j, folded in enumerate(state.folded):
+            if not folded and len(hole[j]) < want:
+                return new
+        return _start_round(new)
+    _check_new_cards(state, cards)
+    hole = list(state.hole)
+    hole[i] = hole[i] + cards
+    new = _evolve(state, hole=tuple(hole), up=_with_up_cards(state, i, have, cards, action.up))
+    return _start_round_when_dealt(_unshown(new, i))
+
+
+def _unshown(state: HandState, i: int) -> HandState:
+    """A hand shown during an all-in run-out is shown again once it holds other cards."""
+    if state.shown[i] is None:
+        return state
+    shown = list(state.shown)
+    shown[i] = None
+    return _evolve(state, shown=tuple(shown))
+
+
+def _start_round_when_dealt(state: HandState) -> HandState:
+    """Open the round once every live hand holds this street's cards (stud) or its draw is done."""
+    if state.phase is DRAWING:
+        if any(owed != 0 for owed, f in zip(state.to_draw, state.folded, strict=True) if not f):
+            return state
+        return _start_round(_evolve(state, to_draw=(), discards=()))
+    want = _hole_target(state)
+    hole = state.hole
+    if any(len(hole[j]) < want for j in state.live):
+        return state
+    return _start_round(state)
+
+
+def _deal_replacements(state: HandState, action: DealHole) -> HandState:
+    """DRAW-4: a player who discarded is dealt as many, never one of his own discards (HO-9)."""
+    i = action.player
+    owed = state.to_draw[i]
+    cards = action.cards if type(action.cards) is tuple else tuple(action.cards)
+    if owed < 0:
+        raise RuleViolation("HO-7", f"position {i} has not drawn yet: replacements follow the discards")
+    if len(cards) > owed:
+        raise RuleViolation("DRAW-4", f"position {i} is owed {owed} cards, not {len(cards)}")
+    if any(c in state.discards[i] for c in cards if c != UNKNOWN_CARD):
+        raise RuleViolation("HO-9", f"position {i} cannot be dealt back a card he discarded at this draw")
+    _check_new_cards(state, cards)
+    hole = list(state.hole)
+    hole[i] = hole[i] + cards
+    to_draw = list(state.to_draw)
+    to_draw[i] = owed - len(cards)
+    return _start_round_when_dealt(_unshown(_evolve(state, hole=tuple(hole), to_draw=tuple(to_draw)), i))
+
+
+def _discard(state: HandState, action: Discard) -> HandState:
+    """DRAW-4: discard 0 to 5 cards (0 is standing pat), in turn from the first still in left of
+    the button (HO-7); the discards are dead."""
+    i = action.player
+    _check_player(state, i)
+    if state.phase is not DRAWING:
+        raise RuleViolation("DRAW-4", f"no draw now: the hand is {state.phase.value}")
+    turn = state.next_to_draw
+    if turn != i:
+        raise RuleViolation("HO-7", f"it is position {turn}'s turn to draw, not {i}'s")
+    cards = action.cards if type(action.cards) is tuple else tuple(action.cards)
+    held = list(state.hole[i])
+    for card in cards:
+        if card not in held:
+            raise RuleViolation("DRAW-4", f"position {i} discards a card not in the hand: {card!r}")
+        held.remove(card)
+    hole = list(state.hole)
+    hole[i] = tuple(held)
+    to_draw = list(state.to_draw)
+    to_draw[i] = len(cards)
+    discards = list(state.discards)
+    discards[i] = cards
+    new = _unshown(_evolve(state, hole=tuple(hole), to_draw=tuple(to_draw), discards=tuple(discards)), i)
+    return _start_round_when_dealt(new) if new.next_to_draw is None else new
+
+
+def _bring_in(state: HandState, action: BringIn) -> HandState:
+    """STUD-5, STUD-6: the forced bet, not a raise and not counted toward the cap; a short stack
+    posts what it has and the others still owe the whole bring-in (BET-15)."""
+    i = action.player
+    _check_player(state, i)
+    if state.phase is not BETTING or not state.bringing_in:
+        raise RuleViolation("STUD-5", "no bring-in is due now")
+    if i != state.actor:
+        raise RuleViolation("STUD-5", f"position {state.actor} has the bring-in, not {i}")
+    cfg = state.config
+    paid = min(cfg.bring_in, state.stacks[i])
+    stacks = list(state.stacks)
+    bets = list(state.bets)
+    contributed = list(state.contributed)
+    stacks[i] -= paid
+    bets[i] += paid
+    contributed[i] += paid
+    acted = list(state.acted)
+    acted[i] = cfg.bring_in
+    changes: dict[str, Any] = {
+        "stacks": tuple(stacks),
+        "bets": tuple(bets),
+        "contributed": tuple(contributed),
+        "acted": tuple(acted),
+        "high_bet": cfg.bring_in,
+        "bringing_in": False,
+    }
+    nxt = _first_to_act(state.folded, stacks, bets, acted, cfg.bring_in, i + 1)
+    if nxt is None:
+        return _finish_round(_evolve(state, **changes))
+    changes["actor"] = nxt
+    return _evolve(state, **changes)
+
+
 def _deal_board(state: HandState, action: DealBoard) -> HandState:
+    if state.phase is DEALING_HOLE and state.street and not state.config.variant.game.has_button:
+        return _deal_community_card(state, action)
     if state.phase is not DEALING_BOARD:
         rule = "BOARD-4" if state.phase is BETTING else "DEAL-2"
         raise RuleViolation(rule, f"no board card is due now: the hand is {state.phase.value}")
@@ -662,10 +1011,23 @@ def _deal_board(state: HandState, action: DealBoard) -> HandState:
     return _start_round(state._replace(board=state.board + cards))
 
 
+def _deal_community_card(state: HandState, action: DealBoard) -> HandState:
+    """HO-3: too few cards for a stud street even after STUD-14: one card face up in the centre
+    plays for every player, before anyone is dealt this street's card."""
+    cards = action.cards if type(action.cards) is tuple else tuple(action.cards)
+    if len(cards) != 1 or cards[0] == UNKNOWN_CARD:
+        raise RuleViolation("HO-3", "a stud community card is one card, face up")
+    want = _hole_target(state)
+    if any(len(state.hole[j]) >= want for j in state.live):
+        raise RuleViolation("HO-3", "the community card replaces a whole street: this street is being dealt")
+    _check_new_cards(state, cards)
+    return _start_round_when_dealt(_evolve(state, board=state.board + cards))
+
+
 def _show(state: HandState, action: Show) -> HandState:
     i = action.player
     _check_player(state, i)
-    if not (state.phase is SHOWDOWN or (state.phase is DEALING_BOARD and state.betting_over)):
+    if not (state.phase is SHOWDOWN or state.is_running_out):
         raise RuleViolation("POT-4", f"hands are shown at the showdown; the hand is {state.phase.value}")
     if state.folded[i]:
         raise RuleViolation("POT-4", f"position {i} folded and has no hand to show")
@@ -709,9 +1071,12 @@ def _kill(state: HandState, action: Kill) -> HandState:
     folded = list(state.folded)
     folded[i] = True
     changes: dict[str, Any] = {"folded": tuple(folded)}
-    if folded.count(False) == 1 and state.phase is not DEALING_HOLE:
+    if folded.count(False) == 1 and not (state.phase is DEALING_HOLE and state.street == 0):
         return _finish_round(_evolve(state, **changes))
     new = _evolve(state, **changes)
+    if state.bringing_in and state.actor == i:
+        # The bring-in's hand is dead before it posted: the next lowest (razz: highest) brings in.
+        return _open_with_bring_in(new, state.config.variant.game.streets[0].opener)
     if state.phase is BETTING and state.actor == i:
         nxt = _next_to_act(new, i + 1)
         if nxt is None:
@@ -719,6 +1084,15 @@ def _kill(state: HandState, action: Kill) -> HandState:
         return _evolve(new, **{"actor": nxt})
     if state.phase is BETTING and _next_to_act(new, state.actor or 0) is None:
         return _finish_round(new)
+    if state.phase is DRAWING or (state.phase is DEALING_HOLE and state.street):
+        # The dead hand draws or is dealt nothing more: the deal may be complete without it.
+        if state.phase is DRAWING:
+            to_draw = list(new.to_draw)
+            to_draw[i] = 0
+            new = _evolve(new, to_draw=tuple(to_draw))
+            if new.next_to_draw is not None:
+                return new
+        return _start_round_when_dealt(new)
     return _maybe_award(new)
 
 
@@ -752,24 +1126,18 @@ def showdown_order(state: HandState) -> tuple[int, ...]:
     in a side pot show before a player all-in for the main pot only."""
     n = state.n
     live = state.live
-    first = state.aggressor if state.aggressor is not None and not state.folded[state.aggressor] else 0
+    aggressor = state.aggressor
+    first = aggressor if aggressor is not None and not state.folded[aggressor] else state.opener
     clockwise = sorted(live, key=lambda p: (p - first) % n)
     # A deeper commitment means eligibility for more pots: those players show first.
     return tuple(sorted(clockwise, key=lambda p: -state.contributed[p]))
 
 
 _INDEX = {name: index for index, name in enumerate(HandState._fields)}
-_HOLE, _ACTED, _ACTOR = _INDEX["hole"], _INDEX["acted"], _INDEX["actor"]
+_HOLE, _ACTED, _ACTOR, _UP = _INDEX["hole"], _INDEX["acted"], _INDEX["actor"], _INDEX["up"]
 _STACKS, _BETS, _CONTRIBUTED = _INDEX["stacks"], _INDEX["bets"], _INDEX["contributed"]
 
 
-class _BoardAfter(dict[Any, tuple[int, ...]]):
-    def __missing__(self, game: Any) -> tuple[int, ...]:
-        self[game] = game.board_after
-        return self[game]
-
-
-_BOARD_AFTER = _BoardAfter()
 _new_tuple = tuple.__new__
 _evolve = copier(HandState)  # the hot path of every action
 
@@ -778,6 +1146,8 @@ _HANDLERS: dict[type, Any] = {
     Fold: _apply_betting,
     CheckCall: _apply_betting,
     BetRaise: _apply_betting,
+    BringIn: _bring_in,
+    Discard: _discard,
     DealHole: _deal_hole,
     DealBoard: _deal_board,
     Show: _show,

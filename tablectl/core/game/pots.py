@@ -1,4 +1,4 @@
-"""Pots: side pots, splitting, odd chips and hi/lo halves (POT-1, POT-2, POT-6, POT-9)."""
+"""Pots: side pots, splitting, odd chips and hi/lo halves (POT-1, POT-2, POT-6, POT-9, HO-5)."""
 
 from __future__ import annotations
 
@@ -94,14 +94,26 @@ def _hand_values(state: HandState, player: int) -> tuple[int, int | None]:
     game = state.config.variant.game
     hole = state.hole[player]
     board = state.board
-    if game.ranking is Ranking.OMAHA:
+    ranking = game.ranking
+    if ranking is Ranking.OMAHA:
         high = evaluator.evaluate_omaha_high(hole, board)
         low = evaluator.evaluate_omaha_low8(hole, board) if game.hi_lo else None
+    elif ranking is Ranking.ACE_TO_FIVE:  # razz: the best low takes the pot (STUD-16)
+        high, low = evaluator.evaluate_low_a5(tuple(hole) + tuple(board)), None
+    elif ranking is Ranking.DEUCE_TO_SEVEN:  # DRAW-9
+        high, low = evaluator.evaluate_low_27(hole), None
     else:
         cards = tuple(hole) + tuple(board)
         high = evaluator.evaluate_high(cards)
         low = evaluator.evaluate_low8(cards) if game.hi_lo else None
     return high, low
+
+
+def _high_card_showing(up: Sequence[int], ace_low: bool) -> int:
+    """The highest up card by rank then suit (clubs lowest), aces low in razz (HO-1, HO-5)."""
+    if ace_low:
+        return max(((c >> 2) + 1) % 13 * 4 + (c & 3) for c in up) if up else -1
+    return max(up, default=-1)
 
 
 def award_pots(state: HandState) -> tuple[Award, ...]:
@@ -120,7 +132,14 @@ def award_pots(state: HandState) -> tuple[Award, ...]:
         return (Award(0, "all", total, ((live[0], total),), uncontested=True), *refunds)
     shown = [i for i in live if state.shown[i] is not None]
     values = {i: _hand_values(state, i) for i in shown}
-    hi_lo = state.config.variant.game.hi_lo
+    game = state.config.variant.game
+    hi_lo = game.hi_lo
+    if not game.has_button:
+        # HO-5: without a button the odd chip goes to the high card by suit showing.
+        ace_low = game.ranking is Ranking.ACE_TO_FIVE
+        order = sorted(live, key=lambda p: _high_card_showing(state.up[p], ace_low), reverse=True)
+        rank_of_player = {p: k for k, p in enumerate(order)}
+        high_first = rank_of_player.__getitem__
     awards: list[Award] = []
     for index, pot in enumerate(pots):
         contenders = [i for i in pot.eligible if i in values]
@@ -133,9 +152,13 @@ def award_pots(state: HandState) -> tuple[Award, ...]:
         best_high = max(values[i][0] for i in contenders)
         high_winners = [i for i in contenders if values[i][0] == best_high]
         lows = [values[i][1] for i in contenders if values[i][1] is not None]
+        if not game.has_button:
+            high_winners.sort(key=high_first)
         if hi_lo and lows:
             best_low = max(v for v in lows if v is not None)
             low_winners = [i for i in contenders if values[i][1] == best_low]
+            if not game.has_button:
+                low_winners.sort(key=high_first)
             low_amount = pot.amount // 2 // unit * unit  # the odd chip goes to the high half
             high_amount = pot.amount - low_amount
             awards.append(Award(index, "high", high_amount, tuple(split(high_amount, high_winners, unit))))

@@ -34,6 +34,11 @@ class HouseRules:
     every_exposed_card_misdeals: bool
     # POT-5: tournament rules turn all hands face up once a player is all-in and betting is over.
     tournament: bool
+    # STUD-9 option (seven-card stud high only, SS-3): with an open pair on fourth street a player
+    # may bet or raise the big bet, and once one does, later raises that round are big bets.
+    stud_open_pair_big_bet: bool = False
+    # STUD-9 option (California, X-1): the small bet on the first three stud rounds, not two.
+    stud_small_bet_rounds: int = 2
 
     def with_options(self, **options: Any) -> HouseRules:
         """This profile with single options overridden; unknown options name the valid ones."""
@@ -48,6 +53,8 @@ class HouseRules:
                 continue
             if not isinstance(value, expected) or (expected is int and isinstance(value, bool)):
                 raise ValueError(f"house-rule option {key!r} must be {expected.__name__}, got {value!r}")
+        if options.get("stud_small_bet_rounds", self.stud_small_bet_rounds) not in (2, 3):
+            raise ValueError("house-rule option 'stud_small_bet_rounds' must be 2 or 3")
         if options.get("misdeal_cutoff", self.misdeal_cutoff) not in ("two_players", "substantial"):
             raise ValueError("house-rule option 'misdeal_cutoff' must be 'two_players' or 'substantial'")
         return dataclasses.replace(self, **options)

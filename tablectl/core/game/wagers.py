@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from tablectl.core.game.actions import BetRaise, CheckCall
+from tablectl.core.game.actions import BetRaise, BringIn, CheckCall
 from tablectl.core.game.engine import HandState, legal
 from tablectl.core.game.errors import RuleViolation
 from tablectl.core.game.variants import Structure
@@ -16,7 +16,7 @@ from tablectl.core.game.variants import Structure
 
 @dataclass(frozen=True, slots=True)
 class Reading:
-    action: CheckCall | BetRaise
+    action: CheckCall | BetRaise | BringIn
     rule: str | None = None  # the rule that changed what the chips alone would say
     note: str = ""  # one sentence for the dealer
 
@@ -34,6 +34,10 @@ def read_wager(
         raise RuleViolation("BET-14", f"it is not position {player}'s turn to act")
     if chips_in < 0:
         raise RuleViolation("INPUT", "chips put in cannot be negative")
+    if options.bring_in:
+        return _read_bring_in(
+            player, chips_in, options.bring_in, options.min_raise_to if options.can_raise else 0
+        )
     bet = state.bets[player]
     all_in_to = bet + state.stacks[player]
     to = min(chips_in, all_in_to)
@@ -88,3 +92,21 @@ def read_wager(
             f"Over the limit: the wager is reduced to {options.max_raise_to:,}.",
         )
     return Reading(BetRaise(player, to))
+
+
+def _read_bring_in(player: int, chips_in: int, owed: int, complete: int) -> Reading:
+    """STUD-5, STUD-6: the bring-in player puts in the bring-in or a full small bet; anything
+    else is brought up or down to the nearer of the two it reaches (BET-13)."""
+    if complete and chips_in >= complete:
+        if chips_in > complete:
+            return Reading(
+                BetRaise(player, complete), "STUD-6", f"A completion is to {complete:,}: return the excess."
+            )
+        return Reading(BetRaise(player, complete))
+    if chips_in < owed:
+        return Reading(BringIn(player), "BET-13", f"Short bring-in: bring it up to {owed:,}.")
+    if chips_in > owed:
+        return Reading(
+            BringIn(player), "STUD-6", f"Less than a full bet is the bring-in of {owed:,}: return the excess."
+        )
+    return Reading(BringIn(player))

@@ -52,6 +52,11 @@ class TableConfig:
             variant = variant_from_code(self.game)
         except ValueError as exc:
             raise TableConfigError(f"game: {exc}") from None
+        if variant.game.has_draws or not variant.game.has_button:
+            # The rules core plays them; the dealing procedure (up cards, bring-in, draws) does not yet.
+            raise TableConfigError(
+                f"game: {self.game!r} is not dealt at a table yet: tables deal hold'em and Omaha games"
+            )
         if not self.blinds or any(not isinstance(b, int) or b <= 0 for b in self.blinds):
             raise TableConfigError("blinds: give the blinds as whole chips > 0, e.g. blinds = [50, 100]")
         if variant.structure is Structure.FIXED_LIMIT and not (0 < self.small_bet <= self.big_bet):

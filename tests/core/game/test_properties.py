@@ -278,7 +278,11 @@ def bad_actions(state: HandState, deck: list[Card], rng: random.Random) -> list[
         bad.append((Fold(rng.choice(others)), {"BET-14"}))
         bad.append((BetRaise(rng.choice(others), state.high_bet + 1000), {"BET-14"}))
         if options.can_raise:
-            bad.append((BetRaise(i, rng.randint(0, options.min_raise_to - 1)), {"BET-3", "BET-4"}))
+            below = rng.randint(0, options.min_raise_to - 1)
+            deepest = max(state.bets[p] + state.stacks[p] for p in state.live if p != i)
+            if below == deepest and state.high_bet:
+                below = state.high_bet  # all the deepest opponent can call stands as a raise (POT-2)
+            bad.append((BetRaise(i, below), {"BET-3", "BET-4"}))
             bad.append(
                 (BetRaise(i, options.max_raise_to + rng.randint(1, 1000)), {"BET-1", "BET-10", "BET-17"})
             )
@@ -325,6 +329,20 @@ def bad_actions(state: HandState, deck: list[Card], rng: random.Random) -> list[
     return bad
 
 
+def check_refused(state: HandState, candidates: list[tuple[Action, set[str]]], rng: random.Random) -> None:
+    """One of the actions that must be refused: it names one of its rules and changes nothing."""
+    action, rules = rng.choice(candidates)
+    before = state
+    try:
+        apply(state, action)
+    except RuleViolation as err:
+        assert err.rule in rules, (action, str(err), rules)
+        assert err.message
+    else:
+        raise AssertionError(f"{action!r} was accepted in phase {state.phase.value}")
+    assert state == before
+
+
 def play(config: HandConfig, rng: random.Random, refusals: bool) -> HandState:
     deck = list(range(52))
     rng.shuffle(deck)
@@ -334,17 +352,7 @@ def play(config: HandConfig, rng: random.Random, refusals: bool) -> HandState:
         if state.phase is Phase.COMPLETE:
             break
         if refusals and rng.random() < 0.3:
-            candidates = bad_actions(state, deck, rng)
-            action, rules = rng.choice(candidates)
-            before = state
-            try:
-                apply(state, action)
-            except RuleViolation as err:
-                assert err.rule in rules, (action, str(err), rules)
-                assert err.message
-            else:
-                raise AssertionError(f"{action!r} was accepted in phase {state.phase.value}")
-            assert state == before
+            check_refused(state, bad_actions(state, deck, rng), rng)
         state = apply(state, choose(state, deck, rng))
         check_step(state)
     else:

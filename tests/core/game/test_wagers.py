@@ -5,7 +5,9 @@ from __future__ import annotations
 from tablectl.core.cards import parse_cards
 from tablectl.core.game import (
     HOLDEM,
+    SEVEN_CARD_STUD,
     BetRaise,
+    BringIn,
     CheckCall,
     DealBoard,
     DealHole,
@@ -65,3 +67,18 @@ def test_pot_limit_oversize_is_reduced_to_the_pot() -> None:
     # UTG may raise to at most 200 + (100 + 200 + 200) = 700.
     reading = read_wager(state, 2, 5000)
     assert reading.action == BetRaise(2, 700) and reading.rule == "BET-10"
+
+
+def test_chips_from_the_bring_in_player_read_as_the_bring_in_or_the_completion() -> None:
+    # STUD-5, STUD-6 at 4/8 with a bring-in of 2 (the 2 of clubs is the lowest up card).
+    config = HandConfig(
+        Variant(SEVEN_CARD_STUD, Structure.FIXED_LIMIT), (100, 100), bring_in=2, small_bet=4, big_bet=8
+    )
+    state = apply(start_hand(config), DealHole(0, parse_cards("AsKd9d")))
+    state = apply(state, DealHole(1, parse_cards("AhKh2c")))
+    assert read_wager(state, 1, 2).action == BringIn(1) and read_wager(state, 1, 2).rule is None
+    assert read_wager(state, 1, 3).action == BringIn(1) and read_wager(state, 1, 3).rule == "STUD-6"
+    assert read_wager(state, 1, 1).rule == "BET-13"
+    assert read_wager(state, 1, 4).action == BetRaise(1, 4)
+    reading = read_wager(state, 1, 6)
+    assert reading.action == BetRaise(1, 4) and reading.rule == "STUD-6"
