@@ -124,7 +124,7 @@ def _new_level(state: TableState) -> tuple[TableState, tuple[Effect, ...]]:
     progress = state.rotation or RotationProgress()
     if progress.level_up:
         raise Refused("HO-13", "a new level is already announced: the game changes on the next deal")
-    following = rotation.games[(progress.index + 1) % len(rotation.games)]
+    following = rotation.games[(progress.game_index + 1) % len(rotation.games)]
     text = (
         f"New level from the next deal: the game changes to {following.label}, {following.stakes} "
         "(the rotation's stakes)."

@@ -96,12 +96,12 @@ def _start_hand(state: TableState) -> tuple[TableState, tuple[Effect, ...]]:
         # back to a seat that had it this round, so the button is chosen first.
         progress = progress or RotationProgress()
         if not state.redeal:
-            if rotation.games[progress.index].has_button and state.button is not None:
+            if rotation.games[progress.game_index].has_button and state.button is not None:
                 choice = _choose_button(state, active)
             progress, changed = advance(
                 rotation, progress, choice.seat if choice is not None else None, len(active)
             )
-        entry = rotation.games[progress.index]
+        entry = rotation.games[progress.game_index]
     frozen = entry is not None and not entry.has_button
     if not frozen and state.button is None:
         # DEAL-5: the button goes to the first ace dealt face up, clockwise from seat 1.

@@ -84,13 +84,15 @@ class GameStakes:
         except UnsupportedVariant as exc:
             raise RotationError(f"game: {exc}") from None
         if variant is None:
-            raise RotationError(f"game: a PHH variant code in quotes, e.g. \"NT\", not {self.game!r}")
+            raise RotationError(f'game: a PHH variant code in quotes, e.g. "NT", not {self.game!r}')
         for key in ("ante", "big_blind_ante", "small_bet", "big_bet", "bring_in", "spread_max"):
             value = getattr(self, key)
             if isinstance(value, bool) or not isinstance(value, int) or value < 0:
                 raise RotationError(f"{key}: whole chips, 0 or more, not {value!r}")
         if any(isinstance(b, bool) or not isinstance(b, int) or b <= 0 for b in self.blinds):
-            raise RotationError(f"blinds: whole chips > 0, small first, e.g. [50, 100], not {list(self.blinds)}")
+            raise RotationError(
+                f"blinds: whole chips > 0, small first, e.g. [50, 100], not {list(self.blinds)}"
+            )
         limit = variant.structure is Structure.FIXED_LIMIT
         if limit and not 0 < self.small_bet <= self.big_bet:
             raise RotationError(
@@ -98,14 +100,18 @@ class GameStakes:
                 "e.g. small_bet = 100 and big_bet = 200"
             )
         if not limit and (self.small_bet or self.big_bet):
-            raise RotationError(f"small_bet, big_bet: {self.game} is not fixed limit: its stakes are its blinds")
+            raise RotationError(
+                f"small_bet, big_bet: {self.game} is not fixed limit: its stakes are its blinds"
+            )
         if variant.structure is Structure.SPREAD_LIMIT and self.spread_max <= 0:
             raise RotationError(f"spread_max: {self.game} is spread limit: give its largest bet")
         if self.ante and self.big_blind_ante:
             raise RotationError("ante, big_blind_ante: one or the other, not both")
         if variant.game.has_button:
             if not self.blinds:
-                raise RotationError(f"blinds: {self.game} posts blinds: give them, small first, e.g. [50, 100]")
+                raise RotationError(
+                    f"blinds: {self.game} posts blinds: give them, small first, e.g. [50, 100]"
+                )
             if list(self.blinds) != sorted(self.blinds):
                 raise RotationError(f"blinds: {list(self.blinds)}: the small blind comes first")
             if self.bring_in:
@@ -168,7 +174,7 @@ GAME_KEYS = ("game", "blinds", "ante", "big_blind_ante", "small_bet", "big_bet",
 
 def game_from_json(data: Any) -> GameStakes:
     if not isinstance(data, dict):
-        raise RotationError("a game is a mapping: game = \"NT\" and its stakes")
+        raise RotationError('a game is a mapping: game = "NT" and its stakes')
     unknown = sorted(set(data) - set(GAME_KEYS))
     if unknown:
         raise RotationError(f"{unknown[0]}: unknown key; valid: {', '.join(GAME_KEYS)}")
@@ -196,10 +202,13 @@ class Rotation:
             raise RotationError(f'change: "orbit" or "level", not {self.change!r}')
         if not 2 <= len(self.games) <= MAX_GAMES:
             raise RotationError(f"games: a rotation has 2 to {MAX_GAMES} games, got {len(self.games)}")
-        if isinstance(self.orbits, bool) or not isinstance(self.orbits, int) or not 1 <= self.orbits <= MAX_ORBITS:
-            raise RotationError(f"orbits: rounds of the table per game, 1 to {MAX_ORBITS}, not {self.orbits!r}")
-        if self.change is Change.LEVEL and self.orbits != 1:
-            raise RotationError('orbits: only with change = "orbit"; by level the game changes at each new level')
+        orbits = self.orbits
+        if isinstance(orbits, bool) or not isinstance(orbits, int) or not 1 <= orbits <= MAX_ORBITS:
+            raise RotationError(f"orbits: rounds of the table per game, 1 to {MAX_ORBITS}, not {orbits!r}")
+        if self.change is Change.LEVEL and orbits != 1:
+            raise RotationError(
+                'orbits: only with change = "orbit"; by level the game changes at each new level'
+            )
         if not isinstance(self.name, str) or len(self.name) > MAX_NAME:
             raise RotationError(f"name: a text of at most {MAX_NAME} characters")
         if all(not g.has_button for g in self.games):
@@ -256,7 +265,8 @@ def limit_stakes(code: str, small_bet: int, ante: int = 0, bring_in: int = 0) ->
     """A fixed-limit game at ``small_bet``/2x: flop and draw games with blinds half a small bet and a
     small bet (SD-7); stud with ``ante`` and ``bring_in``."""
     if variant_from_code(code).game.has_button:
-        return GameStakes(code, blinds=(small_bet // 2, small_bet), small_bet=small_bet, big_bet=2 * small_bet)
+        blinds = (small_bet // 2, small_bet)
+        return GameStakes(code, blinds=blinds, small_bet=small_bet, big_bet=2 * small_bet)
     return GameStakes(code, ante=ante, bring_in=bring_in, small_bet=small_bet, big_bet=2 * small_bet)
 
 
@@ -266,7 +276,7 @@ def limit_stakes(code: str, small_bet: int, ante: int = 0, bring_in: int = 0) ->
 class RotationProgress(NamedTuple):
     """Where a table's rotation stands: the game in play and how much of it has been dealt."""
 
-    index: int = 0  # the game in play: Rotation.games[index]
+    game_index: int = 0  # the game in play: Rotation.games[game_index]
     orbits: int = 0  # rounds of the table completed in this game
     hands: int = 0  # hands dealt in this game (a misdeal's redeal is not another)
     buttons: tuple[int, ...] = ()  # button games: the seats that had the button this round
@@ -289,28 +299,26 @@ def _round_over(game: GameStakes, progress: RotationProgress, button: int | None
     return progress.round_hands >= players
 
 
-def advance(
-    rotation: Rotation, progress: RotationProgress, button: int | None, players: int
-) -> Advance:
+def advance(rotation: Rotation, progress: RotationProgress, button: int | None, players: int) -> Advance:
     """Which game the next deal deals. ``button``: where the button would go on this deal if the
     game in play goes on (a button game's round is over when it returns to a seat that had it);
     ``players``: the players dealt in (a round of stud)."""
-    game = rotation.games[progress.index]
+    game = rotation.games[progress.game_index]
     if rotation.change is Change.LEVEL:
         if not progress.level_up:
             return Advance(progress, False)
-        return Advance(RotationProgress((progress.index + 1) % len(rotation.games)), True)
+        return Advance(RotationProgress((progress.game_index + 1) % len(rotation.games)), True)
     if not _round_over(game, progress, button, players):
         return Advance(progress, False)
     orbits = progress.orbits + 1
     if orbits < rotation.orbits:
         return Advance(progress._replace(orbits=orbits, buttons=(), round_hands=0), False)
-    return Advance(RotationProgress((progress.index + 1) % len(rotation.games)), True)
+    return Advance(RotationProgress((progress.game_index + 1) % len(rotation.games)), True)
 
 
 def record_deal(rotation: Rotation, progress: RotationProgress, button: int | None) -> RotationProgress:
     """``progress`` once a hand of its game is dealt with the button at ``button``."""
-    game = rotation.games[progress.index]
+    game = rotation.games[progress.game_index]
     buttons = progress.buttons
     if game.has_button and button is not None and button not in buttons:
         buttons = (*buttons, button)
@@ -333,8 +341,8 @@ class Upcoming(NamedTuple):
 def upcoming(rotation: Rotation, progress: RotationProgress, players: int) -> Upcoming:
     """The game in play (the one the last deal dealt, or the first), the next one, and how many
     hands of this game remain with ``players`` at the table (an estimate: players come and go)."""
-    game = rotation.games[progress.index]
-    following = rotation.games[(progress.index + 1) % len(rotation.games)]
+    game = rotation.games[progress.game_index]
+    following = rotation.games[(progress.game_index + 1) % len(rotation.games)]
     if rotation.change is Change.LEVEL:
         left: int | None = 0 if progress.level_up else None
     else:

@@ -158,7 +158,7 @@ def game_in_play(state: TableState) -> GameStakes | None:
     rotation = state.config.rotation
     if rotation is None or state.rotation is None:
         return None
-    return rotation.games[state.rotation.index]
+    return rotation.games[state.rotation.game_index]
 
 
 def game_code(state: TableState) -> str:
