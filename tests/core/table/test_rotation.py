@@ -338,3 +338,15 @@ def test_a_player_leaving_during_stud_the_button_resumes_at_the_next_player() ->
     state, stud = record(state, 12)
     assert [g for g, _ in stud] == ["FR"] * 1 + ["F7S"] * 4 + ["F7S/8"] * 4 + ["FT"] * 3
     assert [b for _, b in stud] == [5] * 9 + [2, 3, 4]  # a stud orbit is the four players now
+
+
+@pytest.mark.usefixtures("stud_at_tables")
+def test_during_stud_the_floor_places_the_button_for_the_next_button_game() -> None:
+    state, _ = record(table(horse()), 9)  # hold'em, Omaha/8, one razz hand; the button at 4
+    after, effects = floor(state, FloorKind.BUTTON_MISPLACED, seat=2)
+    assert after is state and refusals(effects)[0].rule == "HO-13"  # stud had no button
+    state, _ = floor(state, FloorKind.MOVE_BUTTON, seat=2)
+    state, stud = record(state, 11)
+    assert {b for _, b in stud} == {2}  # the floor's seat, kept through stud
+    state, back = record(state, 2)
+    assert back == [("FT", 2), ("FT", 3)]  # placed: the first button hand starts there
