@@ -32,6 +32,7 @@ from tablectl.adapters.mqtt.topics import PublisherError, Topics
 from tablectl.adapters.panel import BUTTON_KEYS, PanelConfig
 from tablectl.core.cards import Card
 from tablectl.core.table import TableConfig, TableConfigError
+from tablectl.core.table.rotation import GAME_KEYS, Rotation, RotationError
 from vision.zones import (
     DEFAULT_AGREE_FRAMES,
     DEFAULT_RELEASE_FRAMES,
@@ -53,7 +54,7 @@ UART_PORTS = ("/dev/serial0", "/dev/ttyAMA0", "/dev/ttyS0")
 UART_PINS = {14: "TX", 15: "RX"}
 BAUDRATES = (9600, 19200, 38400, 57600, 115200, 230400, 460800, 921600, 1000000)
 
-SECTIONS = ("table", "shoe", "decks", "panel", "vision", "cameras")
+SECTIONS = ("table", "shoe", "decks", "panel", "vision", "cameras", "rotation")
 SHOE_KEYS = ("port", "baudrate")
 DECKS_KEYS = ("registry", "enrol_order", "start_without_decks")
 PANEL_KEYS = ("pins", "debounce", "hold_time", "hold_buttons", "amount_step", "pull_up")
@@ -62,7 +63,10 @@ CAMERA_KEYS = ("source", "size", "zones")
 ZONE_NAMES = ("shoe", "board", "burn", "muck", "seat1", "seat2", "...")
 CAMERA_NAME = re.compile(r"[a-z][a-z0-9_-]{0,15}")
 FRAME_SIDES = range(16, 8193)  # pixels
-TABLE_KEYS = tuple(f.name for f in dataclasses.fields(TableConfig))
+TABLE_KEYS = tuple(f.name for f in dataclasses.fields(TableConfig) if f.name != "rotation")
+ROTATION_KEYS = ("name", "change", "orbits", "games")
+# The single game's keys of [table], which a [rotation] replaces with each game's own.
+SINGLE_GAME_KEYS = ("game", "blinds", "ante", "big_blind_ante", "small_bet", "big_bet", "spread_max")
 AMOUNT_KEYS = ("ante", "big_blind_ante", "small_bet", "big_bet", "spread_max")  # chips, 0 = none
 REQUIRED_TABLE_KEYS = ("room", "table")
 
@@ -208,6 +212,8 @@ class _Reader:
                 "(see deploy/table.example.toml)",
             )
         table = self.table(self.section(data, "table"))
+        if "rotation" in data:
+            table = self.rotation(self.section(data, "rotation"), table, data["table"])
         shoe = self.shoe(self.section(data, "shoe"))
         decks = self.decks(self.section(data, "decks"))
         panel = self.panel(self.section(data, "panel"), table, shoe) if "panel" in data else None
@@ -285,6 +291,8 @@ class _Reader:
                 f"has one or the other; set ante = 0 or big_blind_ante = 0",
             )
         for key in ("blinds", *AMOUNT_KEYS):
+            if self.line_of("rotation") is not None:
+                break  # each game of the rotation has its own stakes, checked with it
             value = getattr(config, key)
             amounts = value if isinstance(value, tuple) else (value,)
             odd = [a for a in amounts if a % unit]
@@ -296,6 +304,51 @@ class _Reader:
                     f"{f', line {where}' if where else ''}): make every amount a multiple of "
                     f"{unit}, or lower chip_unit",
                 )
+
+    # -- [rotation] and [[rotation.games]] --------------------------------------------------
+
+    def rotation(self, data: dict[str, Any], table: TableConfig, written: dict[str, Any]) -> TableConfig:
+        """Mixed games (HO-13): the games in order, each with its stakes, and when they change."""
+        self.unknown("rotation", data, ROTATION_KEYS, "key")
+        for key in SINGLE_GAME_KEYS:
+            if key in written:
+                raise self.error(
+                    f"table.{key}",
+                    f"the table plays the games of its [rotation] (line {self.line_of('rotation')}), "
+                    f"each at its own stakes: remove {key} from [table] and give it under the game's "
+                    "[[rotation.games]]",
+                )
+        games = data.get("games")
+        if not isinstance(games, list) or not games or not all(isinstance(g, dict) for g in games):
+            raise self.error(
+                "rotation.games",
+                "missing: give each game in the order played as a [[rotation.games]] section with "
+                'its game and stakes, e.g. game = "PO" and blinds = [50, 100]',
+            )
+        for number, game in enumerate(games, start=1):
+            self.unknown(f"rotation.games[{number}]", game, GAME_KEYS, "key")
+        try:
+            rotation = Rotation.from_json(data)
+            config = dataclasses.replace(table, rotation=rotation)
+        except (RotationError, TableConfigError) as exc:
+            message = str(exc).removeprefix("rotation: ")
+            match = re.match(r"([a-z_]+(?:\[\d+\]\.[a-z_]+)?)(?:, [a-z_]+)*: (.*)", message, re.DOTALL)
+            if match:
+                key, rest = match.groups()
+                raise self.error(f"rotation.{key}", rest) from None
+            raise self.error("rotation", message) from None
+        unit = config.chip_unit
+        for number, game in enumerate(rotation.games, start=1):
+            for key in GAME_KEYS[1:]:
+                value = getattr(game, key)
+                odd = [a for a in (value if isinstance(value, tuple) else (value,)) if a % unit]
+                if odd:
+                    raise self.error(
+                        f"rotation.games[{number}].{key}",
+                        f"{odd[0]} is not a whole number of the smallest chip (table.chip_unit = "
+                        f"{unit}): make every amount a multiple of {unit}, or lower chip_unit",
+                    )
+        return config
 
     # -- [shoe] ---------------------------------------------------------------------------
 
@@ -682,11 +735,19 @@ class _Pins:
 
 
 _HEADER = re.compile(r"^\s*\[\s*([A-Za-z0-9_.\- ]+?)\s*\]\s*(#.*)?$")
+_ARRAY_HEADER = re.compile(r"^\s*\[\[\s*([A-Za-z0-9_.\- ]+?)\s*\]\]\s*(#.*)?$")
 _KEY = re.compile(r"^\s*([A-Za-z0-9_\-]+(?:\s*\.\s*[A-Za-z0-9_\-]+)*)\s*=")
 
 
 def _line_of(lines: Mapping[str, int], key: str) -> int | None:
-    """The line where ``key`` is written, else where its section starts (None: nowhere)."""
+    """The line where ``key`` is written, else where its section starts (None: nowhere). A key
+    of an array of tables names its table by number: ``rotation.games[2].small_bet``."""
+    candidate = key
+    while "[" in candidate:  # the key in its numbered table, else that table's header
+        line = lines.get(candidate)
+        if line is not None:
+            return line
+        candidate = candidate.rpartition(".")[0]
     key = key.split("[", 1)[0]
     while key:
         line = lines.get(key)
@@ -700,7 +761,16 @@ def _key_lines(text: str) -> dict[str, int]:
     """Where each dotted key is written (first occurrence), for messages; bare keys only."""
     lines: dict[str, int] = {}
     section = ""
+    tables: dict[str, int] = {}  # arrays of tables: how many of each so far
     for number, line in enumerate(text.splitlines(), start=1):
+        array = _ARRAY_HEADER.match(line)
+        if array:
+            name = ".".join(part.strip() for part in array.group(1).split("."))
+            tables[name] = tables.get(name, 0) + 1
+            section = f"{name}[{tables[name]}]"
+            lines.setdefault(name, number)
+            lines.setdefault(section, number)
+            continue
         header = _HEADER.match(line)
         if header:
             section = ".".join(part.strip() for part in header.group(1).split("."))

@@ -34,6 +34,7 @@ from firmware_bridge.tags import tag_id
 from tablectl.adapters.decks import Deck, DeckRegistry, save_registry
 from tablectl.adapters.mqtt.broker import LocalBroker
 from tablectl.core.table import TableConfig
+from tablectl.core.table.rotation import Change, GameStakes, Rotation
 from tablectl.sim.demo import shared_data_dir
 from tablectl.sim.room_dealer import phh_scripts
 from tablectl.sim.room_table import SIM_DECK
@@ -77,27 +78,54 @@ def plan_tables(count: int, data: Path | None, profile: str = "tda") -> list[Tab
                 plans.append(TablePlan(config, (pluribus,), offset=97 * len(plans)))
     while len(plans) < count:
         plans.append(TablePlan(TableConfig(seats=9, game="NT", blinds=(50, 100), profile=profile)))
+    if count >= 4:  # mixed games at one table (HO-13): the last a "PLO / NLH" rotation by orbit
+        plans[-1] = TablePlan(TableConfig(seats=9, profile=profile, rotation=DEMO_ROTATION))
     return [
         dataclasses.replace(p, config=dataclasses.replace(p.config, room=ROOM, table=str(k)))
         for k, p in enumerate(plans[:count], start=1)
     ]
 
 
-def table_file_text(config: TableConfig, folder: Path, fast: bool) -> str:
-    """The table's config file: deploy/table.example.toml's panel, the shoe on the simulated
-    shoe's pseudo-terminal, the demo's deck registry. Fast: the shortest presses the file allows."""
-    return f"""# A demo table: the shipped example's panel on mock pins, the simulated shoe.
-[table]
-room = "{config.room}"
-table = "{config.table}"
-seats = {config.seats}
-game = "{config.game}"
+# The demo's table of mixed games (HO-13): pot-limit Omaha and no-limit hold'em, an orbit each.
+DEMO_ROTATION = Rotation(
+    (GameStakes("PO", blinds=(50, 100)), GameStakes("NT", blinds=(50, 100), big_blind_ante=100)),
+    Change.ORBIT,
+    name="PLO / NLH",
+)
+
+
+def _game_keys(config: TableConfig) -> str:
+    """[table]'s single game, or the [rotation] section of a table of mixed games."""
+    rotation = config.rotation
+    if rotation is None:
+        return f"""game = "{config.game}"
 blinds = [{", ".join(str(b) for b in config.blinds)}]
 ante = {config.ante}
 big_blind_ante = {config.big_blind_ante}
 small_bet = {config.small_bet}
 big_bet = {config.big_bet}
+"""
+    lines = ["", "[rotation]", f'name = "{rotation.name}"', f'change = "{rotation.change.value}"']
+    lines.append(f"orbits = {rotation.orbits}" if rotation.change is Change.ORBIT else "")
+    for game in rotation.games:
+        lines += ["", "[[rotation.games]]"]
+        for key, value in game.to_json().items():
+            lines.append(f'{key} = "{value}"' if isinstance(value, str) else f"{key} = {value}")
+    return "\n".join(lines) + "\n"
+
+
+def table_file_text(config: TableConfig, folder: Path, fast: bool) -> str:
+    """The table's config file: deploy/table.example.toml's panel, the shoe on the simulated
+    shoe's pseudo-terminal, the demo's deck registry. Fast: the shortest presses the file allows."""
+    first = config.rotation.games[0] if config.rotation is not None else None
+    step = first.blinds[0] if first is not None else config.blinds[0]
+    return f"""# A demo table: the shipped example's panel on mock pins, the simulated shoe.
+[table]
+room = "{config.room}"
+table = "{config.table}"
+seats = {config.seats}
 profile = "{config.profile}"
+{_game_keys(config)}
 
 [shoe]
 port = "{folder / "shoe"}"
@@ -108,7 +136,7 @@ registry = "decks.json"
 [panel]
 debounce = {0.001 if fast else 0.02}
 hold_time = {0.3 if fast else 1.5}
-amount_step = {config.blinds[0]}
+amount_step = {step}
 
 [panel.pins]
 fold = 17
@@ -308,9 +336,11 @@ class Room:
             c = table.plan.config
             stakes = "/".join(f"{b:,}" for b in c.blinds)
             what = table.plan.sources[0].name if table.plan.sources else "random hands"
-            lines.append(
-                f"  table {c.table}: {c.game} {stakes} from {what}: cardroom/{ROOM}/table/{c.table}/#"
-            )
+            game = f"{c.game} {stakes}"
+            if c.rotation is not None:  # HO-13
+                game = f"mixed games, {c.rotation.title} ({', '.join(g.stakes for g in c.rotation.games)})"
+                what = "random hands"
+            lines.append(f"  table {c.table}: {game} from {what}: cardroom/{ROOM}/table/{c.table}/#")
         lines.append(f"Each table's journal and log: {self.folder}/table-<n>/ (removed when the room stops)")
         lines += [f"Open {address}" for address in page_addresses(self)]
         lines.append("Ctrl-C stops the room.")

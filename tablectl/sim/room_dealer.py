@@ -7,6 +7,10 @@ demo's table process on the shoe's pseudo-terminal and the panel's pins, a test 
 It follows the record where the state allows and deals the rest as a dealer would: a burn card
 when the procedure wants one, a replacement for an exposed card, a legal action when the hand
 has left its record. A misdeal or a void deals the same record again.
+
+A table of mixed games (HO-13: a rotation, e.g. "PLO / NLH" by orbit) is dealt with
+``RoomDealer(deal_for=rotation_script)``: its players stay seated, the table moves the button,
+and each hand is a random one of the game the table deals next (no record follows a rotation).
 """
 
 from __future__ import annotations
@@ -14,7 +18,7 @@ from __future__ import annotations
 import enum
 import random
 from collections import deque
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -60,9 +64,19 @@ class HandScript:
 
 
 def script_from_actions(
-    title: str, config: TableConfig, players: dict[int, tuple[str, int]], actions: list[Action]
+    title: str,
+    config: TableConfig,
+    players: dict[int, tuple[str, int]],
+    actions: list[Action],
+    seats: tuple[int, ...] = (),
 ) -> HandScript:
+    """A script of a record's actions; ``seats``: the felt seat of each position (default: the
+    record's, position p on seat p + 1 with the button on the last)."""
     hole: list[list[Card]] = [[] for _ in players]
+
+    def seat(player: int) -> int:
+        return seats[player] if seats else player + 1
+
     board: list[Card] = []
     keyed: list[tuple[int, DealerKey, int | None]] = []
     shows: list[tuple[int, bool]] = []
@@ -72,13 +86,13 @@ def script_from_actions(
         elif isinstance(action, DealBoard):
             board.extend(action.cards)
         elif isinstance(action, Fold):
-            keyed.append((action.player + 1, DealerKey.FOLD, None))
+            keyed.append((seat(action.player), DealerKey.FOLD, None))
         elif isinstance(action, CheckCall):
-            keyed.append((action.player + 1, DealerKey.CALL, None))
+            keyed.append((seat(action.player), DealerKey.CALL, None))
         elif isinstance(action, BetRaise):
-            keyed.append((action.player + 1, DealerKey.BET, action.to))
+            keyed.append((seat(action.player), DealerKey.BET, action.to))
         elif isinstance(action, Show):
-            shows.append((action.player + 1, action.cards is not None))
+            shows.append((seat(action.player), action.cards is not None))
         else:
             raise PhhError(f"{title}: cannot deal {action!r} at a table")
     if any(UNKNOWN_CARD in cards for cards in hole):
@@ -117,6 +131,29 @@ def random_scripts(seed: int, players: int = 6, profile: str = "tda") -> Iterato
         _, actions = play_random_hand(hand_config, rng)
         seated = {k + 1: (names[k], 10_000) for k in range(players)}
         yield script_from_actions(f"random hand {number}", config, seated, actions)
+
+
+# The players a demo table of mixed games seats (and seats again when one goes broke).
+ROTATION_PLAYERS = ("Ann", "Bob", "Cy", "Di", "Ed", "Flo")
+ROTATION_STACK = 20_000
+
+
+def rotation_script(state: TableState, rng: random.Random) -> HandScript:
+    """A random hand of the game the table deals next, to the players seated, with the button
+    where the table puts it: the deal is found by the table's own (pure) step."""
+    from tablectl.core.events import DealerInput  # the sim reads the table as its display does
+    from tablectl.core.table import step
+
+    dealt, _ = step(state, DealerInput(DealerKey.NEW_HAND))
+    hand = dealt.hand
+    if hand is None:  # not dealt (the button to draw for, too few players): nothing to follow
+        return HandScript("off the record", state.config, {}, (), (), (), ())
+    _, actions = play_random_hand(hand.game.config, rng)
+    players = {seat: (s.name, s.stack) for seat in hand.seats_in if (s := state.seat(seat)) is not None}
+    code = hand.game.config.variant.code
+    return script_from_actions(
+        f"random {code} hand {hand.number}", state.config, players, actions, hand.seats_in
+    )
 
 
 class Irregularity(enum.Enum):
@@ -196,6 +233,9 @@ class RoomDealer:
     _deal_again: bool = False
     _picked_after: int | None = None  # the hand number the current script was picked after
     _button_placed = False
+    # A table of mixed games: the script of each deal from the table's state (rotation_script);
+    # the players stay seated and the table moves the button.
+    deal_for: Callable[[TableState, random.Random], HandScript] | None = None
 
     def next_move(self, state: TableState, at: float = 0.0) -> Move:
         hand = state.hand
@@ -236,6 +276,8 @@ class RoomDealer:
     # -- between hands --------------------------------------------------------------------------
 
     def _between_hands(self, state: TableState, at: float) -> Move:
+        if self.deal_for is not None:
+            return self._between_rotation_hands(state, at)
         if self._picked_after != state.hand_number:
             self._picked_after = state.hand_number
             if self.script is None or not self._deal_again:
@@ -258,6 +300,32 @@ class RoomDealer:
         if not self._button_placed:  # on the record's last seat: else the table moves it on (TBL-1)
             self._button_placed = True
             return Floor(FloorCommand(FloorKind.MOVE_BUTTON, FLOOR_NAME, seat=len(script.players), at=at))
+        return PressKey(DealerKey.NEW_HAND)
+
+    def _between_rotation_hands(self, state: TableState, at: float) -> Move:
+        """Seat the players (again, once broke), place the first button, then deal the next hand."""
+        for number, name in enumerate(ROTATION_PLAYERS[: len(state.seats)], start=1):
+            seated = state.seat(number)
+            if seated is not None and seated.stack == 0:
+                return Floor(FloorCommand(FloorKind.REMOVE_PLAYER, FLOOR_NAME, seat=number, at=at))
+            if seated is None:
+                return Floor(
+                    FloorCommand(
+                        FloorKind.SEAT_PLAYER,
+                        FLOOR_NAME,
+                        seat=number,
+                        name=name,
+                        amount=ROTATION_STACK,
+                        at=at,
+                    )
+                )
+        if state.button is None:
+            return Floor(FloorCommand(FloorKind.MOVE_BUTTON, FLOOR_NAME, seat=1, at=at))
+        if self._picked_after != state.hand_number:
+            self._picked_after = state.hand_number
+            if self.script is None or not self._deal_again:
+                assert self.deal_for is not None
+                self.script = self.deal_for(state, self.rng)
         return PressKey(DealerKey.NEW_HAND)
 
     def _start_deal(self, number: int) -> None:

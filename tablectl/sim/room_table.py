@@ -50,6 +50,7 @@ from tablectl.sim.room_dealer import (
     RoomDealer,
     phh_scripts,
     random_scripts,
+    rotation_script,
 )
 
 log = logging.getLogger("tablectl.demo")
@@ -324,7 +325,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             [Path(p) for p in args.hands_from], table_file.table, args.offset, args.seed
         )
         schedule = IrregularitySchedule(args.irregular_every, args.irregular_offset)
-        dealer = RoomDealer(scripts, random.Random(args.seed), schedule)
+        # A table of mixed games (HO-13) deals random hands of the game in play to seated players.
+        deal_for = rotation_script if table_file.table.rotation is not None else None
+        dealer = RoomDealer(scripts, random.Random(args.seed), schedule, deal_for=deal_for)
         table = TableDealer(running, shoe, dealer, args.pace, pins).start()
         log.info("table %s dealing", table_file.table.table)
         while not done.wait(0.2) and not running.service.failed.is_set():

@@ -21,8 +21,10 @@ from tablectl.core.game.pots import side_pots
 from tablectl.core.procedure import prompt_for
 from tablectl.core.sentences import Said
 from tablectl.core.table import TableState
+from tablectl.core.table.state import game_code
 from tablectl.views import secrecy
 from tablectl.views.operations import open_alerts, operations
+from tablectl.views.operations import rotation as operations_rotation
 from tablectl.views.showdown import last_action, result
 
 VIEW_SCHEMA = 1
@@ -59,6 +61,8 @@ def public(state: TableState) -> dict[str, Any]:
     seats: list[dict[str, Any]] = []
     in_hand: dict[int, int] = {} if hand is None else {seat: p for p, seat in enumerate(hand.seats_in)}
     game = hand.game if hand is not None else None
+    rotation = operations_rotation(state)
+    frozen = rotation is not None and rotation["frozen_button"] is not None
     for number in range(1, len(state.seats) + 1):
         seat = state.seat(number)
         if seat is None:
@@ -87,16 +91,19 @@ def public(state: TableState) -> dict[str, Any]:
         "view": "public",
         "room": cfg.room,
         "table": cfg.table,
-        "game": cfg.game,
+        "game": game_code(state),
         "blinds": list(state.blinds),
         "ante": state.ante or state.big_blind_ante,
-        "button": state.button,
+        # No button during stud (HO-13: it waits at rotation.frozen_button).
+        "button": state.button if not frozen else None,
         "hand": state.hand_number if hand is not None else None,
         "seats": seats,
         # Who posted the blinds on the hand in progress (TBL-1's record of the round).
         "blind_seats": {"small": state.orbit[-1].small, "big": state.orbit[-1].big}
-        if hand is not None and state.orbit
+        if hand is not None and state.orbit and not frozen
         else None,
+        # Mixed games (HO-13): the game in play, the next and when it changes; null for one game.
+        "rotation": rotation,
         "last_action": last_action(hand, {n: s.name for n, s in enumerate(state.seats, 1) if s is not None}),
         # Between hands: the showdown of the hand just played (hands shown, winners, pushes).
         "result": result(state),

@@ -48,6 +48,7 @@ from tablectl.core.game.engine import HandState, apply
 from tablectl.core.game.errors import RuleViolation
 from tablectl.core.procedure import HandProgress
 from tablectl.core.table import TableState
+from tablectl.core.table.state import game_code
 from tablectl.views import secrecy
 from tablectl.views.showdown import result
 
@@ -118,10 +119,10 @@ def _start(state: TableState, hand: HandProgress, at: float) -> tuple[HandRecord
     head = {
         "hand": hand.number,
         "started_at": round(at, 6),
-        "game": state.config.game,
+        "game": game_code(state),
         "blinds": list(state.blinds),
         "ante": state.ante or state.big_blind_ante,
-        "button": state.button,
+        "button": state.button if game.config.variant.game.has_button else None,  # none in stud
         "seats": [
             {"seat": seat, "name": _clip(names.get(seat, "")), "stack": stacks[position]}
             for position, seat in enumerate(hand.seats_in)

@@ -18,7 +18,8 @@ from tablectl.core.game.variants import Structure, variant_from_code
 from tablectl.core.sentences import Said
 from tablectl.core.table import TableState
 from tablectl.core.table.dealer import CALL_RULE
-from tablectl.core.table.state import HOUR
+from tablectl.core.table.rotation import GameStakes, upcoming
+from tablectl.core.table.state import HOUR, _active_seats, game_code, game_in_play
 
 # The severity of a ruling that waits for the dealer's confirm, by what it waits for.
 _PENDING_SEVERITY = {"misdeal": Severity.MISDEAL, "void": Severity.VOID}
@@ -99,7 +100,11 @@ def operations(state: TableState, now: float | None = None) -> dict[str, Any]:
 
 
 def stakes(state: TableState) -> str:
-    """The stakes as a tile shows them: "50/100", "50/100 ante 10", fixed limit "100/200"."""
+    """The stakes as a tile shows them: "50/100", "50/100 ante 10", fixed limit "100/200"; at a
+    table of mixed games, the game in play's ("200/400 ante 25 bring-in 50" in stud)."""
+    entry = game_in_play(state)
+    if entry is not None:
+        return entry.stakes
     cfg = state.config
     if variant_from_code(cfg.game).structure is Structure.FIXED_LIMIT:
         text = f"{cfg.small_bet:,}/{cfg.big_bet:,}"
@@ -107,6 +112,37 @@ def stakes(state: TableState) -> str:
         text = "/".join(f"{b:,}" for b in state.blinds)
     ante = state.ante or state.big_blind_ante
     return text + (f" ante {ante:,}" if ante else "")
+
+
+def _game(entry: GameStakes) -> dict[str, Any]:
+    return {"code": entry.game, "name": entry.label, "stakes": entry.stakes}
+
+
+def rotation(state: TableState) -> dict[str, Any] | None:
+    """HO-13 on every view: the rotation's name, the game in play, the next one and when the game
+    changes (``hands_left``: hands of this game still to deal with the players seated now, 0: the
+    next deal changes game, None: at the next level), and where the button waits during stud
+    (``frozen_button``). None at a table of one game."""
+    config = state.config.rotation
+    if config is None or state.rotation is None:
+        return None
+    now = upcoming(config, state.rotation, len(_active_seats(state)))
+    return {
+        "name": config.title,
+        "change": config.change.value,
+        "game": _game(now.game),
+        "next": _game(now.next),
+        "hands_left": now.hands_left,
+        "frozen_button": state.button if now.button_frozen else None,
+    }
+
+
+def summary_rotation(state: TableState) -> dict[str, Any] | None:
+    """The tile's few words of the rotation: its name, the next game and the hands left."""
+    view = rotation(state)
+    if view is None:
+        return None
+    return {"name": shorten(view["name"], 32), "next": view["next"]["code"], "hands_left": view["hands_left"]}
 
 
 def summary(state: TableState, say: Callable[[Said], str], now: float | None = None) -> dict[str, Any]:
@@ -119,8 +155,9 @@ def summary(state: TableState, say: Callable[[Said], str], now: float | None = N
     shift = ops["dealer"]
     return {
         "view": "summary",
-        "game": state.config.game,
+        "game": game_code(state),
         "stakes": stakes(state),
+        "rotation": summary_rotation(state),
         "seats_taken": sum(1 for seat in state.seats if seat is not None),
         "seats": len(state.seats),
         "dealer": shift["name"] if shift is not None else None,

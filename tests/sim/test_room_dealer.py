@@ -30,6 +30,7 @@ from tablectl.sim.room_dealer import (
     RoomDealer,
     phh_scripts,
     random_scripts,
+    rotation_script,
 )
 from tablectl.sim.room_table import floor_answers_call, floor_call
 
@@ -113,3 +114,41 @@ def test_six_tables_get_table_files_that_serve_reads(tmp_path: Path) -> None:
     assert [p.config for p in without] == [
         TableConfig(room="main", table=str(k), seats=9, game="NT", blinds=(50, 100)) for k in (1, 2)
     ]
+
+
+def test_the_demo_table_of_mixed_games_deals_each_game_an_orbit() -> None:
+    """HO-13 at the demo: the last of six tables is a "PLO / NLH" rotation by orbit; its dealer
+    keeps the players seated, lets the table move the button and deals random hands of the game
+    in play, irregularities included."""
+    plans = plan_tables(6, DATA)
+    rotation = plans[-1].config.rotation
+    assert rotation is not None and rotation.title == "PLO / NLH"
+    assert [p.config.rotation for p in plans[:-1]] == [None] * 5
+    state = new_table(plans[-1].config)
+    dealer = RoomDealer(iter(()), random.Random(5), IrregularitySchedule(every=4), deal_for=rotation_script)
+    dealt: list[tuple[int, str, int | None]] = []
+    refused: list[Ruling] = []
+    changes = 0
+    for _ in range(60_000):
+        if len(dealt) >= 20:
+            break
+        move = dealer.next_move(state, at=1.0)
+        if isinstance(move, CallFloor):
+            for event in (floor_call(move.seat, 1.0), floor_answers_call(1.0)):
+                state, _ = step(state, event)
+            continue
+        before = state.hand
+        state, effects = step(state, event_of(move))
+        refused += [e for e in effects if isinstance(e, Ruling) and e.severity is Severity.REFUSED]
+        changes += sum(1 for e in effects if isinstance(e, Ruling) and e.rule == "HO-13")
+        if before is None and state.hand is not None:
+            dealt.append((state.hand.number, state.hand.game.config.variant.code, state.button))
+    assert not refused
+    played: list[tuple[str, int | None]] = []
+    for _, code, button in dealt:  # a redeal (MD-2) is the same game with the same button
+        if not played or played[-1] != (code, button):
+            played.append((code, button))
+    assert len(played) < len(dealt)  # the schedule's misdeals and voids were redealt
+    assert [code for code, _ in played][:13] == ["PO"] * 6 + ["NT"] * 6 + ["PO"]  # six hands a game
+    assert [button for _, button in played][:13] == [1, 2, 3, 4, 5, 6] * 2 + [1]
+    assert changes >= 2

@@ -128,6 +128,7 @@ def test_the_floor_and_summary_carry_the_room_s_operational_fields() -> None:
         "view": "summary",
         "game": "NT",
         "stakes": "50/100",
+        "rotation": None,
         "seats_taken": 6,
         "seats": 9,
         "dealer": "Dana",

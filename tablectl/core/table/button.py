@@ -134,6 +134,12 @@ def _button_misplaced(
     last = state.last_hand
     if last is None or not state.orbit:
         raise Refused("TBL-1", "no hand has been dealt yet: there is no misplaced button to correct")
+    if not last.game.config.variant.game.has_button:
+        raise Refused(
+            "HO-13",
+            f"hand {last.number} was stud: it had no button (frozen during stud); move_button places "
+            "the button where the next flop or draw game starts",
+        )
     if state.redeal:
         raise Refused(
             "MD-2",

@@ -2,7 +2,9 @@
 
 ``TableConfig`` checks itself when made: a configuration that cannot work is a
 ``TableConfigError`` naming the key and the fix. No RULES id of its own: it picks the
-house-rule profile and options (RULES.md, House options) that every ruling reads.
+house-rule profile and options (RULES.md, House options) that every ruling reads. A table
+that plays mixed games has a ``rotation`` (tablectl.core.table.rotation, HO-13): its games
+and their stakes replace ``game`` and the single game's stakes.
 """
 
 from __future__ import annotations
@@ -13,11 +15,18 @@ from dataclasses import dataclass
 from typing import Any
 
 from tablectl.core.game.profiles import HouseRules, house_rules
-from tablectl.core.game.variants import Structure, variant_from_code
+from tablectl.core.game.variants import Structure, Variant, variant_from_code
+from tablectl.core.table.rotation import Rotation, RotationError
 
 
 class TableConfigError(ValueError):
     """A table configuration that cannot work; the message names the key and the fix."""
+
+
+def _dealt_at_table(variant: Variant) -> bool:
+    """Whether a table deals this game. The rules core plays stud and draw; the dealing
+    procedure (up cards, bring-in, draws) does not yet: tables deal hold'em and Omaha games."""
+    return not variant.game.has_draws and variant.game.has_button
 
 
 @functools.lru_cache(maxsize=64)
@@ -44,16 +53,25 @@ class TableConfig:
     chip_unit: int = 1
     profile: str = "tda"
     options: tuple[tuple[str, Any], ...] = ()  # house-rule overrides
+    rotation: Rotation | None = None  # mixed games (HO-13): the games in turn, each with its stakes
 
     def __post_init__(self) -> None:
         if not 2 <= self.seats <= 10:
             raise TableConfigError(f"seats: a table has 2 to 10 seats, got {self.seats!r}")
+        if self.rotation is not None:
+            if not isinstance(self.rotation, Rotation):
+                raise TableConfigError("rotation: a Rotation (tablectl.core.table.rotation)")
+            for number, entry in enumerate(self.rotation.games, start=1):
+                if not _dealt_at_table(entry.variant):
+                    raise TableConfigError(
+                        f"rotation: games[{number}].game: {entry.game!r} is not dealt at a table yet: "
+                        "tables deal hold'em and Omaha games"
+                    )
         try:
             variant = variant_from_code(self.game)
         except ValueError as exc:
             raise TableConfigError(f"game: {exc}") from None
-        if variant.game.has_draws or not variant.game.has_button:
-            # The rules core plays them; the dealing procedure (up cards, bring-in, draws) does not yet.
+        if not _dealt_at_table(variant):
             raise TableConfigError(
                 f"game: {self.game!r} is not dealt at a table yet: tables deal hold'em and Omaha games"
             )
@@ -72,6 +90,10 @@ class TableConfig:
         out = dataclasses.asdict(self)
         out["blinds"] = list(self.blinds)
         out["options"] = dict(self.options)
+        if self.rotation is None:
+            del out["rotation"]
+        else:
+            out["rotation"] = self.rotation.to_json()
         return out
 
     @classmethod
@@ -92,6 +114,11 @@ class TableConfig:
             if not isinstance(options, dict):
                 raise TableConfigError("options: a mapping of house-rule option to value")
             values["options"] = tuple(sorted(options.items()))
+        if values.get("rotation") is not None:
+            try:
+                values["rotation"] = Rotation.from_json(values["rotation"])
+            except RotationError as exc:
+                raise TableConfigError(f"rotation: {exc}") from None
         for key in ("seats", "ante", "big_blind_ante", "small_bet", "big_bet", "spread_max", "chip_unit"):
             if key in values and (isinstance(values[key], bool) or not isinstance(values[key], int)):
                 raise TableConfigError(f"{key}: expected a whole number, got {values[key]!r}")

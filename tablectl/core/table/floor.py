@@ -27,6 +27,7 @@ from tablectl.core.procedure import Refused, kill_hand, prompt_for, short_call
 from tablectl.core.table.button import _button_misplaced
 from tablectl.core.table.dealer import CALL_RULE
 from tablectl.core.table.hands import _end_without_play, _hand_complete
+from tablectl.core.table.rotation import Change, RotationProgress, level_announced
 from tablectl.core.table.state import ButtonFix, Positions, Seat, TableState, _evolve, _remedied
 
 
@@ -78,6 +79,8 @@ def _floor(state: TableState, event: FloorCommand) -> tuple[TableState, tuple[Ef
     if kind is FloorKind.SET_BLINDS:
         if not event.blinds or any(b <= 0 for b in event.blinds) or event.ante < 0:
             raise Refused("INPUT", "set blinds needs the new blinds, e.g. [100, 200], and an ante >= 0")
+        if state.config.rotation is not None:
+            return _new_level(state)
         level = (tuple(event.blinds), event.ante)
         text = f"New blinds {'/'.join(f'{b:,}' for b in event.blinds)} from the next deal."
         return _evolve(state, next_level=level), (Ruling("TBL-2", text, Severity.INFO),)
@@ -105,6 +108,28 @@ def _floor(state: TableState, event: FloorCommand) -> tuple[TableState, tuple[Ef
         text = f"{52 - count} card(s) missing from the deck: the hand stands. Replace the deck."
         return state, (Ruling("IRR-4", text, Severity.FLOOR),)
     return _seating(state, event)
+
+
+def _new_level(state: TableState) -> tuple[TableState, tuple[Effect, ...]]:
+    """HO-13 at a table of mixed games: the stakes are each game's in the rotation. By level, a
+    new level changes the game from the next deal (TBL-2); by orbit, the level is no table's to set."""
+    rotation = state.config.rotation
+    assert rotation is not None
+    if rotation.change is not Change.LEVEL:
+        raise Refused(
+            "HO-13",
+            "this table's games change by orbit, each at its stakes in the table file's [rotation]: "
+            "a new level does not change them",
+        )
+    progress = state.rotation or RotationProgress()
+    if progress.level_up:
+        raise Refused("HO-13", "a new level is already announced: the game changes on the next deal")
+    following = rotation.games[(progress.game_index + 1) % len(rotation.games)]
+    text = (
+        f"New level from the next deal: the game changes to {following.label}, {following.stakes} "
+        "(the rotation's stakes)."
+    )
+    return _evolve(state, rotation=level_announced(progress)), (Ruling("TBL-2", text, Severity.INFO),)
 
 
 def _short_call(

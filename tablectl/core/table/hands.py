@@ -11,6 +11,7 @@ its pots, places players out on the same hand (TBL-4) and stays the last hand (T
 from __future__ import annotations
 
 import dataclasses
+from typing import NamedTuple
 
 from tablectl.core.effects import Effect, HandEnded, Prompt, Ruling, Severity
 from tablectl.core.events import CardDrawn, CardSeen, DealerInput, DealerKey, Event
@@ -24,7 +25,15 @@ from tablectl.core.table.button import (
     _orbit_before_deal,
     _positions,
 )
-from tablectl.core.table.state import ButtonFix, TableState, _active_seats, _evolve, _kept_remedies
+from tablectl.core.table.rotation import GameStakes, RotationProgress, advance, record_deal
+from tablectl.core.table.state import (
+    ButtonFix,
+    Positions,
+    TableState,
+    _active_seats,
+    _evolve,
+    _kept_remedies,
+)
 
 
 def _between_hands(state: TableState, event: Event) -> tuple[TableState, tuple[Effect, ...]]:
@@ -45,40 +54,90 @@ def _between_hands(state: TableState, event: Event) -> tuple[TableState, tuple[E
     raise Refused("INPUT", "no hand in progress: press new hand to deal")
 
 
-def _start_hand(state: TableState) -> tuple[TableState, tuple[Effect, ...]]:
-    active = _active_seats(state)
-    if len(active) < 2:
-        raise Refused("TBL-3", "a hand needs at least two players with chips in their seats")
-    if state.button is None:
-        # DEAL-5: the button goes to the first ace dealt face up, clockwise from seat 1.
-        draw = tuple(active)
-        text = "New game: deal one card face up to each player from the first seat until an ace appears."
-        return _evolve(state, button_draw=draw), (Ruling("DEAL-5", text, Severity.INFO), Prompt(text))
-    effects: list[Effect] = []
+class _Button(NamedTuple):
+    """The button of a deal and TBL-1's record of the round with it."""
+
+    seat: int
+    effects: tuple[Effect, ...]
+    orbit: tuple[Positions, ...]
+    fix: ButtonFix
+
+
+def _choose_button(state: TableState, active: list[int]) -> _Button:
+    """TBL-1: where the button goes on this deal (it stays on a redeal, MD-2, or where it was
+    just placed); ``state.button`` is known."""
+    assert state.button is not None
+    effects: tuple[Effect, ...] = ()
     orbit, new_round = _orbit_before_deal(state, active)
     fix = state.button_fix
     if state.redeal or state.keep_button:
         button = state.button if state.button in active else _next_active(state, state.button, active)
     elif fix is not ButtonFix.OFF:
-        button, ruling = _fair_button(state, orbit, active)  # TBL-1: a misplaced button corrected
-        effects.extend(ruling)
+        button, effects = _fair_button(state, orbit, active)  # TBL-1: a misplaced button corrected
         fix = ButtonFix.ROUND
     else:
         button = _next_active(state, state.button, active)  # TBL-1: one seat on each hand
     if new_round:
         fix = ButtonFix.OFF  # the round of the correction is over
-    blinds, ante, bb_ante = state.blinds, state.ante, state.big_blind_ante
-    if state.next_level is not None and not state.redeal:
-        (blinds, ante), bb_ante = state.next_level, state.big_blind_ante
-        effects.append(
-            Ruling(
-                "TBL-2",
-                f"New level from this deal: blinds {'/'.join(f'{b:,}' for b in blinds)}.",
-                Severity.INFO,
+    return _Button(button, effects, orbit, fix)
+
+
+def _start_hand(state: TableState) -> tuple[TableState, tuple[Effect, ...]]:
+    active = _active_seats(state)
+    if len(active) < 2:
+        raise Refused("TBL-3", "a hand needs at least two players with chips in their seats")
+    cfg = state.config
+    rotation, progress = cfg.rotation, state.rotation
+    entry: GameStakes | None = None
+    changed = False
+    choice: _Button | None = None
+    if rotation is not None:
+        # HO-13: the game of this deal. A button game's round is over once the button would go
+        # back to a seat that had it this round, so the button is chosen first.
+        progress = progress or RotationProgress()
+        if not state.redeal:
+            if rotation.games[progress.game_index].has_button and state.button is not None:
+                choice = _choose_button(state, active)
+            progress, changed = advance(
+                rotation, progress, choice.seat if choice is not None else None, len(active)
             )
-        )
-    start = active.index(button) + 1
-    seats_in = tuple(active[(start + k) % len(active)] for k in range(len(active)))
+        entry = rotation.games[progress.game_index]
+    frozen = entry is not None and not entry.has_button
+    if not frozen and state.button is None:
+        # DEAL-5: the button goes to the first ace dealt face up, clockwise from seat 1.
+        draw = tuple(active)
+        text = "New game: deal one card face up to each player from the first seat until an ace appears."
+        return _evolve(state, button_draw=draw), (Ruling("DEAL-5", text, Severity.INFO), Prompt(text))
+    effects: list[Effect] = []
+    if frozen:
+        # HO-13: stud has no button: it stays where the last button game left it.
+        button, orbit, fix = state.button, state.orbit, state.button_fix
+    else:
+        if choice is None:
+            choice = _choose_button(state, active)
+        button, orbit, fix = choice.seat, (*choice.orbit, _positions(choice.seat, active)), choice.fix
+        effects.extend(choice.effects)
+    if entry is not None:
+        blinds, ante, bb_ante = entry.blinds, entry.ante, entry.big_blind_ante
+        if changed:
+            effects.append(Ruling("HO-13", _game_change(entry, state.button, button), Severity.INFO))
+    else:
+        blinds, ante, bb_ante = state.blinds, state.ante, state.big_blind_ante
+        if state.next_level is not None and not state.redeal:
+            (blinds, ante), bb_ante = state.next_level, state.big_blind_ante
+            effects.append(
+                Ruling(
+                    "TBL-2",
+                    f"New level from this deal: blinds {'/'.join(f'{b:,}' for b in blinds)}.",
+                    Severity.INFO,
+                )
+            )
+    if frozen:
+        seats_in = tuple(active)  # stud deals from the dealer's left, seat 1 first (SS-11)
+    else:
+        assert button is not None
+        start = active.index(button) + 1
+        seats_in = tuple(active[(start + k) % len(active)] for k in range(len(active)))
     n = len(seats_in)
     stacks = tuple(state.seats[s - 1].stack for s in seats_in)  # type: ignore[union-attr]
     antes: tuple[int, ...] = ()
@@ -87,18 +146,18 @@ def _start_hand(state: TableState) -> tuple[TableState, tuple[Effect, ...]]:
     elif bb_ante:
         # The engine takes antes in posting order: index 1 is the big blind's, heads-up too.
         antes = tuple(bb_ante if p == 1 else 0 for p in range(n))
-    cfg = state.config
-    variant = variant_from_code(cfg.game)
+    variant = variant_from_code(entry.game if entry is not None else cfg.game)
     try:
         hand_config = HandConfig(
             variant=variant,
             starting_stacks=stacks,
-            blinds=blinds[: 2 if n == 2 else n],  # a straddle needs a player to post it
+            blinds=() if frozen else blinds[: 2 if n == 2 else n],  # a straddle needs a player to post it
             antes=antes,
             min_bet=blinds[-1] if variant.structure is Structure.SPREAD_LIMIT else 0,
-            small_bet=cfg.small_bet,
-            big_bet=cfg.big_bet,
-            spread_max=cfg.spread_max,
+            small_bet=entry.small_bet if entry is not None else cfg.small_bet,
+            big_bet=entry.big_bet if entry is not None else cfg.big_bet,
+            spread_max=entry.spread_max if entry is not None else cfg.spread_max,
+            bring_in=entry.bring_in if entry is not None else 0,
             chip_unit=cfg.chip_unit,
             rules=cfg.rules(),
         )
@@ -106,6 +165,8 @@ def _start_hand(state: TableState) -> tuple[TableState, tuple[Effect, ...]]:
         raise Refused("INPUT", f"this hand cannot be dealt ({exc}): the floor sets blinds that fit") from None
     number = state.hand_number + 1
     hand = new_hand(number, seats_in, start_hand(hand_config))
+    if rotation is not None and progress is not None and not state.redeal:
+        progress = record_deal(rotation, progress, None if frozen else button)
     state = _evolve(
         state,
         button=button,
@@ -118,13 +179,32 @@ def _start_hand(state: TableState) -> tuple[TableState, tuple[Effect, ...]]:
         hand=hand,
         last_hand=None,
         redeal=False,
-        keep_button=False,
-        orbit=(*orbit, _positions(button, active)),
+        keep_button=state.keep_button if frozen else False,
+        orbit=orbit,
         button_fix=fix,
-        vacated=(),
+        vacated=state.vacated if frozen else (),
+        rotation=progress,
     )
-    effects.append(Prompt(f"Hand {number}: button at seat {button}. " + prompt_for(hand).text))
+    if frozen:
+        where = f"the button stays at seat {button}" if button is not None else "no button"
+        opening = f"Hand {number}, {entry.label if entry else ''}: {where} (stud). "
+    elif entry is not None:
+        opening = f"Hand {number}, {entry.label}: button at seat {button}. "
+    else:
+        opening = f"Hand {number}: button at seat {button}. "
+    effects.append(Prompt(opening + prompt_for(hand).text))
     return state, tuple(effects)
+
+
+def _game_change(entry: GameStakes, before: int | None, button: int | None) -> str:
+    """HO-13's ruling when the rotation's game changes with a deal."""
+    text = f"The game changes from this deal: {entry.label}, {entry.stakes}."
+    if not entry.has_button:
+        if button is not None:
+            text += f" The button is frozen at seat {button} during stud."
+    elif before is not None and button is not None:
+        text += f" Button at seat {button}."
+    return text
 
 
 def _end_without_play(state: TableState, kind: str, rule: str) -> tuple[TableState, tuple[Effect, ...]]:

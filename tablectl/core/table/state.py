@@ -3,7 +3,8 @@
 ``TableState`` holds what the journal's fold rebuilds: who sits where with how many chips
 (TBL-3), the button and the current round of the button (TBL-1, DEAL-5), the blinds and the
 next level (TBL-2), the hand in progress and the last hand played (TBL-5), a pending redeal
-(MD-2) and the floor's overrides. ``_evolve`` is the one way the table's code copies it.
+(MD-2) and the floor's overrides; at a table of mixed games, where its rotation stands (HO-13).
+``_evolve`` is the one way the table's code copies it.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from typing import NamedTuple
 from tablectl.core.procedure import HandProgress
 from tablectl.core.records import copier
 from tablectl.core.table.config import TableConfig
+from tablectl.core.table.rotation import GameStakes, RotationProgress
 
 
 @dataclass(frozen=True, slots=True)
@@ -111,6 +113,8 @@ class TableState(NamedTuple):
     dealer: DealerShift | None = None
     floor_calls: tuple[FloorCall, ...] = ()
     hand_times: tuple[float, ...] = ()
+    # HO-13: the game in play of the table's rotation and how much of it is dealt (None: one game).
+    rotation: RotationProgress | None = None
 
     def seat(self, number: int) -> Seat | None:
         if not 1 <= number <= len(self.seats):
@@ -125,6 +129,18 @@ def new_table(
     seats: list[Seat | None] = [None] * config.seats
     for number, (name, stack) in (players or {}).items():
         seats[number - 1] = Seat(name, stack)
+    if config.rotation is not None:  # the first game's stakes until the first deal
+        first = config.rotation.games[0]
+        return TableState(
+            config=config,
+            seats=tuple(seats),
+            button=button,
+            blinds=first.blinds,
+            ante=first.ante,
+            big_blind_ante=first.big_blind_ante,
+            keep_button=button is not None,
+            rotation=RotationProgress(),
+        )
     return TableState(
         config=config,
         seats=tuple(seats),
@@ -134,6 +150,23 @@ def new_table(
         big_blind_ante=config.big_blind_ante,
         keep_button=button is not None,
     )
+
+
+def game_in_play(state: TableState) -> GameStakes | None:
+    """The rotation's game in play: the one the hand in progress (or the last deal) is dealt in,
+    else the first; None at a table of one game (its game is ``config.game``)."""
+    rotation = state.config.rotation
+    if rotation is None or state.rotation is None:
+        return None
+    return rotation.games[state.rotation.game_index]
+
+
+def game_code(state: TableState) -> str:
+    """The PHH code of the game in play (the hand in progress's, else the rotation's or the table's)."""
+    if state.hand is not None:
+        return state.hand.game.config.variant.code
+    entry = game_in_play(state)
+    return entry.game if entry is not None else state.config.game
 
 
 _evolve = copier(TableState)  # once per event

@@ -3,7 +3,8 @@
 // card (tablectl.views.dealer); this page shows only what it holds.
 import { Follower } from "./follower.js";
 import {
-  cardsEl, chips, clock, el, rawPanel, setText, since, startDisplay, statusText, tablePrefix, topicParts,
+  cardsEl, chips, clock, el, gameText, rawPanel, setText, since, startDisplay, statusText, tablePrefix,
+  topicParts,
 } from "./display.js";
 
 const $ = (id) => document.getElementById(id);
@@ -82,7 +83,7 @@ function render() {
   const dealerName = view.dealer ? ` · dealer ${view.dealer.name} (${since(view.dealer.since)})` : "";
   setText(
     $("title"),
-    `Table ${view.table} · ${view.game} ${view.blinds.map(chips).join("/")}` +
+    `Table ${view.table} · ${gameText(view)}` +
       (view.hand ? ` · hand ${view.hand}` : " · between hands") + dealerName,
   );
   // Devices: a lost one stands out.

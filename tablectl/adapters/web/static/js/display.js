@@ -26,6 +26,22 @@ export function chips(amount) {
   return typeof amount === "number" ? amount.toLocaleString("en-US") : "";
 }
 
+/** When a rotation's game changes, from the views' hands_left (HO-13). */
+export function changesIn(handsLeft) {
+  if (handsLeft === null || handsLeft === undefined) return "at the next level";
+  if (handsLeft === 0) return "from the next deal";
+  return handsLeft === 1 ? "after 1 more hand" : `after ${handsLeft} more hands`;
+}
+
+/** The game and stakes a header shows: the table's, or at a table of mixed games the game in
+ * play with the rotation's name and what comes next ("razz 200/400 ante 25 bring-in 50 ·
+ * H.O.R.S.E.: stud after 3 more hands"). */
+export function gameText(view) {
+  const r = view.rotation;
+  if (!r) return `${view.game} ${view.blinds.map(chips).join("/")}`;
+  return `${r.game.name} ${r.game.stakes} · ${r.name}: ${r.next.name} ${changesIn(r.hands_left)}`;
+}
+
 /** "21:14" in the screen's local time, from seconds since the epoch. */
 export function clock(ts) {
   if (typeof ts !== "number" || !ts) return "";

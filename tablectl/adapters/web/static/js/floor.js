@@ -13,7 +13,8 @@
 import { subscriptionQos } from "./connect.js";
 import { Follower } from "./follower.js";
 import {
-  SEVERITY_RANK, cardsEl, chips, clock, el, setText, sinceMinutes, startDisplay, statusText, topicParts,
+  SEVERITY_RANK, cardsEl, changesIn, chips, clock, el, gameText, setText, sinceMinutes, startDisplay, statusText,
+  topicParts,
 } from "./display.js";
 
 const $ = (id) => document.getElementById(id);
@@ -162,7 +163,10 @@ function drawTile(table) {
   if (p.tile.dataset.state !== state) p.tile.dataset.state = state;
   setText(p.state, STATE_WORDS[state] ?? "waiting");
   if (s) {
-    setText(p.stakes, `${s.game} ${s.stakes}`);
+    setText(
+      p.stakes,
+      `${s.game} ${s.stakes}` + (s.rotation ? ` · ${s.rotation.name}: ${s.rotation.next} ${changesIn(s.rotation.hands_left)}` : ""),
+    );
     setText(p.seats, `${s.seats_taken}/${s.seats}`);
     setText(p.hph, `${s.hands_per_hour}/h`);
     setText(p.dealer, s.dealer ?? "no dealer");
@@ -340,7 +344,7 @@ function drillSnapshot(snapshot) {
   $("drill-status").classList.toggle("offline", status.offline);
   setText(
     $("drill-title"),
-    `Table ${view.table} · ${view.game} ${view.blinds.map(chips).join("/")} · ${view.hand ? `hand ${view.hand}, ${view.street}` : "between hands"}` +
+    `Table ${view.table} · ${gameText(view)} · ${view.hand ? `hand ${view.hand}, ${view.street}` : "between hands"}` +
       ` · ${view.dealer ? `dealer ${view.dealer.name}` : "no dealer"}`,
   );
   setText($("drill-prompt"), view.pending ? `${view.pending.rule}: ${view.pending.text}` : view.prompt ?? (view.result ? "Hand over." : "Between hands."));

@@ -5,7 +5,7 @@
 // the cards a player holds are drawn from their count alone.
 import { Follower } from "./follower.js";
 import {
-  cardEl, cardsEl, chips, el, rawPanel, setText, startDisplay, statusText, tablePrefix, topicParts,
+  cardEl, cardsEl, chips, el, gameText, rawPanel, setText, startDisplay, statusText, tablePrefix, topicParts,
 } from "./display.js";
 
 const $ = (id) => document.getElementById(id);
@@ -66,7 +66,7 @@ function render() {
   if (!view) return;
   setText(
     $("title"),
-    `Table ${view.table} · ${view.game} ${view.blinds.map(chips).join("/")}${view.ante ? ` ante ${chips(view.ante)}` : ""}` +
+    `Table ${view.table} · ${gameText(view)}${view.ante && !view.rotation ? ` ante ${chips(view.ante)}` : ""}` +
       (view.hand ? ` · hand ${view.hand}` : ""),
   );
   if (seatEls.size !== view.seats.length) buildSeats(view.seats.length);
