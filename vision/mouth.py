@@ -1,0 +1,175 @@
+"""The fast shoe-mouth check: one fixed region, every frame, in well under 2 ms.
+
+The shoe's mouth is the one place where a card is always seen at the same spot: the ``shoe`` zone,
+drawn on the card as it lies at the mouth (``tablectl vision calibrate`` draws it on a frame). The
+full card reader looks for cards anywhere, at any angle, and reads their index; the mouth needs
+less, per frame: is there a card, and which side is up. :class:`MouthCheck` looks at the zone
+alone, scaled down to at most ``SMALL`` pixels a side, and decides
+
+- ``back``: the inside of the zone matches a back learned by calibration (vision/backs.py: the
+  same colour and texture histograms, the same limits);
+- ``face``: positive evidence of a face, and only when no calibrated back matches: the inside of
+  the zone is mostly white paper (bright and unsaturated, relative to the zone's brightest part and
+  above an absolute floor) with ink on it (pixels much darker than the paper, or strongly
+  coloured), the two together nearly all of it, and more white than any calibrated back shows;
+- ``empty``: no white paper anywhere in the zone and no back (a card at the mouth shows paper: a
+  face, or a casino back's white border);
+- ``unknown``: anything else (a card half in view, a hand, too dark, a back not calibrated).
+
+Unsure is better than wrong: a back called a face would rule a false boxed card (IRR-3), so a
+back match is decided first, and a face needs paper, ink and the lack of a back together. An
+index read by the full reader is the other evidence of a face (the camera adapter runs the reader
+on the mouth only when this check says ``face`` or ``unknown``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import Enum
+
+import cv2
+import numpy as np
+
+from vision.backs import COLOUR_BINS, GREYS, HUES, Backs, describe
+from vision.types import BGRImage
+from vision.zones import ZoneArea
+
+SMALL = 64  # the zone is looked at scaled down to this many pixels on its long side
+INNER = 0.7  # the part of the zone around its centre that the face test looks at
+PAPER_SATURATION = 60  # paper is at most this saturated (warm light makes white cream) ...
+PAPER_FLOOR = 80  # ... at least this bright ...
+PAPER_RELATIVE = 0.7  # ... and this share of the view's bright level (the zone's 95th percentile,
+# the frame's 99th): card paper is the whitest thing in view, the shoe's grey plastic is not
+INK_DARK = 0.6  # ink is at most this share of the paper's brightness ...
+INK_SATURATION = 100  # ... or this saturated (red ink, a court card's colours)
+FACE_WHITE = 0.5  # a face's inside is at least half white paper ...
+FACE_INK = (0.01, 0.45)  # ... with some ink on it, not more than paper ...
+FACE_PAPER_AND_INK = 0.85  # ... and the two together nearly all of it (not a coloured back)
+INK_ON_PAPER = 0.35  # ... the ink in marks on the paper: this share of it within 2 px of paper
+BACK_WHITE_MARGIN = 0.3  # a face shows this much more white than a calibrated back's inside
+EMPTY_WHITE = 0.02  # less white paper than this in the whole zone ...
+EMPTY_SPREAD = 50  # ... and its brightness this even (95th less 5th percentile): no card
+DARK = 35  # the zone's bright level below this: too dark to tell
+MOUTH_TEXTURE_LIMIT = 0.5  # a back's texture is compared at least this loosely at the mouth: the
+# mouth sees the card larger than calibration did, and a fine pattern sampled at another scale
+# gives other local patterns; its colour is compared within the calibrated limit
+
+
+_NEAR = np.ones((5, 5), np.uint8)
+
+
+class MouthState(Enum):
+    EMPTY = "empty"
+    BACK = "back"
+    FACE = "face"
+    UNKNOWN = "unknown"
+
+
+@dataclass(frozen=True)
+class MouthLook:
+    """What the check saw at the mouth on one frame."""
+
+    state: MouthState
+    why: str
+    white: float = 0.0  # the share of white paper inside the zone
+    ink: float = 0.0  # the share of ink inside the zone
+    back: str | None = None  # the calibrated back matched
+
+
+class MouthCheck:
+    """The check of one camera's ``shoe`` zone; ``size`` is the camera's frame size (width,
+    height); ``backs`` the backs learned by calibration, if any."""
+
+    def __init__(self, zone: ZoneArea, size: tuple[int, int], backs: Backs | None = None) -> None:
+        self.zone = zone
+        width, height = size
+        left, top, right, bottom = zone.bounds()
+        self.box = (
+            max(0, int(left)),
+            max(0, int(top)),
+            min(width, int(np.ceil(right))),
+            min(height, int(np.ceil(bottom))),
+        )
+        x0, y0, x1, y1 = self.box
+        if x1 - x0 < 8 or y1 - y0 < 8:
+            raise ValueError(f"the {zone.name} zone is too small for the mouth check: {x1 - x0}x{y1 - y0} px")
+        scale = min(1.0, SMALL / max(x1 - x0, y1 - y0))
+        self.small = (max(8, round((x1 - x0) * scale)), max(8, round((y1 - y0) * scale)))
+        sx, sy = self.small[0] / (x1 - x0), self.small[1] / (y1 - y0)
+        points = np.array([((x - x0) * sx, (y - y0) * sy) for x, y in zone.points], np.float32)
+        whole = np.zeros((self.small[1], self.small[0]), np.uint8)
+        cv2.fillPoly(whole, [np.round(points).astype(np.int32)], 1)
+        centre = points.mean(axis=0)
+        inner = np.zeros_like(whole)
+        cv2.fillPoly(inner, [np.round(centre + (points - centre) * INNER).astype(np.int32)], 1)
+        self._whole = whole.astype(bool)
+        self._inner = inner.astype(bool)
+        self._inner_count = max(1, int(self._inner.sum()))
+        self._whole_count = max(1, int(self._whole.sum()))
+        # the zone as a card's outline for the back's descriptor (vision.backs.describe), in the
+        # frame's pixels: warped from the frame as calibration warps a card, so that the back's
+        # pattern is sampled alike (the small image has lost a casino back's fine lines)
+        zone_points = np.array(zone.points, np.float32)
+        self._quad = cv2.boxPoints(cv2.minAreaRect(zone_points)).astype(np.float32)
+        self.backs = backs if backs is not None and backs.backs else None
+        # the most white any calibrated back shows inside its border (its unsaturated light bins)
+        self._back_white = 0.0
+        if self.backs is not None:
+            light = [HUES * 2 + level for level in range(GREYS // 2, GREYS)]
+            assert max(light) < COLOUR_BINS
+            self._back_white = max(sum(back.colour[i] for i in light) for back in self.backs.backs)
+
+    def _back(self, image: BGRImage) -> str | None:
+        """The calibrated back at the mouth, if any (the closest of those within their limits)."""
+        if self.backs is None:
+            return None
+        colour, texture = describe(image, self._quad)
+        best: tuple[float, str] | None = None
+        for back in self.backs.backs:
+            c, t = back.distances(colour, texture)
+            texture_limit = max(back.texture_limit, MOUTH_TEXTURE_LIMIT)
+            if c <= back.colour_limit and t <= texture_limit:
+                score = c / back.colour_limit + t / texture_limit
+                if best is None or score < best[0]:
+                    best = (score, back.name)
+        return best[1] if best else None
+
+    def check(self, image: BGRImage) -> MouthLook:
+        """The mouth on one frame (the camera's full frame)."""
+        x0, y0, x1, y1 = self.box
+        small = cv2.resize(image[y0:y1, x0:x1], self.small, interpolation=cv2.INTER_AREA)
+        hsv = cv2.cvtColor(small, cv2.COLOR_BGR2HSV)
+        saturation, value = hsv[:, :, 1], hsv[:, :, 2]
+        dark, bright = (float(v) for v in np.percentile(value[self._whole], (5, 95)))
+        view = float(np.percentile(image[::8, ::8].max(axis=2), 99))
+        back = self._back(image)
+        if back is not None:
+            return MouthLook(MouthState.BACK, f"the {back} back", back=back)
+        if bright < DARK:
+            return MouthLook(MouthState.UNKNOWN, "too dark to tell")
+        paper = (saturation <= PAPER_SATURATION) & (value >= max(PAPER_FLOOR, PAPER_RELATIVE * max(bright, view)))
+        white_all = int((paper & self._whole).sum()) / self._whole_count
+        if white_all < EMPTY_WHITE:
+            if bright - dark < EMPTY_SPREAD:
+                return MouthLook(MouthState.EMPTY, "no card paper at the mouth", white=white_all)
+            return MouthLook(MouthState.UNKNOWN, "no white paper, something there", white=white_all)
+        inner_paper = paper & self._inner
+        white = int(inner_paper.sum()) / self._inner_count
+        if white < FACE_WHITE:
+            return MouthLook(MouthState.UNKNOWN, "a card, no face showing", white=white)
+        paper_value = float(np.median(value[inner_paper]))
+        ink_mask = ~paper & self._inner & ((value <= INK_DARK * paper_value) | (saturation >= INK_SATURATION))
+        ink = int(ink_mask.sum()) / self._inner_count
+        if not FACE_INK[0] <= ink <= FACE_INK[1]:
+            why = "white without ink" if ink < FACE_INK[0] else "too much ink for a face"
+            return MouthLook(MouthState.UNKNOWN, why, white=white, ink=ink)
+        near = cv2.dilate(inner_paper.astype(np.uint8), _NEAR).astype(bool)
+        on_paper = int((ink_mask & near).sum()) / max(1, int(ink_mask.sum()))
+        if on_paper < INK_ON_PAPER:
+            return MouthLook(MouthState.UNKNOWN, "dark areas, not ink on paper", white=white, ink=ink)
+        if white + ink < FACE_PAPER_AND_INK:
+            return MouthLook(MouthState.UNKNOWN, "paper and something else", white=white, ink=ink)
+        if white < self._back_white + BACK_WHITE_MARGIN:
+            return MouthLook(MouthState.UNKNOWN, "no whiter than a calibrated back", white=white, ink=ink)
+        return MouthLook(MouthState.FACE, "white paper with ink", white=white, ink=ink)
+
