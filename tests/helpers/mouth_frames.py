@@ -7,6 +7,7 @@ from ../shared, never copied."""
 from __future__ import annotations
 
 import csv
+import functools
 import random
 
 import cv2
@@ -31,6 +32,11 @@ CARD_W, CARD_H = 200, 280  # a card at the mouth: its short side fills the zone'
 
 def shoe(seed: int = 0) -> np.ndarray:
     """The shoe seen from above: felt around, the shoe's dark grey body, its mouth's slot."""
+    return _shoe(seed).copy()
+
+
+@functools.lru_cache(maxsize=64)
+def _shoe(seed: int) -> np.ndarray:
     rng = np.random.default_rng(seed)
     frame = np.zeros((SIZE[1], SIZE[0], 3), np.uint8)
     frame[:] = (40, 110, 30)
@@ -62,17 +68,24 @@ def at_mouth(
 def lit(frame: np.ndarray, gain: float, tint: tuple[float, float, float] = (1.0, 1.0, 1.0),
         spot: float = 0.0, noise: float = 2.0, seed: int = 0) -> np.ndarray:
     """``frame`` under other light: brighter or darker by ``gain``, coloured by ``tint`` (BGR
-    factors), a spot of light ``spot`` brighter at one side, sensor noise."""
-    rng = np.random.default_rng(seed)
-    image = frame.astype(np.float32) * gain * np.array(tint, np.float32)
+    factors), a spot of light ``spot`` brighter at one place, sensor noise."""
+    image = frame.astype(np.float32) * (np.array(tint, np.float32) * gain)
     if spot:
-        xs = np.linspace(0.0, 1.0, SIZE[0], dtype=np.float32)
-        ys = np.linspace(0.0, 1.0, SIZE[1], dtype=np.float32)
-        gx, gy = rng.uniform(0.2, 0.8, 2)
-        light = np.exp(-(((xs[None, :] - gx) ** 2) + (ys[:, None] - gy) ** 2) / 0.05)
-        image *= (1.0 + spot * light)[:, :, None]
-    image += rng.normal(0, noise, image.shape).astype(np.float32)
-    return np.clip(image, 0, 255).astype(np.uint8)
+        image *= _spot(seed, spot)[:, :, None]
+    grain = np.empty(image.shape, np.float32)
+    cv2.setRNGSeed(seed)
+    cv2.randn(grain, 0.0, noise)
+    return np.clip(image + grain, 0, 255).astype(np.uint8)
+
+
+@functools.lru_cache(maxsize=64)
+def _spot(seed: int, strength: float) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    xs = np.linspace(0.0, 1.0, SIZE[0], dtype=np.float32)
+    ys = np.linspace(0.0, 1.0, SIZE[1], dtype=np.float32)
+    gx, gy = rng.uniform(0.2, 0.8, 2)
+    light = np.exp(-(((xs[None, :] - gx) ** 2) + (ys[:, None] - gy) ** 2) / 0.05)
+    return (1.0 + strength * light).astype(np.float32)
 
 
 def lights(count: int, seed: int = 1) -> list[dict[str, object]]:

@@ -27,7 +27,17 @@ from tablectl.service.serve import BrokerSettings, RunningTable, start_table
 from tablectl.service.tablefile import load_table_config
 from tests.helpers.bench_table import write_bench_table
 from tests.helpers.brokers import Listener
-from tests.helpers.camera_frames import GatedFrames, Sink, felt, seat_centre, table_camera, with_card
+from tests.helpers.camera_frames import (
+    GatedFrames,
+    Sink,
+    face,
+    felt,
+    seat_centre,
+    table_camera,
+    with_card,
+)
+from tests.helpers.mouth_frames import CARD_W, at_mouth, lit, shoe
+from vision.mouth import MouthState
 from vision.zones import CameraSource
 
 CAMERA = """
@@ -69,8 +79,19 @@ def camera_text() -> str:
 
 
 @pytest.fixture
+def camera_extra() -> dict[str, object]:
+    """More CameraAdapter arguments for every camera (a test's reader)."""
+    return {}
+
+
+@pytest.fixture
 def bench(
-    tmp_path: Path, table1_broker: LocalBroker, pins: MockFactory, gated: GatedFrames, camera_text: str
+    tmp_path: Path,
+    table1_broker: LocalBroker,
+    pins: MockFactory,
+    gated: GatedFrames,
+    camera_text: str,
+    camera_extra: dict[str, object],
 ) -> Iterator[Bench]:
     broker = table1_broker
     shoe = SimShoe(seed=3).start()
@@ -86,7 +107,7 @@ def bench(
         table_file,
         tmp_path / "table.journal",
         BrokerSettings(broker.host, broker.port, user, password),
-        camera_options={"open_source": lambda camera: gated, "lost_after": 0.5},
+        camera_options={"open_source": lambda camera: gated, "lost_after": 0.5, **camera_extra},
         clock=lambda: now[0],  # the panel's clock: a long press without waiting for it
     )
     sink = Sink()
@@ -228,6 +249,50 @@ def test_a_card_the_mouth_camera_reads_face_up_is_boxed_when_the_shoes_sensor_ca
     assert sink.wait(lambda: bool(sink.ruled("IRR-3")))
     assert render(sink.ruled("IRR-3")[0].said).startswith(f"Boxed card ({BOXED}): set it aside")
     bench.shoe.deal(3, Face.UNKNOWN)  # not seen at the mouth: a card dealt face down, as ever
+    assert sink.wait(sink.dealt(3))
+    assert len(sink.ruled("IRR-3")) == 1
+    hand = sink.state.hand if sink.state is not None else None
+    assert hand is not None and hand.boxed == 1 and parse_card(BOXED) not in sum(hand.hole, ())
+
+
+class ReadsNoName:
+    """A card reader that reads no card: the face at the mouth is one whose index it cannot read."""
+
+    def read(self, image: object) -> list[object]:
+        return []
+
+
+@pytest.mark.parametrize(
+    ("camera_text", "gated", "camera_extra"),
+    [
+        (
+            MOUTH,
+            GatedFrames(
+                [lit(shoe(n), 1.0, noise=3.0, seed=n) for n in range(3)],
+                [lit(at_mouth(shoe(n), face(BOXED, CARD_W)), 1.0, noise=3.0, seed=n) for n in range(6)],
+            ),
+            {"reader": ReadsNoName},
+        )
+    ],
+)
+def test_a_face_up_card_at_the_mouth_not_read_by_name_is_boxed_when_the_shoes_sensor_cannot_tell(
+    bench: Bench,
+) -> None:
+    """The fast mouth check sees a face at the mouth (white paper with ink) that the reader does
+    not name; the shoe then reads the card with its face unknown: the table rules IRR-3, once."""
+    sink = bench.sink
+    for card in (0, 1):  # the shoe's sensor sees their backs
+        bench.shoe.deal(card)
+    assert sink.wait(sink.dealt(2))
+    bench.gated.go.set()  # a face at the shoe's mouth, the next card out
+    assert bench.gated.delivered.wait(20.0)  # every frame checked
+    camera = bench.running.cameras[0]
+    assert [(s.zone, s.card) for s in camera.decisions] == [("shoe", None)]  # a face, no name
+    assert [look.state for look in camera.mouth_looks] == [MouthState.EMPTY] * 3 + [MouthState.FACE] * 6
+    bench.shoe.deal(2, Face.UNKNOWN)  # the shoe reads it, its sensor cannot tell the face
+    assert sink.wait(lambda: bool(sink.ruled("IRR-3")))
+    assert render(sink.ruled("IRR-3")[0].said).startswith(f"Boxed card ({BOXED}): set it aside")
+    bench.shoe.deal(3, Face.UNKNOWN)  # the face was 2h's: the next read is not boxed by it
     assert sink.wait(sink.dealt(3))
     assert len(sink.ruled("IRR-3")) == 1
     hand = sink.state.hand if sink.state is not None else None
