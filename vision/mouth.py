@@ -147,7 +147,9 @@ class MouthCheck:
             return MouthLook(MouthState.BACK, f"the {back} back", back=back)
         if bright < DARK:
             return MouthLook(MouthState.UNKNOWN, "too dark to tell")
-        paper = (saturation <= PAPER_SATURATION) & (value >= max(PAPER_FLOOR, PAPER_RELATIVE * max(bright, view)))
+        paper = (saturation <= PAPER_SATURATION) & (
+            value >= max(PAPER_FLOOR, PAPER_RELATIVE * max(bright, view))
+        )
         white_all = int((paper & self._whole).sum()) / self._whole_count
         if white_all < EMPTY_WHITE:
             if bright - dark < EMPTY_SPREAD:
@@ -172,4 +174,3 @@ class MouthCheck:
         if white < self._back_white + BACK_WHITE_MARGIN:
             return MouthLook(MouthState.UNKNOWN, "no whiter than a calibrated back", white=white, ink=ink)
         return MouthLook(MouthState.FACE, "white paper with ink", white=white, ink=ink)
-

@@ -179,9 +179,8 @@ class MouthSightings:
                     if self._last_read is not None and self._last_read >= run.since:
                         run.late = late = True
                         self.late_faces.append(run.since)
-            elif frame.state in (MouthState.BACK, MouthState.EMPTY):
-                if run is not None and run.ended is None:
-                    run.ended = frame.at
+            elif frame.state in (MouthState.BACK, MouthState.EMPTY) and run is not None and run.ended is None:
+                run.ended = frame.at  # a back or no card: the face has gone
         if late:
             log.warning(
                 "%s: a face at the shoe's mouth was agreed on after the shoe read a card: too late "
@@ -189,15 +188,18 @@ class MouthSightings:
                 frame.camera,
             )
 
-    def face_up(self, card: int, at: float) -> bool:
+    def face_up(self, card: int | None, at: float) -> bool:
         """Whether the read of ``card`` at ``at`` is of a card the camera saw face up at the mouth:
         named in the ``keep`` s before, or an unnamed face there at that moment (used up either
-        way)."""
+        way). ``card`` None: a read naming no card of the deck (an unknown tag, another deck's
+        card), which is never made face up here but uses up the face at the mouth."""
         with self._lock:
             self._forget(at)
-            self._read[card] = at
             self._last_read = at
-            when = self._seen.pop(card, None)
+            when = None
+            if card is not None:
+                self._read[card] = at
+                when = self._seen.pop(card, None)
             named = when is not None and at - self.keep <= when <= at + 1.0
             run = self._run
             present = (
@@ -208,12 +210,16 @@ class MouthSightings:
                 and (run.ended is None or at - run.ended <= MOUTH_GRACE)
             )
             unnamed = present and run is not None and run.agreed and not run.late and not named
+            unnamed = unnamed and card is not None
             if present and run is not None and (named or run.agreed):
                 run.used = True  # this read is the face's card, named or not
-            if unnamed:
+            if unnamed and card is not None:
                 self.unnamed.append((card, at))
         if unnamed:
-            log.info("the shoe's read of %s: a face was at the mouth, not read by name: face up", card_str(card))
+            log.info(
+                "the shoe's read of %s: a face was at the mouth, not read by name: face up",
+                card_str(card) if card is not None else "?",
+            )
         return named or unnamed
 
     def _forget(self, now: float) -> None:
@@ -345,7 +351,11 @@ class CameraAdapter:
             at = self.clock()
             try:
                 look = mouth.check(item.image) if mouth is not None else None
-                if look is None or not self._mouth_only or look.state in (MouthState.FACE, MouthState.UNKNOWN):
+                if (
+                    look is None
+                    or not self._mouth_only
+                    or look.state in (MouthState.FACE, MouthState.UNKNOWN)
+                ):
                     sightings = list(reader.read(item.image))
                 else:
                     sightings = []  # a back or no card at the mouth: nothing to read
@@ -370,7 +380,8 @@ class CameraAdapter:
         or not. The frame's word on the mouth goes to ``on_mouth``."""
         zone = self._mouth_zone
         assert zone is not None
-        elsewhere, here = [], []
+        elsewhere: list[CardSighting] = []
+        here: list[CardSighting] = []
         for sighting in sightings:
             (here if self.camera.zone_at(sighting.centre) == zone else elsewhere).append(sighting)
         state = look.state

@@ -299,9 +299,10 @@ def test_a_face_up_card_at_the_mouth_goes_to_on_mouth() -> None:
     assert got[0].detail == "the camera stopped delivering frames"
     assert [(s.kind, s.card) for s in mouth if isinstance(s, Seen)] == [("shoe", None)]
     frames = [(f.state, f.agreed) for f in mouth if isinstance(f, MouthFrame)]
-    assert frames == [(MouthState.EMPTY, False)] * 2 + [(MouthState.FACE, False)] * 3 + [
-        (MouthState.FACE, True)
-    ] * 2
+    assert (
+        frames
+        == [(MouthState.EMPTY, False)] * 2 + [(MouthState.FACE, False)] * 3 + [(MouthState.FACE, True)] * 2
+    )
     assert calls[0] == 5  # the reader runs on the face, never on the empty mouth
 
 
@@ -498,4 +499,14 @@ def test_a_named_face_at_the_mouth_is_not_also_the_next_reads_unnamed_face() -> 
     mouth.saw(mouth_seen("2h", 100.0))
     assert mouth.face_up(parse_card("2h"), 100.4) is True  # named
     assert mouth.face_up(parse_card("3d"), 100.45) is False  # the face was 2h's: used
+    assert mouth.unnamed == []
+
+
+def test_a_read_naming_no_card_of_the_deck_uses_up_the_face_at_the_mouth() -> None:
+    """A boxed card whose tag the registry does not know (or another deck's card) is not made face
+    up here, and the face it showed is not then the next card's."""
+    mouth = MouthSightings()
+    face_at_mouth(mouth, 100.0, 100.3)
+    assert mouth.face_up(None, 100.4) is False
+    assert mouth.face_up(parse_card("3d"), 100.5) is False
     assert mouth.unnamed == []

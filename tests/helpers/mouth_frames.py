@@ -65,8 +65,14 @@ def at_mouth(
     return out
 
 
-def lit(frame: np.ndarray, gain: float, tint: tuple[float, float, float] = (1.0, 1.0, 1.0),
-        spot: float = 0.0, noise: float = 2.0, seed: int = 0) -> np.ndarray:
+def lit(
+    frame: np.ndarray,
+    gain: float,
+    tint: tuple[float, float, float] = (1.0, 1.0, 1.0),
+    spot: float = 0.0,
+    noise: float = 2.0,
+    seed: int = 0,
+) -> np.ndarray:
     """``frame`` under other light: brighter or darker by ``gain``, coloured by ``tint`` (BGR
     factors), a spot of light ``spot`` brighter at one place, sensor noise."""
     image = frame.astype(np.float32) * (np.array(tint, np.float32) * gain)
