@@ -40,8 +40,12 @@ PAPER_SATURATION = 60  # paper is at most this saturated (warm light makes white
 PAPER_FLOOR = 80  # ... at least this bright ...
 PAPER_RELATIVE = 0.7  # ... and this share of the view's bright level (the zone's 95th percentile,
 # the frame's 99th): card paper is the whitest thing in view, the shoe's grey plastic is not
-INK_DARK = 0.6  # ink is at most this share of the paper's brightness ...
-INK_SATURATION = 100  # ... or this saturated (red ink, a court card's colours)
+INK_DARK = 0.6  # ink is at most this share of the paper's brightness and at most INK_GREY
+INK_GREY = 80  # saturated (black print: a dark green or blue back's field is no ink) ...
+INK_SATURATION = 100  # ... or red (a hue within RED_HUES of red) and this saturated: a face is
+RED_HUES = 12  # printed in black and red; a back's pattern in another colour is no ink
+INK_MARKS = 20  # a face's ink is a few marks (pips, the index): more is a back's repeated pattern
+INK_MARK_SPAN = 0.6  # and none spans this share of the inside's width or height (a lattice, a line)
 FACE_WHITE = 0.5  # a face's inside is at least half white paper ...
 FACE_INK = (0.01, 0.45)  # ... with some ink on it, not more than paper ...
 FACE_PAPER_AND_INK = 0.85  # ... and the two together nearly all of it (not a coloured back)
@@ -105,6 +109,8 @@ class MouthCheck:
         self._whole = whole.astype(bool)
         self._inner = inner.astype(bool)
         self._inner_count = max(1, int(self._inner.sum()))
+        ys, xs = np.nonzero(self._inner)
+        self._inner_size = (int(xs.max() - xs.min() + 1), int(ys.max() - ys.min() + 1)) if len(xs) else (1, 1)
         self._whole_count = max(1, int(self._whole.sum()))
         # the zone as a card's outline for the back's descriptor (vision.backs.describe), in the
         # frame's pixels: warped from the frame as calibration warps a card, so that the back's
@@ -160,7 +166,10 @@ class MouthCheck:
         if white < FACE_WHITE:
             return MouthLook(MouthState.UNKNOWN, "a card, no face showing", white=white)
         paper_value = float(np.median(value[inner_paper]))
-        ink_mask = ~paper & self._inner & ((value <= INK_DARK * paper_value) | (saturation >= INK_SATURATION))
+        hue = hsv[:, :, 0]
+        red = (saturation >= INK_SATURATION) & ((hue <= RED_HUES) | (hue >= 180 - RED_HUES))
+        black = (value <= INK_DARK * paper_value) & (saturation <= INK_GREY)
+        ink_mask = ~paper & self._inner & (black | red)
         ink = int(ink_mask.sum()) / self._inner_count
         if not FACE_INK[0] <= ink <= FACE_INK[1]:
             why = "white without ink" if ink < FACE_INK[0] else "too much ink for a face"
@@ -171,6 +180,35 @@ class MouthCheck:
             return MouthLook(MouthState.UNKNOWN, "dark areas, not ink on paper", white=white, ink=ink)
         if white + ink < FACE_PAPER_AND_INK:
             return MouthLook(MouthState.UNKNOWN, "paper and something else", white=white, ink=ink)
+        count, _, stats, _ = cv2.connectedComponentsWithStats(ink_mask.astype(np.uint8), connectivity=8)
+        marks = stats[1:]
+        if count - 1 > INK_MARKS:
+            return MouthLook(
+                MouthState.UNKNOWN, "a repeated pattern, not a face's marks", white=white, ink=ink
+            )
+        wide = (marks[:, cv2.CC_STAT_WIDTH] >= INK_MARK_SPAN * self._inner_size[0]) | (
+            marks[:, cv2.CC_STAT_HEIGHT] >= INK_MARK_SPAN * self._inner_size[1]
+        )
+        if wide.any():
+            return MouthLook(MouthState.UNKNOWN, "a mark across the card, not a face's", white=white, ink=ink)
+        # a face shows marks on its paper, whole in the zone; the card's edge, a shadow or the shoe
+        # at the side touches the zone's edge
+        every, _, whole_stats, _ = cv2.connectedComponentsWithStats(
+            (~paper & self._whole & (black | red)).astype(np.uint8), connectivity=8
+        )
+        width, height = self.small
+        whole_marks = whole_stats[1:]
+        inside = (
+            (whole_marks[:, cv2.CC_STAT_LEFT] > 0)
+            & (whole_marks[:, cv2.CC_STAT_TOP] > 0)
+            & (whole_marks[:, cv2.CC_STAT_LEFT] + whole_marks[:, cv2.CC_STAT_WIDTH] < width)
+            & (whole_marks[:, cv2.CC_STAT_TOP] + whole_marks[:, cv2.CC_STAT_HEIGHT] < height)
+        )
+        if int(whole_marks[inside, cv2.CC_STAT_AREA].sum()) < FACE_INK[0] * self._inner_count:
+            return MouthLook(MouthState.UNKNOWN, "no mark inside the paper", white=white, ink=ink)
+        if self.backs is None:
+            why = "paper with ink, but no calibrated back to tell a face from"
+            return MouthLook(MouthState.UNKNOWN, why, white=white, ink=ink)
         if white < self._back_white + BACK_WHITE_MARGIN:
             return MouthLook(MouthState.UNKNOWN, "no whiter than a calibrated back", white=white, ink=ink)
         return MouthLook(MouthState.FACE, "white paper with ink", white=white, ink=ink)

@@ -289,10 +289,16 @@ def test_a_face_up_card_at_the_mouth_goes_to_on_mouth() -> None:
             calls[0] += 1
             return []
 
+    backs = mouth_backs(CardReader(), "red")  # a face is unlike the calibrated back
     mouth: list[Seen | MouthFrame] = []
     got = statuses(
         lambda submit: CameraAdapter(
-            camera, submit, open_source=Script([shoe()] * 2 + [up] * 5), reader=Nothing, on_mouth=mouth.append
+            camera,
+            submit,
+            open_source=Script([shoe()] * 2 + [up] * 5),
+            reader=Nothing,
+            mouth_check=lambda c: MouthCheck(MOUTH, SIZE, backs),
+            on_mouth=mouth.append,
         ),
         1,
     )

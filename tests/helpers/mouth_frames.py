@@ -192,3 +192,56 @@ def mouth_backs(reader: CardReader, *colours: str) -> Backs:
         back, _ = learn(colour, back_samples(mouth_calibration_frames(casino_back(colour)), reader))
         learned.append(back)
     return Backs(tuple(learned))
+
+
+def mouth_backs_of(reader: CardReader, back: np.ndarray, name: str = "house") -> Backs:
+    """The back ``back`` (an upright card image) learned from the mouth camera's frames of it."""
+    learned, _ = learn(name, back_samples(mouth_calibration_frames(back), reader))
+    return Backs((learned,))
+
+
+def random_back(rng: random.Random) -> np.ndarray:
+    """A casino-style back of a random colour and pattern (a lattice, dots, lines, diamonds or
+    none; thin or thick, the pattern's colour lighter than the field, up to white), a white border."""
+    hsv = np.uint8([[[rng.randrange(180), rng.randrange(80, 256), rng.randrange(40, 230)]]])
+    colour = tuple(int(c) for c in cv2.cvtColor(hsv, cv2.COLOR_HSV2BGR)[0, 0])
+    back = np.full((CARD_H, CARD_W, 3), 248, np.uint8)
+    border = rng.randrange(6, 20)
+    inner = back[border : CARD_H - border, border : CARD_W - border]
+    inner[:] = colour
+    h, w = inner.shape[:2]
+    light = tuple(min(255, c + rng.randrange(40, 140)) for c in colour)
+    step, thick = rng.randrange(5, 25), rng.randrange(1, 4)
+    kind = rng.choice(["lattice", "dots", "plain", "lines", "diamonds"])
+    if kind == "lattice":
+        for k in range(-h, w + h, step):
+            cv2.line(inner, (k, 0), (k + h, h), light, thick)
+            cv2.line(inner, (k, h), (k + h, 0), light, thick)
+    elif kind == "dots":
+        for y in range(0, h, step):
+            for x in range(0, w, step):
+                cv2.circle(inner, (x, y), thick + 1, light, -1)
+    elif kind == "lines":
+        for y in range(0, h, step):
+            cv2.line(inner, (0, y), (w, y), light, thick)
+    elif kind == "diamonds":
+        for y in range(0, h, step * 2):
+            for x in range(0, w, step * 2):
+                diamond = np.array([[x, y - step], [x + step, y], [x, y + step], [x - step, y]], np.int32)
+                cv2.fillPoly(inner, [diamond], light)
+    return back
+
+
+def random_light(frame: np.ndarray, rng: random.Random, seed: int) -> np.ndarray:
+    """``frame`` under a random light: dim to glaring, tinted, a spot, noise, and half the time a
+    glare (a blurred bright ellipse) on the mouth."""
+    if rng.random() < 0.5:
+        glare = np.zeros(frame.shape[:2], np.float32)
+        centre = (rng.randrange(200, 440), rng.randrange(140, 340))
+        axes = (rng.randrange(20, 140), rng.randrange(20, 100))
+        cv2.ellipse(glare, centre, axes, rng.randrange(180), 0, 360, 1.0, -1)
+        glare = cv2.GaussianBlur(glare, (0, 0), rng.uniform(3, 25))
+        frame = np.clip(frame + glare[:, :, None] * rng.uniform(80, 255), 0, 255).astype(np.uint8)
+    tint = (1 + rng.uniform(-0.15, 0.15), 1.0, 1 + rng.uniform(-0.15, 0.15))
+    gain = rng.choice([0.35, 0.5, 0.7, 1.0, 1.3, 1.7, 2.2, 2.8])
+    return lit(frame, gain, tint, rng.choice([0.0, 0.6, 1.5]), rng.uniform(1, 8), seed)

@@ -36,8 +36,10 @@ from tests.helpers.camera_frames import (
     table_camera,
     with_card,
 )
-from tests.helpers.mouth_frames import CARD_W, at_mouth, lit, shoe
+from tests.helpers.mouth_frames import CARD_W, at_mouth, casino_back, lit, mouth_backs, shoe
+from vision.backs import save_backs
 from vision.mouth import MouthState
+from vision.reader import CardReader
 from vision.zones import CameraSource
 
 CAMERA = """
@@ -85,6 +87,13 @@ def camera_extra() -> dict[str, object]:
 
 
 @pytest.fixture
+def camera_backs() -> tuple[str, ...]:
+    """Casino backs (tests/helpers/mouth_frames.py) learned at the mouth camera and written to the
+    file ``{backs}`` in camera_text names."""
+    return ()
+
+
+@pytest.fixture
 def bench(
     tmp_path: Path,
     table1_broker: LocalBroker,
@@ -92,11 +101,14 @@ def bench(
     gated: GatedFrames,
     camera_text: str,
     camera_extra: dict[str, object],
+    camera_backs: tuple[str, ...],
 ) -> Iterator[Bench]:
     broker = table1_broker
+    if camera_backs:
+        save_backs(mouth_backs(CardReader(), *camera_backs), tmp_path / "backs.json")
     shoe = SimShoe(seed=3).start()
     path = write_bench_table(tmp_path, shoe.path)
-    path.write_text(path.read_text() + camera_text)
+    path.write_text(path.read_text() + camera_text.replace("{backs}", str(tmp_path / "backs.json")))
     (tmp_path / "frames").mkdir()
     table_file = load_table_config(path)
     assert table_file.vision is not None and table_file.vision.agree_frames == 4
@@ -262,11 +274,22 @@ class ReadsNoName:
         return []
 
 
+MOUTH_CALIBRATED = (
+    """
+[vision]
+agree_frames = 4
+backs = "{backs}"
+"""
+    + MOUTH
+)
+
+
 @pytest.mark.parametrize(
-    ("camera_text", "gated", "camera_extra"),
+    ("camera_text", "camera_backs", "gated", "camera_extra"),
     [
         (
-            MOUTH,
+            MOUTH_CALIBRATED,
+            ("red", "blue"),
             GatedFrames(
                 [lit(shoe(n), 1.0, noise=3.0, seed=n) for n in range(3)],
                 [lit(at_mouth(shoe(n), face(BOXED, CARD_W)), 1.0, noise=3.0, seed=n) for n in range(6)],
@@ -278,8 +301,9 @@ class ReadsNoName:
 def test_a_face_up_card_at_the_mouth_not_read_by_name_is_boxed_when_the_shoes_sensor_cannot_tell(
     bench: Bench,
 ) -> None:
-    """The fast mouth check sees a face at the mouth (white paper with ink) that the reader does
-    not name; the shoe then reads the card with its face unknown: the table rules IRR-3, once."""
+    """The fast mouth check sees a face at the mouth (white paper with ink, unlike the table's
+    calibrated backs) that the reader does not name; the shoe then reads the card with its face
+    unknown: the table rules IRR-3, once."""
     sink = bench.sink
     for card in (0, 1):  # the shoe's sensor sees their backs
         bench.shoe.deal(card)
@@ -297,3 +321,35 @@ def test_a_face_up_card_at_the_mouth_not_read_by_name_is_boxed_when_the_shoes_se
     assert len(sink.ruled("IRR-3")) == 1
     hand = sink.state.hand if sink.state is not None else None
     assert hand is not None and hand.boxed == 1 and parse_card(BOXED) not in sum(hand.hole, ())
+
+
+@pytest.mark.parametrize(
+    ("camera_text", "camera_backs", "gated", "camera_extra"),
+    [
+        (
+            MOUTH_CALIBRATED,
+            ("red", "blue"),
+            GatedFrames(
+                [lit(shoe(n), 1.0, noise=3.0, seed=n) for n in range(3)],
+                [
+                    lit(at_mouth(shoe(n), casino_back("red")), gain, noise=3.0, seed=n)
+                    for n, gain in enumerate((1.0, 1.6, 2.2, 0.6, 1.3, 1.9))
+                ],
+            ),
+            {"reader": ReadsNoName},
+        )
+    ],
+)
+def test_a_back_at_the_mouth_under_changing_light_makes_no_boxed_card(bench: Bench) -> None:
+    """The red back at the mouth, the light changing from frame to frame; the shoe's sensor cannot
+    tell the face: the card is dealt face down, no ruling."""
+    sink = bench.sink
+    bench.gated.go.set()
+    assert bench.gated.delivered.wait(20.0)
+    camera = bench.running.cameras[0]
+    looks = [look.state for look in camera.mouth_looks]
+    assert MouthState.FACE not in looks and MouthState.BACK in looks[3:], looks
+    assert not camera.decisions
+    bench.shoe.deal(0, Face.UNKNOWN)
+    assert sink.wait(sink.dealt(1))
+    assert not sink.ruled("IRR-3")

@@ -4,6 +4,7 @@ face; rendered and photographed faces are; the empty mouth is neither; and it is
 
 from __future__ import annotations
 
+import random
 import statistics
 import time
 from collections import Counter
@@ -23,11 +24,14 @@ from tests.helpers.mouth_frames import (
     lights,
     lit,
     mouth_backs,
+    mouth_backs_of,
+    random_back,
+    random_light,
     real_faces,
     rendered_faces,
     shoe,
 )
-from vision.backs import Backs
+from vision.backs import Backs, BacksError
 from vision.mouth import MouthCheck, MouthState
 from vision.reader import CardReader
 from vision.zones import ZoneArea
@@ -78,6 +82,30 @@ def test_casino_backs_under_changing_light_are_never_a_face(casino: Backs) -> No
         assert states(plain, frames)[MouthState.BACK] == 0, colour
 
 
+def test_backs_of_random_colours_and_patterns_under_random_light_and_glare_are_never_a_face(
+    reader: CardReader,
+) -> None:
+    """Each back learned from the mouth camera's frames of it, then passed at the mouth, moved and
+    turned, under light from dim to overexposed, tinted, with glare."""
+    rng = random.Random(12)
+    learned = frames = 0
+    for n in range(40):
+        back = random_back(rng)
+        try:
+            backs = mouth_backs_of(reader, back)
+        except BacksError:
+            continue  # the reader did not find three whole cards of it: nothing learned
+        learned += 1
+        check = MouthCheck(MOUTH, SIZE, backs)
+        for k in range(4):
+            shift = (rng.uniform(-40, 40), rng.uniform(-40, 40))
+            frame = random_light(at_mouth(shoe(k), back, shift, rng.uniform(-8, 8)), rng, n * 4 + k)
+            frames += 1
+            look = check.check(frame)
+            assert look.state is not MouthState.FACE, (n, k, look)
+    assert learned >= 30 and frames >= 120
+
+
 def test_the_real_black_back_under_changing_light_is_a_back_never_a_face(
     reader: CardReader, black: Backs
 ) -> None:
@@ -101,9 +129,10 @@ def test_rendered_faces_are_faces_and_never_backs(casino: Backs) -> None:
         got = states(check, frames)
         assert check.check(frames[0]).state is MouthState.FACE, card  # in the table's own light
         assert got[MouthState.BACK] == 0, (card, got)
-        assert got[MouthState.FACE] >= len(frames) // 2, (card, got)  # dim light: unknown
+        assert got[MouthState.FACE] >= len(frames) // 3, (card, got)  # dim light, glare: unknown
     for card, image in rendered_faces(COURTS):  # the picture is no paper: left to the index read
         assert states(check, passing(image, 24))[MouthState.BACK] == 0, card
+    assert states(MouthCheck(MOUTH, SIZE), passing(rendered_faces(["7c"])[0][1]))[MouthState.BACK] == 0
 
 
 def test_photographed_faces_are_faces_and_never_backs(reader: CardReader, casino: Backs) -> None:
@@ -136,8 +165,15 @@ def test_the_empty_mouth_is_empty_and_never_a_face(casino: Backs) -> None:
     assert states(MouthCheck(MOUTH, SIZE, casino), frames)[MouthState.FACE] == 0
 
 
-def test_half_a_card_white_paper_without_ink_and_a_hand_are_not_faces() -> None:
-    check = MouthCheck(MOUTH, SIZE)
+def test_without_calibrated_backs_paper_with_ink_is_not_yet_a_face() -> None:
+    """'Unlike the back' needs the back: without calibration the check leaves a face to the index
+    read (the camera adapter then runs the reader on the mouth)."""
+    look = MouthCheck(MOUTH, SIZE).check(at_mouth(shoe(), rendered_faces(["7c"])[0][1]))
+    assert look.state is MouthState.UNKNOWN and "no calibrated back" in look.why
+
+
+def test_half_a_card_white_paper_without_ink_and_a_hand_are_not_faces(casino: Backs) -> None:
+    check = MouthCheck(MOUTH, SIZE, casino)
     face = rendered_faces(["7c"])[0][1]
     half = at_mouth(shoe(), face, (150.0, 0.0))  # sliding in: a third of it in the zone
     blank = at_mouth(shoe(), np.full_like(face, 245))  # a white cuff, a blank card
@@ -147,9 +183,9 @@ def test_half_a_card_white_paper_without_ink_and_a_hand_are_not_faces() -> None:
         assert check.check(frame).state is not MouthState.FACE
 
 
-def test_a_polygon_zone_is_checked_inside_its_outline() -> None:
+def test_a_polygon_zone_is_checked_inside_its_outline(casino: Backs) -> None:
     zone = ZoneArea("shoe", ((200.0, 140.0), (440.0, 140.0), (440.0, 340.0), (200.0, 340.0), (190.0, 240.0)))
-    check = MouthCheck(zone, SIZE)
+    check = MouthCheck(zone, SIZE, casino)
     assert check.check(at_mouth(shoe(), rendered_faces(["7c"])[0][1])).state is MouthState.FACE
     with pytest.raises(ValueError, match="too small for the mouth check"):
         MouthCheck(ZoneArea("shoe", ((10.0, 10.0), (14.0, 10.0), (14.0, 14.0))), SIZE)
