@@ -4,22 +4,28 @@ The shoe's mouth is the one place where a card is always seen at the same spot: 
 drawn on the card as it lies at the mouth (``tablectl vision calibrate`` draws it on a frame). The
 full card reader looks for cards anywhere, at any angle, and reads their index; the mouth needs
 less, per frame: is there a card, and which side is up. :class:`MouthCheck` looks at the zone
-alone, scaled down to at most ``SMALL`` pixels a side, and decides
+alone and decides
 
-- ``back``: the inside of the zone matches a back learned by calibration (vision/backs.py: the
-  same colour and texture histograms, the same limits);
-- ``face``: positive evidence of a face, and only when no calibrated back matches: the inside of
-  the zone is mostly white paper (bright and unsaturated, relative to the zone's brightest part and
-  above an absolute floor) with ink on it (pixels much darker than the paper, or strongly
-  coloured), the two together nearly all of it, and more white than any calibrated back shows;
-- ``empty``: no white paper anywhere in the zone and no back (a card at the mouth shows paper: a
+- ``back``: the zone, warped as calibration warps a card, matches a back learned by calibration
+  (vision/backs.py: its colour within the learned limit; its texture more loosely, at least
+  ``MOUTH_TEXTURE_LIMIT``, because the mouth sees the card at another scale than calibration did);
+- ``face``: positive evidence of a face, unlike the backs: no calibrated back matches, and the
+  inside of the zone (its central ``INNER``), scaled down to ``SMALL`` pixels, is mostly white
+  paper (unsaturated, above a floor and near the brightest of the zone and the frame) with ink on
+  it: black (dark and grey) or red print only, in a few marks (not a back's repeated pattern, none
+  across the card, some whole inside the zone: a card's edge, a shadow or the shoe at the side are
+  no marks), the paper and the ink together nearly all of it, and more white than any calibrated
+  back shows. Without calibrated backs there is nothing to be unlike: paper with ink is then
+  ``unknown``, and a face is left to the index read;
+- ``empty``: no white paper in the zone and its brightness even (no card; a card shows paper: a
   face, or a casino back's white border);
-- ``unknown``: anything else (a card half in view, a hand, too dark, a back not calibrated).
+- ``unknown``: anything else (a card half in view, a hand, too dark, glare, a court card's
+  picture, a back not calibrated).
 
 Unsure is better than wrong: a back called a face would rule a false boxed card (IRR-3), so a
-back match is decided first, and a face needs paper, ink and the lack of a back together. An
-index read by the full reader is the other evidence of a face (the camera adapter runs the reader
-on the mouth only when this check says ``face`` or ``unknown``).
+back match is decided first, and a face needs every piece of evidence together. An index read by
+the full reader is the other evidence of a face: the camera adapter runs the reader on the mouth
+when this check says ``face`` (to name the card) or ``unknown``.
 """
 
 from __future__ import annotations
@@ -147,12 +153,12 @@ class MouthCheck:
         hsv = cv2.cvtColor(small, cv2.COLOR_BGR2HSV)
         saturation, value = hsv[:, :, 1], hsv[:, :, 2]
         dark, bright = (float(v) for v in np.percentile(value[self._whole], (5, 95)))
-        view = float(np.percentile(image[::8, ::8].max(axis=2), 99))
         back = self._back(image)
         if back is not None:
             return MouthLook(MouthState.BACK, f"the {back} back", back=back)
         if bright < DARK:
             return MouthLook(MouthState.UNKNOWN, "too dark to tell")
+        view = float(np.percentile(image[::8, ::8].max(axis=2), 99))  # the frame's bright level
         paper = (saturation <= PAPER_SATURATION) & (
             value >= max(PAPER_FLOOR, PAPER_RELATIVE * max(bright, view))
         )
@@ -191,21 +197,15 @@ class MouthCheck:
         )
         if wide.any():
             return MouthLook(MouthState.UNKNOWN, "a mark across the card, not a face's", white=white, ink=ink)
-        # a face shows marks on its paper, whole in the zone; the card's edge, a shadow or the shoe
-        # at the side touches the zone's edge
-        every, _, whole_stats, _ = cv2.connectedComponentsWithStats(
-            (~paper & self._whole & (black | red)).astype(np.uint8), connectivity=8
-        )
-        width, height = self.small
-        whole_marks = whole_stats[1:]
-        inside = (
-            (whole_marks[:, cv2.CC_STAT_LEFT] > 0)
-            & (whole_marks[:, cv2.CC_STAT_TOP] > 0)
-            & (whole_marks[:, cv2.CC_STAT_LEFT] + whole_marks[:, cv2.CC_STAT_WIDTH] < width)
-            & (whole_marks[:, cv2.CC_STAT_TOP] + whole_marks[:, cv2.CC_STAT_HEIGHT] < height)
-        )
-        if int(whole_marks[inside, cv2.CC_STAT_AREA].sum()) < FACE_INK[0] * self._inner_count:
-            return MouthLook(MouthState.UNKNOWN, "no mark inside the paper", white=white, ink=ink)
+        # a face's marks are printed on its paper: holes in it. The card's edge, a shadow, the shoe
+        # at the side, a back's pattern around a glare reach the edge of the zone without crossing
+        # paper (the zone's outside counts as not paper)
+        not_paper = (~(paper & self._whole)).astype(np.uint8)
+        _, labels = cv2.connectedComponents(not_paper, connectivity=4)
+        rim = np.unique(np.concatenate((labels[0], labels[-1], labels[:, 0], labels[:, -1])))
+        holes = (not_paper > 0) & ~np.isin(labels, rim)
+        if int((holes & self._whole & (black | red)).sum()) < FACE_INK[0] * self._inner_count:
+            return MouthLook(MouthState.UNKNOWN, "no mark printed on the paper", white=white, ink=ink)
         if self.backs is None:
             why = "paper with ink, but no calibrated back to tell a face from"
             return MouthLook(MouthState.UNKNOWN, why, white=white, ink=ink)
