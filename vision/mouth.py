@@ -11,7 +11,8 @@ alone and decides
   ``MOUTH_TEXTURE_LIMIT``, because the mouth sees the card at another scale than calibration did);
 - ``face``: positive evidence of a face, unlike the backs: no calibrated back matches, and the
   inside of the zone (its central ``INNER``), scaled down to ``SMALL`` pixels, is mostly white
-  paper (unsaturated, above a floor and near the brightest of the zone and the frame) with ink on
+  paper (unsaturated, above a floor, near the brightest of the zone and the frame, and of the
+  colour of its brightest part: the scene's white under the table's light) with ink on
   it: black (dark and grey) or red print only, in a few marks (not a back's repeated pattern, none
   across the card, some whole inside the zone: a card's edge, a shadow or the shoe at the side are
   no marks), the paper and the ink together nearly all of it, and more white than any calibrated
@@ -44,6 +45,7 @@ SMALL = 64  # the zone is looked at scaled down to this many pixels on its long 
 INNER = 0.7  # the part of the zone around its centre that the face test looks at
 PAPER_SATURATION = 60  # paper is at most this saturated (warm light makes white cream) ...
 PAPER_FLOOR = 80  # ... at least this bright ...
+WHITE_CHROMA = 0.025  # ... and of the colour of its brightest part (b, g, r shares this close)
 PAPER_RELATIVE = 0.7  # ... and this share of the view's bright level (the zone's 95th percentile,
 # the frame's 99th): card paper is the whitest thing in view, the shoe's grey plastic is not
 INK_DARK = 0.6  # ink is at most this share of the paper's brightness and at most INK_GREY
@@ -146,6 +148,21 @@ class MouthCheck:
                     best = (score, back.name)
         return best[1] if best else None
 
+    def _as_white(self, small: BGRImage, value: np.ndarray, paper: np.ndarray) -> np.ndarray:
+        """Of the paper, what has the colour of its brightest part: the scene's white (a face's
+        paper, a back's border, a glare) under the table's light, whatever its tint; a back's
+        light pattern under warm or bright light is pale, but not that white."""
+        found = paper & self._whole
+        if int(found.sum()) < 4:
+            return paper
+        pixels = small[found].astype(np.float32)
+        chroma = pixels / (pixels.sum(axis=1, keepdims=True) + 1.0)
+        levels = value[found]
+        white = chroma[levels >= np.percentile(levels, 90)].mean(axis=0)
+        kept = np.zeros_like(paper)
+        kept[found] = np.abs(chroma - white).max(axis=1) <= WHITE_CHROMA
+        return kept
+
     def check(self, image: BGRImage) -> MouthLook:
         """The mouth on one frame (the camera's full frame)."""
         x0, y0, x1, y1 = self.box
@@ -162,6 +179,7 @@ class MouthCheck:
         paper = (saturation <= PAPER_SATURATION) & (
             value >= max(PAPER_FLOOR, PAPER_RELATIVE * max(bright, view))
         )
+        paper = self._as_white(small, value, paper)
         white_all = int((paper & self._whole).sum()) / self._whole_count
         if white_all < EMPTY_WHITE:
             if bright - dark < EMPTY_SPREAD:
