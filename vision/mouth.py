@@ -58,6 +58,9 @@ FACE_WHITE = 0.5  # a face's inside is at least half white paper ...
 FACE_INK = (0.01, 0.45)  # ... with some ink on it, not more than paper ...
 FACE_PAPER_AND_INK = 0.85  # ... and the two together nearly all of it (not a coloured back)
 INK_ON_PAPER = 0.35  # ... the ink in marks on the paper: this share of it within 2 px of paper
+CLIPPED = 250  # paper this bright is clipped by the camera: glare or overexposure, where a back's
+CLIPPED_SHARE = 0.5  # light colour turns as white as paper; with this share of the paper clipped a
+CLIPPED_INK = (0.02, 0.3)  # face needs ink within these (a back's pattern or its remnants is not)
 BACK_WHITE_MARGIN = 0.3  # a face shows this much more white than a calibrated back's inside
 EMPTY_WHITE = 0.02  # less white paper than this in the whole zone ...
 EMPTY_SPREAD = 50  # ... and its brightness this even (95th less 5th percentile): no card
@@ -224,6 +227,10 @@ class MouthCheck:
         holes = (not_paper > 0) & ~np.isin(labels, rim)
         if int((holes & self._whole & (black | red)).sum()) < FACE_INK[0] * self._inner_count:
             return MouthLook(MouthState.UNKNOWN, "no mark printed on the paper", white=white, ink=ink)
+        clipped = float((value[inner_paper] >= CLIPPED).mean())
+        if clipped >= CLIPPED_SHARE and not CLIPPED_INK[0] <= ink <= CLIPPED_INK[1]:
+            why = "overexposed: a back's light colour could be this white"
+            return MouthLook(MouthState.UNKNOWN, why, white=white, ink=ink)
         if self.backs is None:
             why = "paper with ink, but no calibrated back to tell a face from"
             return MouthLook(MouthState.UNKNOWN, why, white=white, ink=ink)

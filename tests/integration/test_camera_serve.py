@@ -267,6 +267,10 @@ def test_a_card_the_mouth_camera_reads_face_up_is_boxed_when_the_shoes_sensor_ca
     assert hand is not None and hand.boxed == 1 and parse_card(BOXED) not in sum(hand.hole, ())
 
 
+UNNAMED = card_str(23)  # 7s, face up in the deck, its index unread (a deuce's two pips on white
+# paper the camera clips are too little for the fast check: tests/vision/test_mouth.py)
+
+
 class ReadsNoName:
     """A card reader that reads no card: the face at the mouth is one whose index it cannot read."""
 
@@ -292,7 +296,7 @@ backs = "{backs}"
             ("red", "blue"),
             GatedFrames(
                 [lit(shoe(n), 1.0, noise=3.0, seed=n) for n in range(3)],
-                [lit(at_mouth(shoe(n), face(BOXED, CARD_W)), 1.0, noise=3.0, seed=n) for n in range(6)],
+                [lit(at_mouth(shoe(n), face(UNNAMED, CARD_W)), 1.0, noise=3.0, seed=n) for n in range(6)],
             ),
             {"reader": ReadsNoName},
         )
@@ -312,15 +316,16 @@ def test_a_face_up_card_at_the_mouth_not_read_by_name_is_boxed_when_the_shoes_se
     assert bench.gated.delivered.wait(20.0)  # every frame checked
     camera = bench.running.cameras[0]
     assert [(s.zone, s.card) for s in camera.decisions] == [("shoe", None)]  # a face, no name
-    assert [look.state for look in camera.mouth_looks] == [MouthState.EMPTY] * 3 + [MouthState.FACE] * 6
-    bench.shoe.deal(2, Face.UNKNOWN)  # the shoe reads it, its sensor cannot tell the face
+    looks = [look.state for look in camera.mouth_looks]
+    assert looks[:3] == [MouthState.EMPTY] * 3 and looks[3:].count(MouthState.FACE) >= 4, looks
+    bench.shoe.deal(parse_card(UNNAMED), Face.UNKNOWN)  # the shoe reads it, its sensor cannot tell
     assert sink.wait(lambda: bool(sink.ruled("IRR-3")))
-    assert render(sink.ruled("IRR-3")[0].said).startswith(f"Boxed card ({BOXED}): set it aside")
-    bench.shoe.deal(3, Face.UNKNOWN)  # the face was 2h's: the next read is not boxed by it
+    assert render(sink.ruled("IRR-3")[0].said).startswith(f"Boxed card ({UNNAMED}): set it aside")
+    bench.shoe.deal(3, Face.UNKNOWN)  # the face was 7s's: the next read is not boxed by it
     assert sink.wait(sink.dealt(3))
     assert len(sink.ruled("IRR-3")) == 1
     hand = sink.state.hand if sink.state is not None else None
-    assert hand is not None and hand.boxed == 1 and parse_card(BOXED) not in sum(hand.hole, ())
+    assert hand is not None and hand.boxed == 1 and parse_card(UNNAMED) not in sum(hand.hole, ())
 
 
 @pytest.mark.parametrize(
