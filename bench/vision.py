@@ -11,6 +11,9 @@ backs_wrong_confident  cards read there at an acting confidence that are not amo
 face_up_recall     of those images' 43 face-up cards, how many were called face up
 frame_ms           median ms per 640x480 frame with ten cards (rendered from geaxgx's MIT faces);
 frame_ms_photos    the same over the test photos scaled to 640x480
+mouth_ms           median ms per 640x480 frame of the fast shoe-mouth check alone (vision/mouth.py), the
+                   shoe zone of deploy/table.example.toml ([200, 140, 240, 200]), calibrated casino backs
+                   and faces passing the mouth under varied light (tests/helpers/mouth_frames.py)
 The reference EdjeElectronics OpenCV-Playing-Card-Detector reads 4.9 % of photos-tfod-test (issue 12).
 """
 
@@ -193,6 +196,38 @@ def median_ms(reader: CardReader, frames: list[np.ndarray], repeats: int) -> flo
     return round(statistics.median(times), 2)
 
 
+def mouth_ms(reader: CardReader, repeats: int) -> float:
+    """The fast shoe-mouth check alone, per 640x480 frame: backs learned at the mouth camera, then
+    frames of backs, faces and the empty mouth under varied light."""
+    from tests.helpers.mouth_frames import (
+        CASINO,
+        MOUTH,
+        SIZE,
+        at_mouth,
+        casino_back,
+        lights,
+        lit,
+        mouth_backs,
+        rendered_faces,
+        shoe,
+    )
+    from vision.mouth import MouthCheck
+
+    check = MouthCheck(MOUTH, SIZE, mouth_backs(reader, *CASINO))
+    cards = [casino_back(colour) for colour in CASINO] + [i for _, i in rendered_faces(["Ah", "7c", "Kd"])]
+    frames = []
+    for n, light in enumerate(lights(8)):
+        frames.append(lit(shoe(n), **light))  # type: ignore[arg-type]
+        frames += [lit(at_mouth(shoe(n), card), **light) for card in cards]  # type: ignore[arg-type]
+    times = []
+    for _ in range(max(1, repeats) * 4):
+        for image in frames:
+            started = time.perf_counter()
+            check.check(image)
+            times.append((time.perf_counter() - started) * 1000)
+    return round(statistics.median(times), 3)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--limit", type=int, default=None, help="photos per set (the suit's tiny run)")
@@ -212,7 +247,7 @@ def main() -> int:
     median_ms(reader, ten[:1], 2)  # warm up
     report["frame_ms"] = median_ms(reader, ten, args.repeats)
     report["frame_ms_photos"] = median_ms(reader, photos, args.repeats)
-    report["mouth_ms"] = None  # the shoe-mouth check is not built yet (docs/vision.md)
+    report["mouth_ms"] = mouth_ms(reader, args.repeats)
     report["act_confidence"] = ACT_CONFIDENCE
     report["reference_edje_accuracy"] = 0.049
     print(json.dumps(report))

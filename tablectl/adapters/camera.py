@@ -17,6 +17,13 @@ A card seen face up at the shoe's mouth is not a ``CardSeen``: the procedure tak
 from the shoe's read (``CardDrawn.face_up``, IRR-3). The mouth camera is then the shoe's face
 sensor: :class:`MouthSightings` keeps the cards it read face up there, and the shoe adapter marks
 the shoe's read of the same card face up when the shoe's own sensor could not tell.
+
+A camera with a ``shoe`` zone runs the fast mouth check (vision/mouth.py) on every frame: empty,
+a calibrated back, a face, or unknown. The full card reader runs only when the check says face or
+unknown (or the camera watches other zones too): it names the card, and an index read at acting
+confidence is itself evidence of a face. Every frame's word on the mouth goes to ``on_mouth`` as
+a :class:`MouthFrame`, so that a face at the mouth that no one read by name still makes the
+shoe's read at that moment face up (:meth:`MouthSightings.face_up`).
 """
 
 from __future__ import annotations
@@ -26,17 +33,19 @@ import threading
 import time
 from collections import deque
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
-from tablectl.core.cards import parse_card
+from tablectl.core.cards import card_str, parse_card
 from tablectl.core.events import CardSeen, DeviceStatus, Zone
 from vision.crops import ZoneReader
-from vision.sighting import CardSighting
+from vision.mouth import MouthCheck, MouthLook, MouthState
+from vision.sighting import ACT_CONFIDENCE, CardSighting, Facing
 from vision.sources import Frame, FrameSource, SourceError, open_camera
 from vision.stability import Seen, ZoneWatch
 from vision.types import BGRImage
-from vision.zones import DEFAULT_AGREE_FRAMES, DEFAULT_RELEASE_FRAMES, CameraConfig
+from vision.zones import DEFAULT_AGREE_FRAMES, DEFAULT_RELEASE_FRAMES, CameraConfig, ZoneArea
 
 log = logging.getLogger(__name__)
 
@@ -44,6 +53,8 @@ Submit = Callable[..., None]
 ZONES = {"seat": Zone.SEAT, "board": Zone.BOARD, "burn": Zone.BURN, "muck": Zone.MUCK}
 LIVE_SOURCES = ("device", "picamera")
 MAX_KEPT = 200  # decisions kept for inspection: a table runs for days
+MOUTH_GRACE = 0.3  # s: a face that left the mouth this shortly before a read was that card
+MOUTH_FRESH = 2.0  # s: a face last seen at the mouth longer ago than this is not the moment's
 
 
 class Reader(Protocol):
@@ -59,6 +70,29 @@ def default_reader(backs: Path | None = None) -> Reader:
     return CardReader(backs=load_backs(backs) if backs is not None else None)
 
 
+def default_mouth_check(camera: CameraConfig, backs: Path | None = None) -> MouthCheck | None:
+    """The fast check of the camera's ``shoe`` zone, with the calibrated backs when the config
+    names them; None for a camera that does not watch the mouth."""
+    zone = next((z for z in camera.zones if z.kind == "shoe"), None)
+    if zone is None:
+        return None
+    from vision.backs import load_backs
+
+    return MouthCheck(zone, camera.size, load_backs(backs) if backs is not None else None)
+
+
+@dataclass(frozen=True)
+class MouthFrame:
+    """One frame's word on the shoe's mouth: ``state`` is the fast check's, made FACE by an index
+    read there at acting confidence; ``agreed`` once a face has been on ``agree`` frames in a row."""
+
+    camera: str
+    at: float
+    state: MouthState
+    agreed: bool
+    why: str = ""
+
+
 def card_seen(seen: Seen) -> CardSeen | None:
     """The event of a decision; None for the shoe's mouth, which the procedure takes from the shoe."""
     zone = ZONES.get(seen.kind)
@@ -68,25 +102,54 @@ def card_seen(seen: Seen) -> CardSeen | None:
     return CardSeen(zone, card, face_up=seen.face_up, seat=seen.seat, at=seen.at)
 
 
-class MouthSightings:
-    """The cards a camera read face up at the shoe's mouth, for the shoe's read of the same card.
+@dataclass
+class _FaceRun:
+    """A face at the mouth: from its first face frame until a frame shows a back or no card."""
 
-    The camera's thread adds (:meth:`saw`, a zone watch's decision), the shoe link's asks
-    (:meth:`face_up`, once per read, which uses up the sighting). Only cards read by name count:
-    a face-up card not read cannot be matched to a read, and a wrong match would set a good card
-    aside. A sighting is forgotten after ``keep`` seconds; one made after the shoe had already
-    read that card is too late to call it boxed, and is logged, not kept."""
+    since: float  # the first face frame
+    last: float  # the last face frame
+    agreed: bool = False  # on ``agree`` frames in a row at some point
+    late: bool = False  # agreed only after the shoe had read a card: it may have been that one
+    used: bool = False  # a read was made face up by it
+    ended: float | None = None  # the first frame showing a back or no card after it
+
+
+class MouthSightings:
+    """The mouth camera's word on the cards leaving the shoe, for the shoe's read of each.
+
+    The camera's thread adds (:meth:`saw`): a zone watch's decision (a :class:`Seen`) and every
+    frame's mouth check (a :class:`MouthFrame`); the shoe link's asks (:meth:`face_up`, once per
+    read). A read is face up when
+
+    - the camera read that very card face up at the mouth in the ``keep`` seconds before (the
+      named path); a sighting made after the shoe had already read that card is too late to call
+      it boxed, and is logged, not kept; or
+    - a face was at the mouth at the moment of the read, not read by name (the unnamed path): a
+      face on ``agree`` frames in a row before the read, seen within ``MOUTH_FRESH`` s of it, and
+      either still there or gone no more than ``MOUTH_GRACE`` s before it. One face makes one read
+      face up: a face that stays in view after its card was read (the tail of a card being drawn)
+      is that card; only a back or an empty mouth ends it, and the next face is another card. A
+      face agreed on only after a read may have been that card: it is logged and never used.
+
+    Unsure is better than wrong on both: a wrong match would set a good card aside."""
 
     def __init__(self, keep: float = 5.0) -> None:
         self.keep = keep
         self._lock = threading.Lock()
         self._seen: dict[int, float] = {}  # card -> when the camera first saw it face up there
         self._read: dict[int, float] = {}  # card -> when the shoe last read it
+        self._run: _FaceRun | None = None  # the last face at the mouth
+        self._last_read: float | None = None  # when the shoe last read a card
         self.late: list[Seen] = []  # sightings that came after the shoe's read (the log, tests)
+        self.late_faces: list[float] = []  # unnamed faces agreed on after a read: their first frames
+        self.unnamed: list[tuple[int, float]] = []  # reads made face up by an unnamed face (log, tests)
 
-    def saw(self, seen: Seen) -> None:
-        if seen.card is None:
+    def saw(self, seen: Seen | MouthFrame) -> None:
+        if isinstance(seen, MouthFrame):
+            self._frame(seen)
             return
+        if seen.card is None:
+            return  # a face not read: the mouth frames say when it was there
         card = parse_card(seen.card)
         with self._lock:
             self._forget(seen.at)
@@ -103,14 +166,61 @@ class MouthSightings:
                 seen.card,
             )
 
-    def face_up(self, card: int, at: float) -> bool:
-        """Whether the camera saw ``card`` face up at the mouth in the ``keep`` s before ``at``
-        (the shoe's read of it); the sighting is used up."""
+    def _frame(self, frame: MouthFrame) -> None:
+        late = False
+        with self._lock:
+            run = self._run
+            if frame.state is MouthState.FACE:
+                if run is None or run.ended is not None:
+                    run = self._run = _FaceRun(frame.at, frame.at)
+                run.last = frame.at
+                if frame.agreed and not run.agreed:
+                    run.agreed = True
+                    if self._last_read is not None and self._last_read >= run.since:
+                        run.late = late = True
+                        self.late_faces.append(run.since)
+            elif frame.state in (MouthState.BACK, MouthState.EMPTY) and run is not None and run.ended is None:
+                run.ended = frame.at  # a back or no card: the face has gone
+        if late:
+            log.warning(
+                "%s: a face at the shoe's mouth was agreed on after the shoe read a card: too late "
+                "to tell whether it was that card; the card plays as dealt",
+                frame.camera,
+            )
+
+    def face_up(self, card: int | None, at: float) -> bool:
+        """Whether the read of ``card`` at ``at`` is of a card the camera saw face up at the mouth:
+        named in the ``keep`` s before, or an unnamed face there at that moment (used up either
+        way). ``card`` None: a read naming no card of the deck (an unknown tag, another deck's
+        card), which is never made face up here but uses up the face at the mouth."""
         with self._lock:
             self._forget(at)
-            self._read[card] = at
-            when = self._seen.pop(card, None)
-        return when is not None and at - self.keep <= when <= at + 1.0
+            self._last_read = at
+            when = None
+            if card is not None:
+                self._read[card] = at
+                when = self._seen.pop(card, None)
+            named = when is not None and at - self.keep <= when <= at + 1.0
+            run = self._run
+            present = (
+                run is not None
+                and not run.used
+                and run.since <= at
+                and at - run.last <= MOUTH_FRESH
+                and (run.ended is None or at - run.ended <= MOUTH_GRACE)
+            )
+            unnamed = present and run is not None and run.agreed and not run.late and not named
+            unnamed = unnamed and card is not None
+            if present and run is not None and (named or run.agreed):
+                run.used = True  # this read is the face's card, named or not
+            if unnamed and card is not None:
+                self.unnamed.append((card, at))
+        if unnamed:
+            log.info(
+                "the shoe's read of %s: a face was at the mouth, not read by name: face up",
+                card_str(card) if card is not None else "?",
+            )
+        return named or unnamed
 
     def _forget(self, now: float) -> None:
         for table in (self._seen, self._read):
@@ -129,7 +239,8 @@ class CameraAdapter:
         backs: Path | None = None,
         open_source: Callable[[CameraConfig], FrameSource] = open_camera,
         reader: Callable[[], Reader] | None = None,
-        on_mouth: Callable[[Seen], object] | None = None,
+        mouth_check: Callable[[CameraConfig], MouthCheck | None] | None = None,
+        on_mouth: Callable[[Seen | MouthFrame], object] | None = None,
         lost_after: float = 2.0,
         retry: float = 5.0,
         clock: Callable[[], float] = time.time,
@@ -139,7 +250,13 @@ class CameraAdapter:
         self._watch = ZoneWatch(camera, agree, release)
         self._open_source = open_source
         self._reader = reader or (lambda: default_reader(backs))
-        self.on_mouth = on_mouth  # a face-up card at the shoe's mouth (a boxed card)
+        self._mouth_check = mouth_check or (lambda camera: default_mouth_check(camera, backs))
+        self.on_mouth = on_mouth  # decisions at the shoe's mouth and every frame's check of it
+        self.agree = agree
+        self._mouth_zone: ZoneArea | None = next((z for z in camera.zones if z.kind == "shoe"), None)
+        self._mouth_only = self._mouth_zone is not None and len(camera.zones) == 1
+        self._mouth_run = 0  # consecutive frames with a face at the mouth
+        self.mouth_looks: deque[MouthLook] = deque(maxlen=MAX_KEPT)  # the last checks (tests, the log)
         self.lost_after = lost_after
         self.retry = retry
         self.clock = clock
@@ -185,6 +302,7 @@ class CameraAdapter:
     def _run(self) -> None:
         try:
             reader = ZoneReader(self._reader(), self.camera)  # a large frame: each zone's crop
+            mouth = self._mouth_check(self.camera)
         except Exception as error:  # the model cannot load: the camera is as good as lost
             log.exception("%s: the card reader did not start", self.device)
             self._report_lost(f"the card reader did not start: {error}")
@@ -196,7 +314,7 @@ class CameraAdapter:
                 self._report_lost(str(error))
             else:
                 try:
-                    self._read(source, reader)
+                    self._read(source, reader, mouth)
                 except Exception as error:  # a driver or a frame the pipeline fails on
                     log.exception("%s failed", self.device)
                     self._report_lost(f"the camera failed: {error}")
@@ -210,20 +328,20 @@ class CameraAdapter:
                 return  # a recording is read once
             self._stop.wait(self.retry)
 
-    def _read(self, source: FrameSource, reader: ZoneReader) -> None:
+    def _read(self, source: FrameSource, reader: ZoneReader, mouth: MouthCheck | None = None) -> None:
         width, height = self.camera.size
         for item in source.frames():
             if self._stop.is_set():
                 return
             if not isinstance(item, Frame):
                 self.skipped += 1
-                self._watch.gap()
+                self._gap()
                 self._skipped_because(item.label, item.reason)
                 continue
             shape = item.image.shape
             if (shape[1], shape[0]) != (width, height):
                 self.skipped += 1
-                self._watch.gap()
+                self._gap()
                 self._report_lost(
                     f"it gives {shape[1]}x{shape[0]} frames, its zones are drawn on {width}x{height} "
                     f"(cameras.{self.camera.name}.size): set the camera's size or correct the config"
@@ -232,14 +350,59 @@ class CameraAdapter:
             self._frame_came()
             at = self.clock()
             try:
-                sightings = list(reader.read(item.image))
+                look = mouth.check(item.image) if mouth is not None else None
+                if (
+                    look is None
+                    or not self._mouth_only
+                    or look.state in (MouthState.FACE, MouthState.UNKNOWN)
+                ):
+                    sightings = list(reader.read(item.image))
+                else:
+                    sightings = []  # a back or no card at the mouth: nothing to read
             except Exception as error:  # a frame the pipeline fails on is skipped, the camera goes on
                 self.skipped += 1
-                self._watch.gap()
+                self._gap()
                 self._skipped_because(item.label, f"the reader failed: {error!r}")
                 continue
+            if look is not None:
+                sightings = self._at_mouth(look, sightings, at)
             for seen in self._watch.frame(sightings, at):
                 self._decided(seen)
+
+    def _gap(self) -> None:
+        self._watch.gap()
+        self._mouth_run = 0
+
+    def _at_mouth(self, look: MouthLook, sightings: list[CardSighting], at: float) -> list[CardSighting]:
+        """The frame's cards with those at the mouth decided by the mouth check: a back or no card
+        there drops what the reader saw (the back is believed); unknown keeps only cards read by
+        name at acting confidence (an index read is a face); a face adds the face itself, named
+        or not. The frame's word on the mouth goes to ``on_mouth``."""
+        zone = self._mouth_zone
+        assert zone is not None
+        elsewhere: list[CardSighting] = []
+        here: list[CardSighting] = []
+        for sighting in sightings:
+            (here if self.camera.zone_at(sighting.centre) == zone else elsewhere).append(sighting)
+        state = look.state
+        if state is MouthState.FACE:
+            kept = [s for s in here if s.facing is Facing.UP and s.card is not None]
+            kept.append(CardSighting(zone.points, Facing.UP, None, None, 0.0, f"mouth check: {look.why}"))
+        elif state is MouthState.UNKNOWN:
+            kept = [
+                s
+                for s in here
+                if s.facing is Facing.UP and s.card is not None and s.confidence >= ACT_CONFIDENCE
+            ]
+            if kept:
+                state = MouthState.FACE  # an index read is positive evidence of a face
+        else:
+            kept = []
+        self._mouth_run = self._mouth_run + 1 if state is MouthState.FACE else 0
+        self.mouth_looks.append(look)
+        if self.on_mouth is not None:
+            self.on_mouth(MouthFrame(self.camera.name, at, state, self._mouth_run >= self.agree, look.why))
+        return elsewhere + kept
 
     def _skipped_because(self, label: str, reason: str) -> None:
         """A frame skipped: its reason in the log the first time it is given (a camera sending

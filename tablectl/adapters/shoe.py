@@ -59,7 +59,7 @@ class ShoeAdapter:
         registry: DeckRegistry,
         submit: Submit,
         confirm: Callable[[ShoeMessage], None] | None = None,
-        face_seen: Callable[[Card, float], bool] | None = None,
+        face_seen: Callable[[Card | None, float], bool] | None = None,
     ) -> None:
         self.registry = registry
         self.submit = submit
@@ -80,15 +80,18 @@ class ShoeAdapter:
                     body.tag or None, face_up=body.face is Face.FACE, at=message.at
                 )
             card = drawn.card
-            if self.face_seen is not None and card is not None and not drawn.foreign:
-                seen_up = self.face_seen(card, message.at)  # asked for every read: used up
-                if seen_up and body.face is Face.UNKNOWN:
+            if self.face_seen is not None:
+                # Asked for every read, so that the face the camera saw at the mouth is used up by
+                # the read of its card even when that read names no card of the deck.
+                known = card if not drawn.foreign else None
+                seen_up = self.face_seen(known, message.at)
+                if seen_up and known is not None and body.face is Face.UNKNOWN:
                     drawn = replace(drawn, face_up=True)
-                elif seen_up and body.face is Face.BACK:
+                elif seen_up and known is not None and body.face is Face.BACK:
                     log.warning(
                         "the shoe's sensor saw the back of %s, the mouth camera its face: the sensor's "
                         "word is taken",
-                        card_str(card),
+                        card_str(known),
                     )
             event: Event = drawn
             if self.confirm is not None:

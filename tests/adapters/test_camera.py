@@ -12,7 +12,7 @@ import cv2
 import numpy as np
 import pytest
 
-from tablectl.adapters.camera import CameraAdapter, MouthSightings, card_seen
+from tablectl.adapters.camera import CameraAdapter, MouthFrame, MouthSightings, card_seen
 from tablectl.core.cards import card_str, parse_card
 from tablectl.core.events import CardDrawn, CardSeen, DealerInput, DealerKey, DeviceStatus, Zone
 from tablectl.core.table import TableConfig
@@ -23,13 +23,17 @@ from tablectl.views.audiences import dealer
 from tests.helpers.camera_frames import (
     GatedFrames,
     Sink,
+    face,
     felt,
     seat_centre,
     table_camera,
     with_card,
     write_frames,
 )
+from tests.helpers.mouth_frames import CARD_W, MOUTH, SIZE, at_mouth, casino_back, lit, mouth_backs, shoe
 from tests.helpers.paths import DATA
+from vision.mouth import MouthCheck, MouthState
+from vision.reader import CardReader
 from vision.sighting import CardSighting, Facing
 from vision.sources import Frame, FrameSource, Skipped, SourceError
 from vision.stability import Seen
@@ -274,24 +278,75 @@ def test_decisions_map_to_the_procedures_events() -> None:
 
 
 def test_a_face_up_card_at_the_mouth_goes_to_on_mouth() -> None:
-    camera = CameraConfig(
-        "mouth", CameraSource("device", device=0), (640, 480), (ZoneArea("shoe", rectangle(0, 0, 640, 480)),)
-    )
-    up = CardSighting(((300, 200), (340, 200), (340, 260), (300, 260)), Facing.UP, None, None, 0.0)
+    """The mouth check decides the mouth: a face there (not read by name: the reader reads
+    nothing) is one decision, and every frame's word on the mouth goes to on_mouth too."""
+    camera = CameraConfig("mouth", CameraSource("device", device=0), SIZE, (MOUTH,))
+    up = at_mouth(shoe(), face("7c", CARD_W))
+    calls = [0]
 
-    class Up:
+    class Nothing:
         def read(self, image: np.ndarray) -> list[CardSighting]:
-            return [up]
+            calls[0] += 1
+            return []
 
-    mouth: list[Seen] = []
+    backs = mouth_backs(CardReader(), "red")  # a face is unlike the calibrated back
+    mouth: list[Seen | MouthFrame] = []
     got = statuses(
         lambda submit: CameraAdapter(
-            camera, submit, open_source=Script([felt()] * 5), reader=Up, on_mouth=mouth.append
+            camera,
+            submit,
+            open_source=Script([shoe()] * 2 + [up] * 5),
+            reader=Nothing,
+            mouth_check=lambda c: MouthCheck(MOUTH, SIZE, backs),
+            on_mouth=mouth.append,
         ),
         1,
     )
     assert got[0].detail == "the camera stopped delivering frames"
-    assert [(s.kind, s.card) for s in mouth] == [("shoe", None)]
+    assert [(s.kind, s.card) for s in mouth if isinstance(s, Seen)] == [("shoe", None)]
+    frames = [(f.state, f.agreed) for f in mouth if isinstance(f, MouthFrame)]
+    assert (
+        frames
+        == [(MouthState.EMPTY, False)] * 2 + [(MouthState.FACE, False)] * 3 + [(MouthState.FACE, True)] * 2
+    )
+    assert calls[0] == 5  # the reader runs on the face, never on the empty mouth
+
+
+def test_a_back_at_the_mouth_is_never_read_nor_decided_even_when_the_reader_says_face() -> None:
+    """The back is believed: a calibrated back at the mouth drops what the reader says there (a
+    reader that sees a named face everywhere), and the reader is not even run."""
+    reader = CardReader()
+    backs = mouth_backs(reader, "red")
+    camera = CameraConfig("mouth", CameraSource("device", device=0), SIZE, (MOUTH,))
+    back = lit(at_mouth(shoe(), casino_back("red")), 1.0, noise=3.0)  # a camera's noise
+    assert MouthCheck(MOUTH, SIZE, backs).check(back).state is MouthState.BACK
+    calls = [0]
+
+    class Liar:
+        def read(self, image: np.ndarray) -> list[CardSighting]:
+            calls[0] += 1
+            return [CardSighting(MOUTH.points, Facing.UP, "A", "s", 0.99, "index read")]
+
+    mouth: list[Seen | MouthFrame] = []
+    adapters: list[CameraAdapter] = []
+
+    def make(submit: Callable[..., None]) -> CameraAdapter:
+        adapters.append(
+            CameraAdapter(
+                camera,
+                submit,
+                open_source=Script([back] * 8),
+                reader=Liar,
+                mouth_check=lambda c: MouthCheck(MOUTH, SIZE, backs),
+                on_mouth=mouth.append,
+            )
+        )
+        return adapters[0]
+
+    statuses(make, 1)
+    assert calls[0] == 0 and not adapters[0].decisions
+    assert {f.state for f in mouth if isinstance(f, MouthFrame)} == {MouthState.BACK}
+    assert [look.back for look in adapters[0].mouth_looks] == ["red"] * 8
 
 
 def test_a_backs_file_that_cannot_be_read_makes_the_camera_lost_with_the_fix(tmp_path: Path) -> None:
@@ -394,3 +449,70 @@ def test_each_reason_a_frame_is_skipped_is_logged_once(caplog: pytest.LogCapture
     assert got[0].detail == "the recording ended"
     skipped = [r.getMessage() for r in caplog.records if "skipped" in r.getMessage()]
     assert skipped == ["table camera: frame 0 skipped: empty (said once per reason)"]
+
+
+def mouth_frame(state: MouthState, at: float, agreed: bool = True) -> MouthFrame:
+    return MouthFrame("mouth", at, state, agreed)
+
+
+def face_at_mouth(mouth: MouthSightings, since: float, until: float, step: float = 0.033) -> None:
+    """Frames of a face at the mouth from ``since`` to ``until``, agreed from the fourth."""
+    at, count = since, 0
+    while at <= until:
+        count += 1
+        mouth.saw(mouth_frame(MouthState.FACE, at, agreed=count >= 4))
+        at += step
+
+
+def test_an_unnamed_face_at_the_mouth_at_the_moment_of_a_read_makes_that_read_face_up_once() -> None:
+    mouth = MouthSightings()
+    mouth.saw(mouth_frame(MouthState.BACK, 99.9))
+    assert mouth.face_up(parse_card("3d"), 100.0) is False  # a back at the mouth: face down
+    face_at_mouth(mouth, 100.1, 100.5)
+    assert mouth.face_up(parse_card("2h"), 100.6) is True  # the face there, not read by name
+    assert mouth.unnamed == [(parse_card("2h"), 100.6)]
+    face_at_mouth(mouth, 100.6, 100.8)  # the tail of 2h as it is drawn: the same face
+    assert mouth.face_up(parse_card("4c"), 100.9) is False
+    mouth.saw(mouth_frame(MouthState.BACK, 101.0))  # 4c's back came: the face has ended
+    face_at_mouth(mouth, 101.5, 101.9)  # another face: a second boxed card
+    mouth.saw(mouth_frame(MouthState.UNKNOWN, 102.0))  # the dealer's hand over it: still there
+    assert mouth.face_up(parse_card("5s"), 102.1) is True
+
+
+def test_an_unnamed_face_counts_only_in_the_moment_agreed_before_the_read() -> None:
+    mouth = MouthSightings()
+    face_at_mouth(mouth, 100.0, 100.3)
+    mouth.saw(mouth_frame(MouthState.EMPTY, 100.4))
+    assert mouth.face_up(parse_card("2h"), 100.65) is True  # gone 0.25 s before the read: that card
+    face_at_mouth(mouth, 101.0, 101.3)
+    mouth.saw(mouth_frame(MouthState.BACK, 101.4))
+    assert mouth.face_up(parse_card("3d"), 102.0) is False  # gone 0.6 s before: another card's read
+    face_at_mouth(mouth, 103.0, 103.3)
+    assert mouth.face_up(parse_card("4c"), 105.5) is False  # the camera silent for 2.2 s since
+    mouth.saw(mouth_frame(MouthState.BACK, 105.6))
+    mouth.saw(mouth_frame(MouthState.FACE, 106.0, agreed=False))
+    mouth.saw(mouth_frame(MouthState.FACE, 106.03, agreed=False))
+    assert mouth.face_up(parse_card("5s"), 106.05) is False  # on two frames only: not agreed
+    face_at_mouth(mouth, 106.06, 106.2)  # the same face agreed on after that read: too late
+    assert mouth.late_faces == [106.0]
+    assert mouth.face_up(parse_card("6h"), 106.3) is False
+    assert mouth.unnamed == [(parse_card("2h"), 100.65)]
+
+
+def test_a_named_face_at_the_mouth_is_not_also_the_next_reads_unnamed_face() -> None:
+    mouth = MouthSightings()
+    face_at_mouth(mouth, 100.0, 100.3)
+    mouth.saw(mouth_seen("2h", 100.0))
+    assert mouth.face_up(parse_card("2h"), 100.4) is True  # named
+    assert mouth.face_up(parse_card("3d"), 100.45) is False  # the face was 2h's: used
+    assert mouth.unnamed == []
+
+
+def test_a_read_naming_no_card_of_the_deck_uses_up_the_face_at_the_mouth() -> None:
+    """A boxed card whose tag the registry does not know (or another deck's card) is not made face
+    up here, and the face it showed is not then the next card's."""
+    mouth = MouthSightings()
+    face_at_mouth(mouth, 100.0, 100.3)
+    assert mouth.face_up(None, 100.4) is False
+    assert mouth.face_up(parse_card("3d"), 100.5) is False
+    assert mouth.unnamed == []

@@ -27,7 +27,19 @@ from tablectl.service.serve import BrokerSettings, RunningTable, start_table
 from tablectl.service.tablefile import load_table_config
 from tests.helpers.bench_table import write_bench_table
 from tests.helpers.brokers import Listener
-from tests.helpers.camera_frames import GatedFrames, Sink, felt, seat_centre, table_camera, with_card
+from tests.helpers.camera_frames import (
+    GatedFrames,
+    Sink,
+    face,
+    felt,
+    seat_centre,
+    table_camera,
+    with_card,
+)
+from tests.helpers.mouth_frames import CARD_W, at_mouth, casino_back, lit, mouth_backs, shoe
+from vision.backs import save_backs
+from vision.mouth import MouthState
+from vision.reader import CardReader
 from vision.zones import CameraSource
 
 CAMERA = """
@@ -69,13 +81,34 @@ def camera_text() -> str:
 
 
 @pytest.fixture
+def camera_extra() -> dict[str, object]:
+    """More CameraAdapter arguments for every camera (a test's reader)."""
+    return {}
+
+
+@pytest.fixture
+def camera_backs() -> tuple[str, ...]:
+    """Casino backs (tests/helpers/mouth_frames.py) learned at the mouth camera and written to the
+    file ``{backs}`` in camera_text names."""
+    return ()
+
+
+@pytest.fixture
 def bench(
-    tmp_path: Path, table1_broker: LocalBroker, pins: MockFactory, gated: GatedFrames, camera_text: str
+    tmp_path: Path,
+    table1_broker: LocalBroker,
+    pins: MockFactory,
+    gated: GatedFrames,
+    camera_text: str,
+    camera_extra: dict[str, object],
+    camera_backs: tuple[str, ...],
 ) -> Iterator[Bench]:
     broker = table1_broker
+    if camera_backs:
+        save_backs(mouth_backs(CardReader(), *camera_backs), tmp_path / "backs.json")
     shoe = SimShoe(seed=3).start()
     path = write_bench_table(tmp_path, shoe.path)
-    path.write_text(path.read_text() + camera_text)
+    path.write_text(path.read_text() + camera_text.replace("{backs}", str(tmp_path / "backs.json")))
     (tmp_path / "frames").mkdir()
     table_file = load_table_config(path)
     assert table_file.vision is not None and table_file.vision.agree_frames == 4
@@ -86,7 +119,7 @@ def bench(
         table_file,
         tmp_path / "table.journal",
         BrokerSettings(broker.host, broker.port, user, password),
-        camera_options={"open_source": lambda camera: gated, "lost_after": 0.5},
+        camera_options={"open_source": lambda camera: gated, "lost_after": 0.5, **camera_extra},
         clock=lambda: now[0],  # the panel's clock: a long press without waiting for it
     )
     sink = Sink()
@@ -232,3 +265,96 @@ def test_a_card_the_mouth_camera_reads_face_up_is_boxed_when_the_shoes_sensor_ca
     assert len(sink.ruled("IRR-3")) == 1
     hand = sink.state.hand if sink.state is not None else None
     assert hand is not None and hand.boxed == 1 and parse_card(BOXED) not in sum(hand.hole, ())
+
+
+UNNAMED = card_str(23)  # 7s, face up in the deck, its index unread (a deuce's two pips on white
+# paper the camera clips are too little for the fast check: tests/vision/test_mouth.py)
+
+
+class ReadsNoName:
+    """A card reader that reads no card: the face at the mouth is one whose index it cannot read."""
+
+    def read(self, image: object) -> list[object]:
+        return []
+
+
+MOUTH_CALIBRATED = (
+    """
+[vision]
+agree_frames = 4
+backs = "{backs}"
+"""
+    + MOUTH
+)
+
+
+@pytest.mark.parametrize(
+    ("camera_text", "camera_backs", "gated", "camera_extra"),
+    [
+        (
+            MOUTH_CALIBRATED,
+            ("red", "blue"),
+            GatedFrames(
+                [lit(shoe(n), 1.0, noise=3.0, seed=n) for n in range(3)],
+                [lit(at_mouth(shoe(n), face(UNNAMED, CARD_W)), 1.0, noise=3.0, seed=n) for n in range(6)],
+            ),
+            {"reader": ReadsNoName},
+        )
+    ],
+)
+def test_a_face_up_card_at_the_mouth_not_read_by_name_is_boxed_when_the_shoes_sensor_cannot_tell(
+    bench: Bench,
+) -> None:
+    """The fast mouth check sees a face at the mouth (white paper with ink, unlike the table's
+    calibrated backs) that the reader does not name; the shoe then reads the card with its face
+    unknown: the table rules IRR-3, once."""
+    sink = bench.sink
+    for card in (0, 1):  # the shoe's sensor sees their backs
+        bench.shoe.deal(card)
+    assert sink.wait(sink.dealt(2))
+    bench.gated.go.set()  # a face at the shoe's mouth, the next card out
+    assert bench.gated.delivered.wait(20.0)  # every frame checked
+    camera = bench.running.cameras[0]
+    assert [(s.zone, s.card) for s in camera.decisions] == [("shoe", None)]  # a face, no name
+    looks = [look.state for look in camera.mouth_looks]
+    assert looks[:3] == [MouthState.EMPTY] * 3 and looks[3:].count(MouthState.FACE) >= 4, looks
+    bench.shoe.deal(parse_card(UNNAMED), Face.UNKNOWN)  # the shoe reads it, its sensor cannot tell
+    assert sink.wait(lambda: bool(sink.ruled("IRR-3")))
+    assert render(sink.ruled("IRR-3")[0].said).startswith(f"Boxed card ({UNNAMED}): set it aside")
+    bench.shoe.deal(3, Face.UNKNOWN)  # the face was 7s's: the next read is not boxed by it
+    assert sink.wait(sink.dealt(3))
+    assert len(sink.ruled("IRR-3")) == 1
+    hand = sink.state.hand if sink.state is not None else None
+    assert hand is not None and hand.boxed == 1 and parse_card(UNNAMED) not in sum(hand.hole, ())
+
+
+@pytest.mark.parametrize(
+    ("camera_text", "camera_backs", "gated", "camera_extra"),
+    [
+        (
+            MOUTH_CALIBRATED,
+            ("red", "blue"),
+            GatedFrames(
+                [lit(shoe(n), 1.0, noise=3.0, seed=n) for n in range(3)],
+                [
+                    lit(at_mouth(shoe(n), casino_back("red")), gain, noise=3.0, seed=n)
+                    for n, gain in enumerate((1.0, 1.6, 2.2, 0.6, 1.3, 1.9))
+                ],
+            ),
+            {"reader": ReadsNoName},
+        )
+    ],
+)
+def test_a_back_at_the_mouth_under_changing_light_makes_no_boxed_card(bench: Bench) -> None:
+    """The red back at the mouth, the light changing from frame to frame; the shoe's sensor cannot
+    tell the face: the card is dealt face down, no ruling."""
+    sink = bench.sink
+    bench.gated.go.set()
+    assert bench.gated.delivered.wait(20.0)
+    camera = bench.running.cameras[0]
+    looks = [look.state for look in camera.mouth_looks]
+    assert MouthState.FACE not in looks and MouthState.BACK in looks[3:], looks
+    assert not camera.decisions
+    bench.shoe.deal(0, Face.UNKNOWN)
+    assert sink.wait(sink.dealt(1))
+    assert not sink.ruled("IRR-3")
