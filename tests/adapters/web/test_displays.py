@@ -329,7 +329,9 @@ def test_an_alert_raised_while_the_dashboard_was_away_reaches_its_log_when_it_re
     expect(logged).to_have_count(1, timeout=TIMEOUT_MS)
     expect(logged).to_have_attribute("data-hand", str(misdealt))
     expect(logged.locator(".recovered")).to_have_count(0)  # from the queue, not from a snapshot
-    assert floor.console_errors == []  # type: ignore[attr-defined]
+    # The browser logs each reconnection tried while the relay was gone; nothing else may be.
+    errors = floor.console_errors  # type: ignore[attr-defined]
+    assert [e for e in errors if "WebSocket connection to" not in e] == [], errors
 
 
 def test_the_central_brokers_floor_dashboard_follows_a_bridged_table_and_commands_it(
