@@ -57,6 +57,9 @@ CHAMFER_SHARE = 0.3
 EDGE_PROPOSALS = True
 EDGE_STEP = 0.1  # card widths between frames proposed along a spread's edge
 EDGE_MIN_CARDS = 0.6
+EDGE_MAX_SHORT_SIDE = 0.5  # of the frame's short side: a larger blob is not a spread of cards
+EDGE_MAX_VERTICES = 16
+EDGE_BUDGET = 64  # edge proposals in one frame at most
 WHITENESS_LEVELS = (100, 130, 170, 210, 235)
 
 
@@ -162,6 +165,7 @@ def corner_frames(blobs: list[PaperBlob], image_shape: tuple[int, ...]) -> list[
     by the card on top)."""
     frames: list[CornerFrame] = []
     h, w = image_shape[:2]
+    budget = EDGE_BUDGET
     low, high = (math.cos(math.radians(a)) for a in CORNER_ANGLE_RANGE)
     for index, blob in enumerate(blobs):
         poly = blob.polygon.astype(np.float64)
@@ -227,10 +231,16 @@ def corner_frames(blobs: list[PaperBlob], image_shape: tuple[int, ...]) -> list[
                 # piece of one card: its corners are its vertices. (Proposals along these bought
                 # nothing on the training photos and cost 50 % more patches on the ten-card frames)
                 guesses = []
+            if blob_width > EDGE_MAX_SHORT_SIDE * min(h, w) or len(poly) > EDGE_MAX_VERTICES:
+                guesses = []  # the cloth, a wall, a jagged outline: not a spread of cards
             for guess in guesses:
                 extra = _along_edges(poly, u_next, len_next, guess)
-                if extra is None:
+                if extra is None or budget <= 0:
                     continue
+                if len(extra[0]) > budget:  # evenly thinned: a frame's patches are its time
+                    chosen = np.linspace(0, len(extra[0]) - 1, budget).astype(int)
+                    extra = (extra[0][chosen], extra[1][chosen], extra[2][chosen], extra[3][chosen])
+                budget -= len(extra[0])
                 points = np.concatenate([points, extra[0]])
                 acrosses = np.concatenate([acrosses, extra[1]])
                 downs = np.concatenate([downs, extra[2]])
