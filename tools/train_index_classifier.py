@@ -1,16 +1,24 @@
 """Train the corner-index classifier that vision/index_reader.py runs, and export it to ONNX.
 
-    .venv/bin/pip install -e '.[train]'     # torch 2.13.0 CPU (the local wheel), onnx, pillow
-    .venv/bin/python tools/train_index_classifier.py --out vision/models/index_classifier.onnx
+    .venv/bin/pip install -e '.[train]'     # torch 2.13.0 CPU (the local wheel), onnx, pillow, resvg-py
+    apt-get install fonts-freefont-ttf fonts-urw-base35 fonts-crosextra-carlito \
+        fonts-crosextra-caladea fonts-open-sans fonts-roboto-unhinted   # beside dejavu and liberation
+    npm pack @younestouati/playing-cards-standard-deck@3.0.0 && tar xzf younestouati-*.tgz
+    .venv/bin/python tools/train_index_classifier.py --svg-deck package/cards \
+        --out vision/models/index_classifier.onnx   # docs/vision.md has the committed model's command
 
 Training data is made here, never taken from the photo sets: card faces drawn with free fonts
-(Debian's fonts-dejavu and fonts-liberation: the rank in a font, the suit as the font's suit glyph),
-and the 52 faces of ../shared/data/cards/geaxgx/synthetic_renders (MIT, geaxgx). Each patch is cut by
+(Debian's font packages of FONT_DIRS: the rank in a font, the suit as a suit glyph of one of
+SUIT_FONTS), the 52 faces of ../shared/data/cards/geaxgx/synthetic_renders (MIT, geaxgx) and, with
+--svg-deck, the faces of an SVG deck (Chris Aguilar's vectorized-playing-cards, LGPL-3.0, as npm's
+@younestouati/playing-cards-standard-deck ships them). Each patch is cut by
 vision.index_patch.cut_patch from a corner frame that is deliberately wrong by as much as the
-corner finder is (position, angle, card width), then blurred, resampled to a low resolution,
-noised and JPEG-compressed. The 'none' class is the other two corners, the inside of cards,
-backgrounds and drawn casino-style backs, so a back or a pip never reads as an index. Fonts in
-HELD_OUT_FONTS are used for the validation figure only (a deck the model has not seen).
+corner finder is (position, angle, card width), then blurred, resampled to a low resolution
+(with --squash, one axis more than the other, as a slanted view), noised and JPEG-compressed
+(with --fade, some prints faded toward the paper). The 'none' class is the other two corners, the
+inside of cards, backgrounds and drawn casino-style backs, so a back or a pip never reads as an
+index. Fonts in HELD_OUT_FONTS are used for the validation figure only (a deck the model has not
+seen).
 """
 
 from __future__ import annotations
@@ -33,17 +41,35 @@ from vision.corners import CornerFrame  # noqa: E402
 from vision.index_patch import PATCH_H, PATCH_W, cut_patch, normalise  # noqa: E402
 from vision.index_reader import NONE_RANK, NONE_SUIT, RANK_LABELS  # noqa: E402
 
-FONT_DIRS = ("/usr/share/fonts/truetype/dejavu", "/usr/share/fonts/truetype/liberation")
+# Debian's fonts-dejavu, fonts-liberation, fonts-freefont-ttf, fonts-urw-base35, fonts-crosextra-carlito,
+# fonts-crosextra-caladea, fonts-open-sans and fonts-roboto-unhinted (free licences); the folders missing
+# on a machine are skipped
+FONT_DIRS = (
+    "/usr/share/fonts/truetype/dejavu",
+    "/usr/share/fonts/truetype/liberation",
+    "/usr/share/fonts/truetype/freefont",
+    "/usr/share/fonts/opentype/urw-base35",
+    "/usr/share/fonts/truetype/crosextra",
+    "/usr/share/fonts/truetype/open-sans",
+    "/usr/share/fonts/truetype/roboto/unhinted",
+    "/usr/share/fonts/truetype/roboto/unhinted/RobotoTTF",
+)
+# not a card index's face: symbols, dingbats, a script, slanted and hairline cuts
+SKIPPED_FONT_WORDS = ("Math", "ExtraLight", "Thin", "Italic", "Oblique", "Ita.", "Symbol", "D050000L", "Z003")
+# fonts whose suit glyphs (U+2660-2667) are drawn as the index's suit
+SUIT_FONTS = ("DejaVuSans.ttf", "DejaVuSerif.ttf", "FreeSerif.ttf", "FreeSans.ttf", "DejaVuSans-Bold.ttf")
 HELD_OUT_FONTS = ("LiberationSerif-Bold.ttf", "DejaVuSansMono-Bold.ttf", "DejaVuSerifCondensed.ttf")
 SUIT_GLYPHS = "\u2663\u2666\u2665\u2660"  # clubs, diamonds, hearts, spades: tablectl.core.cards order
 GEAXGX = ROOT.parent / "shared" / "data" / "cards" / "geaxgx" / "synthetic_renders"
 FACE_W, FACE_H = 200, 280
+SQUASH_SIGMA = 0.0  # set by --squash
+FADE_SHARE = 0.0  # set by --fade
 MARGIN = 60  # background around a face, so a misplaced window sees table, as it does in a photo
 
 
 def fonts() -> list[str]:
-    found = sorted(p for d in FONT_DIRS for p in glob.glob(f"{d}/*.ttf") if "Math" not in p)
-    return [p for p in found if "ExtraLight" not in p]
+    found = sorted(p for d in FONT_DIRS for ext in ("ttf", "otf") for p in glob.glob(f"{d}/*.{ext}"))
+    return [p for p in found if not any(word in Path(p).name for word in SKIPPED_FONT_WORDS)]
 
 
 def random_ink(rng: random.Random, red: bool) -> tuple[int, int, int]:
@@ -63,7 +89,10 @@ def draw_face(rng: random.Random, font_path: str, rank: int, suit: int) -> np.nd
     rank_text = "10" if RANK_LABELS[rank] == "T" else RANK_LABELS[rank]
     rank_size = int(FACE_H * rng.uniform(0.10, 0.16))
     rank_font = ImageFont.truetype(font_path, rank_size)
-    suit_font = ImageFont.truetype(fonts_by_name["DejaVuSans.ttf"], int(rank_size * rng.uniform(0.7, 1.0)))
+    suit_names = [name for name in SUIT_FONTS if name in fonts_by_name]
+    suit_font = ImageFont.truetype(
+        fonts_by_name[rng.choice(suit_names)], int(rank_size * rng.uniform(0.7, 1.0))
+    )
     index = Image.new("RGBA", (FACE_W // 2, FACE_H // 2), (0, 0, 0, 0))
     index_draw = ImageDraw.Draw(index)
     box = index_draw.textbbox((0, 0), rank_text, font=rank_font)
@@ -121,6 +150,27 @@ def geaxgx_faces() -> list[tuple[np.ndarray, int, int]]:
         rank = RANK_LABELS.index("T" if rank_text == "10" else rank_text.upper())
         image = cv2.imread(str(path))
         faces.append((cv2.resize(image, (FACE_W, FACE_H)), rank, "cdhs".index(suit_letter)))
+    return faces
+
+
+def svg_deck_faces(folder: Path) -> list[tuple[np.ndarray, int, int]]:
+    """A deck of SVG faces named 1c.svg ... 13s.svg (ace 1, jack 11, queen 12, king 13: Chris
+    Aguilar's vectorized-playing-cards as npm's @younestouati/playing-cards-standard-deck ships
+    them, LGPL-3.0), rendered by resvg (the train extra's resvg-py) at the faces' size."""
+    import resvg_py
+
+    order = ["2", "3", "4", "5", "6", "7", "8", "9", "10", "11", "12", "13", "1"]  # RANK_LABELS' order
+    faces = []
+    for rank, number in enumerate(order):
+        for suit, letter in enumerate("cdhs"):
+            png = resvg_py.svg_to_bytes(
+                svg_path=str(folder / f"{number}{letter}.svg"),
+                width=FACE_W,
+                height=FACE_H,
+                background="#ffffff",
+            )
+            image = cv2.imdecode(np.frombuffer(bytes(png), np.uint8), cv2.IMREAD_COLOR)
+            faces.append((image, rank, suit))
     return faces
 
 
@@ -201,15 +251,26 @@ def degrade(rng: random.Random, patch_source: np.ndarray, frame: CornerFrame) ->
     x1, y1 = corners.max(axis=0).astype(int) + 8
     image = patch_source[y0:y1, x0:x1]
     frame = CornerFrame((frame.point[0] - x0, frame.point[1] - y0), frame.across, frame.down, frame.width, 0)
+    if FADE_SHARE and rng.random() < FADE_SHARE:
+        # faded or washed-out print (a worn deck, glare, a pale red): the ink halfway to paper
+        contrast = rng.uniform(0.3, 0.8)
+        image = (255.0 - (255.0 - image.astype(np.float32)) * contrast).astype(np.uint8)
     if rng.random() < 0.7:
         image = cv2.GaussianBlur(image, (0, 0), rng.uniform(0.3, 2.0))
     small_scale = rng.uniform(0.12, 0.9)  # card width in the photo / FACE_W
-    small = cv2.resize(image, None, fx=small_scale, fy=small_scale, interpolation=cv2.INTER_AREA)
+    # a card seen at a slant, or a photo stretched to a square: one axis shorter than the other
+    # (SQUASH_SIGMA, log scale); the corner finder then measures the card's width along the
+    # squashed top edge and cuts its window from there, so the frame is squashed with the picture
+    squash = math.exp(rng.gauss(0, SQUASH_SIGMA)) if SQUASH_SIGMA else 1.0
+    sx, sy = small_scale * math.sqrt(squash), small_scale / math.sqrt(squash)
+    small = cv2.resize(image, None, fx=sx, fy=sy, interpolation=cv2.INTER_AREA)
+    across = np.array(frame.across) * (sx, sy)
+    down = np.array(frame.down) * (sx, sy)
     shrunk = CornerFrame(
-        (frame.point[0] * small_scale, frame.point[1] * small_scale),
-        frame.across,
-        frame.down,
-        frame.width * small_scale,
+        (frame.point[0] * sx, frame.point[1] * sy),
+        tuple(across / np.linalg.norm(across)),
+        tuple(down / np.linalg.norm(down)),
+        frame.width * float(np.linalg.norm(across)),
         0,
     )
     gain = np.array([rng.uniform(0.6, 1.15) for _ in range(3)], np.float32) * rng.uniform(0.5, 1.1)
@@ -252,7 +313,7 @@ def sample(
 
 
 def make_set(
-    seed: int, count: int, font_paths: list[str], with_geaxgx: bool
+    seed: int, count: int, font_paths: list[str], with_geaxgx: bool, svg_decks: tuple[Path, ...] = ()
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     rng = random.Random(seed)
     faces: list[tuple[np.ndarray, int, int]] = []
@@ -262,6 +323,8 @@ def make_set(
                 faces.append((draw_face(rng, font_path, rank, suit), rank, suit))
     if with_geaxgx:
         faces += geaxgx_faces() * max(1, len(font_paths) // 4)
+    for folder in svg_decks:  # a drawn deck weighs as much as geaxgx's
+        faces += svg_deck_faces(folder) * max(1, len(font_paths) // 4)
     xs = np.zeros((count, 2, PATCH_H, PATCH_W), np.float32)
     ranks = np.zeros(count, np.int64)
     suits = np.zeros(count, np.int64)
@@ -306,11 +369,29 @@ def main() -> int:
         "--width", type=int, default=8, help="channels of the first layer (8: 16 k parameters)"
     )
     parser.add_argument("--cache", type=Path, help="keep the generated patches in this .npz between runs")
+    parser.add_argument(
+        "--squash",
+        type=float,
+        default=0.0,
+        help="sigma of the log of one axis' squash against the other (0: none; 0.15 about +-15 %%)",
+    )
+    parser.add_argument(
+        "--fade", type=float, default=0.0, help="the share of patches whose print is faded toward the paper"
+    )
+    parser.add_argument(
+        "--svg-deck",
+        type=Path,
+        action="append",
+        default=[],
+        help="a folder of SVG faces 1c.svg ... 13s.svg (repeatable; see svg_deck_faces)",
+    )
     args = parser.parse_args()
 
     import torch
     import torch.nn.functional as F
 
+    global SQUASH_SIGMA, FADE_SHARE
+    SQUASH_SIGMA, FADE_SHARE = args.squash, args.fade
     torch.manual_seed(args.seed)
     torch.set_num_threads(2)
     for path in fonts():
@@ -324,7 +405,9 @@ def main() -> int:
             cached[k] for k in ("xs", "ranks", "suits", "vx", "vranks", "vsuits")
         )
     else:
-        xs, ranks, suits = make_set(args.seed, args.samples, train_fonts, with_geaxgx=True)
+        xs, ranks, suits = make_set(
+            args.seed, args.samples, train_fonts, with_geaxgx=True, svg_decks=tuple(args.svg_deck)
+        )
         vx, vranks, vsuits = make_set(args.seed + 1, 6000, held_out, with_geaxgx=False)
         if args.cache:
             np.savez(args.cache, xs=xs, ranks=ranks, suits=suits, vx=vx, vranks=vranks, vsuits=vsuits)

@@ -1,7 +1,7 @@
 """Validation on ../shared/data/cards/photos-tfod-train (rank labels only, no suits): the figures to
 tune against, so that the test folder (bench/vision.py) stays a final check.
 
-    .venv/bin/python tools/vision_validate.py [--limit N] [--errors]
+    .venv/bin/python tools/vision_validate.py [--limit N] [--errors] [--model PATH]
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from bench.vision import match_reads  # noqa: E402
+from vision.index_reader import IndexReader  # noqa: E402
 from vision.reader import ACT_CONFIDENCE, CardReader  # noqa: E402
 from vision.sources import Frame, read_image  # noqa: E402
 
@@ -27,13 +28,14 @@ def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--limit", type=int)
     parser.add_argument("--errors", action="store_true")
+    parser.add_argument("--model", type=Path, help="an index classifier to try (default: the committed one)")
     args = parser.parse_args()
     labels: dict[str, list[tuple[str, tuple[int, int, int, int]]]] = {}
     with open(TRAIN / "labels.csv", newline="") as handle:
         for row in csv.DictReader(handle):
             box = (int(row["xmin"]), int(row["ymin"]), int(row["xmax"]), int(row["ymax"]))
             labels.setdefault(row["filename"], []).append((RANK_OF[row["class"]], box))
-    reader = CardReader()
+    reader = CardReader(IndexReader(args.model) if args.model else None)
     right = right_any = wrong_confident = total = 0
     confidences: list[tuple[float, bool]] = []
     for name in sorted(labels)[: args.limit]:

@@ -28,6 +28,10 @@ __all__ = ["ACT_CONFIDENCE", "CardReader", "CardSighting", "Facing"]
 READ_CONFIDENCE = 0.5  # below this an index read is not evidence of anything
 WHITE_INSIDE_LEVEL = 150  # vision.corners.whiteness of card paper in ordinary light
 SECOND_LOOK = (0.9, 1.1)  # card widths, relative to the corner's guess, of the windows read again
+# A dark-faced deck's light print is a small part of the classifier's training (a tenth of its
+# patches, and no real dark deck), and its colour says nothing of the suit (gold hearts and gold
+# spades): reads on a dark card show it face up with its name, below acting confidence.
+DARK_CARD_CONFIDENCE = 0.85
 MAX_SIDE = 960  # larger frames are read scaled down: glyphs stay >= ~10 px on a card a tenth as wide
 # (vision/crops.py reads a camera's larger frames zone by zone instead)
 
@@ -37,6 +41,7 @@ class _Candidate:
     frame: CornerFrame
     read: IndexRead
     quad: np.ndarray
+    dark: bool = False  # read on a dark card (light print)
     agreeing: list[IndexRead] = field(default_factory=list)
     disagreeing: int = 0
 
@@ -60,7 +65,7 @@ class CardReader:
         frames = corner_frames(blobs, work.shape)
         reads = self._read_all(work, blobs, frames)
         reads = self._second_look(work, blobs, frames, reads)
-        cards = self._merge(frames, reads)
+        cards = self._merge(frames, reads, blobs)
         sightings = [self._sighting(c, scale) for c in cards]
         sightings += self._unread_cards(work, blobs, cards, scale)
         return sightings
@@ -99,12 +104,14 @@ class CardReader:
                 result[i] = IndexRead(first.rank, first.suit, first.rank_p * 0.5, first.suit_p * 0.5)
         return result
 
-    def _merge(self, frames: list[CornerFrame], reads: list[IndexRead]) -> list[_Candidate]:
+    def _merge(
+        self, frames: list[CornerFrame], reads: list[IndexRead], blobs: list[PaperBlob]
+    ) -> list[_Candidate]:
         """Reads of one card (its two index corners, several width guesses at one corner) become one
         card; reads that disagree about one card make it unsure."""
         ranked = sorted(
             (
-                _Candidate(frame, read, frame.card_quad())
+                _Candidate(frame, read, frame.card_quad(), dark=blobs[frame.blob].dark)
                 for frame, read in zip(frames, reads, strict=True)
                 if read.is_index and read.confidence >= READ_CONFIDENCE
             ),
@@ -128,6 +135,7 @@ class CardReader:
                 cards.append(candidate)
             elif (same.read.rank, same.read.suit) == (candidate.read.rank, candidate.read.suit):
                 same.agreeing.append(candidate.read)
+                same.dark = same.dark and candidate.dark  # read on paper too: not only a dark card
             else:
                 same.disagreeing += 1
         return cards
@@ -143,6 +151,10 @@ class CardReader:
         if card.disagreeing:
             confidence *= 0.5
             why = "index reads disagree"
+        if card.dark and confidence > DARK_CARD_CONFIDENCE:
+            # light print on a dark card: face up for certain, its name only shown, not acted on
+            confidence = DARK_CARD_CONFIDENCE
+            why += ", dark card: not acted on"
         return CardSighting(
             _points(card.quad, scale),
             Facing.UP,

@@ -60,8 +60,10 @@ def test_photos_of_face_down_cards_have_no_card_called_up_that_is_down(reader: C
 
 
 def test_a_plain_black_back_is_seen_face_down(reader: CardReader) -> None:
+    # two face-down cards, and the queen of spades and two of clubs face up (black, gold print)
     sightings = reader.read(photo("backs-cardcounter/images/IMG_7810.jpg"))
-    assert [s.facing for s in sightings] == [Facing.DOWN, Facing.DOWN]
+    assert [s.facing for s in sightings if s.facing is not Facing.UP] == [Facing.DOWN, Facing.DOWN]
+    assert len([s for s in sightings if s.facing is Facing.UP]) <= 2
 
 
 def casino_back(rng: random.Random, colour: tuple[int, int, int]) -> np.ndarray:

@@ -1,0 +1,97 @@
+"""Corner proposals (vision/corners.py) on drawn outlines, and dark cards' reads in the reader."""
+
+from __future__ import annotations
+
+import math
+
+import cv2
+import numpy as np
+import pytest
+
+from tests.helpers.paths import DATA
+from vision import corners
+from vision.corners import CARD_ASPECT, PaperBlob, corner_frames, find_blobs
+from vision.reader import ACT_CONFIDENCE, CardReader, Facing
+from vision.sources import Frame, read_image
+
+
+def card_corners(top_left: tuple[float, float], width: float, angle: float) -> np.ndarray:
+    """A card's corners clockwise from its top left, its top edge turned by ``angle`` degrees."""
+    a = math.radians(angle)
+    across = np.array([math.cos(a), math.sin(a)]) * width
+    down = np.array([-math.sin(a), math.cos(a)]) * width * CARD_ASPECT
+    p = np.array(top_left)
+    return np.array([p, p + across, p + across + down, p + down])
+
+
+def spread(count: int, width: float, step: float, angle: float) -> tuple[np.ndarray, list[np.ndarray]]:
+    """White cards overlapping in a row on a dark cloth, each one over the one before it, as a
+    dealer spreads them: every index corner shows, but only the first card's is a vertex of their
+    union (the others lie on its top edge)."""
+    image = np.full((480, 640, 3), (30, 90, 20), np.uint8)
+    a = math.radians(angle)
+    cards = []
+    for k in range(count):
+        top_left = (120 + k * step * math.cos(a), 140 + k * step * math.sin(a))
+        quad = card_corners(top_left, width, angle)
+        cv2.fillConvexPoly(image, quad.astype(np.int32), (235, 235, 235))
+        cards.append(quad)
+    return image, cards
+
+
+def proposed_at(frames: list[corners.CornerFrame], quad: np.ndarray, width: float) -> bool:
+    """A frame at the card's top-left corner, its 'across' along the card's top edge."""
+    top = (quad[1] - quad[0]) / np.linalg.norm(quad[1] - quad[0])
+    return any(
+        float(np.hypot(*(np.array(f.point) - quad[0]))) < 0.08 * width and float(np.dot(f.across, top)) > 0.97
+        for f in frames
+    )
+
+
+@pytest.mark.parametrize("angle", [0.0, 7.0, -12.0])
+def test_the_covered_cards_of_a_spread_have_their_index_corner_proposed(angle: float) -> None:
+    image, cards = spread(5, 90, 45, angle)
+    frames = corner_frames(find_blobs(image), image.shape)
+    assert all(proposed_at(frames, quad, 90) for quad in cards)
+
+
+def test_without_proposals_along_edges_the_covered_corners_are_missed(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    image, cards = spread(5, 90, 45, 0.0)
+    monkeypatch.setattr(corners, "EDGE_PROPOSALS", False)
+    frames = corner_frames(find_blobs(image), image.shape)
+    assert proposed_at(frames, cards[0], 90)
+    assert not any(proposed_at(frames, quad, 90) for quad in cards[1:])
+
+
+def test_a_single_card_gets_no_proposals_along_its_edges() -> None:
+    image = np.full((480, 640, 3), (30, 90, 20), np.uint8)
+    quad = card_corners((200, 120), 100, 10.0)
+    cv2.fillConvexPoly(image, quad.astype(np.int32), (235, 235, 235))
+    frames = corner_frames(find_blobs(image), image.shape)
+    assert 1 <= len(frames) <= 8  # its corners, one width each at most two
+
+
+def test_a_cut_off_corner_is_found_where_its_two_edges_meet() -> None:
+    # a card's outline whose top-left corner was simplified into a short diagonal edge
+    outline = np.array([[40, 30], [130, 30], [130, 170], [30, 170], [30, 40]], np.float32)
+    blob = PaperBlob(outline.reshape(-1, 1, 2).astype(np.int32), outline, dark=False)
+    frames = corner_frames([blob], (300, 300))
+    at_corner = [f for f in frames if np.hypot(f.point[0] - 30, f.point[1] - 30) < 1.0]
+    assert at_corner, frames
+    assert all(
+        np.allclose(f.across, (1, 0), atol=1e-6) and np.allclose(f.down, (0, 1), atol=1e-6) for f in at_corner
+    )
+    assert any(abs(f.width - 100) < 1.0 for f in at_corner)
+
+
+def test_a_dark_decks_cards_are_face_up_with_their_names_but_not_acted_on() -> None:
+    # backs-cardcounter's IMG_7820: 2S, KS and 6S face up (gold print on black cards), one back
+    frame = read_image(DATA / "cards" / "backs-cardcounter" / "images" / "IMG_7820.jpg")
+    assert isinstance(frame, Frame), frame
+    sightings = CardReader().read(frame.image)
+    named = [s for s in sightings if s.facing is Facing.UP and s.card is not None]
+    assert named
+    assert all(s.confidence < ACT_CONFIDENCE for s in named)
+    assert all("dark card" in s.why for s in named)
