@@ -102,11 +102,10 @@ def test_the_backs_file_round_trips_and_a_damaged_one_is_refused(tmp_path: Path,
         load_backs(tmp_path / "none.json")
 
 
-def test_on_real_photos_calibration_stops_black_faces_being_called_face_down(reader: CardReader) -> None:
-    """backs-cardcounter's deck has plain black backs and black faces with gold print. Without
-    calibration two of its face-up court cards are called face down (no white inside); learned
-    from three photos (whose two face-up cards so called are left out), the backs match and those
-    faces do not."""
+def test_on_real_photos_face_down_is_a_match_to_the_learned_black_back(reader: CardReader) -> None:
+    """backs-cardcounter's deck has plain black backs and black faces with gold print, the case
+    where 'no white inside' would call a face down. Learned from three photos, the back is what
+    face down matches; the faces of a jack and a king stay face up, never down."""
 
     def image(name: str) -> np.ndarray:
         loaded = cv2.imread(str(BLACK_DECK / name))
@@ -114,10 +113,12 @@ def test_on_real_photos_calibration_stops_black_faces_being_called_face_down(rea
         return loaded
 
     back, left_out = learn("black", back_samples([image(f"IMG_{n}.jpg") for n in (7800, 7801, 7810)], reader))
-    assert (back.samples, left_out) == (3, 2)
+    # The reader reads most of these photos' face-up cards now (corner proposals on dark
+    # outlines): one card-shaped sample is still offered, unlike the median, and left out.
+    assert (back.samples, left_out) == (3, 1)
     calibrated = CardReader(backs=Backs((back,)))
     for faces in ("IMG_7805.jpg", "IMG_7820.jpg"):  # a jack and a king, face up
-        assert "down" in [card.facing.value for card in reader.read(image(faces))]
-        assert "down" not in [card.facing.value for card in calibrated.read(image(faces))]
+        facings = [card.facing.value for card in calibrated.read(image(faces))]
+        assert "down" not in facings and facings.count("up") >= 2
     for backs in ("IMG_7812.jpg", "IMG_7814.jpg"):  # a face-down card
         assert ("down", "the black back") in [(c.facing.value, c.why) for c in calibrated.read(image(backs))]
