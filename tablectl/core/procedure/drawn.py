@@ -28,6 +28,7 @@ from tablectl.core.procedure.progress import (
 )
 from tablectl.core.procedure.prompts import prompt_for
 from tablectl.core.procedure.rulings import _check_identity, _misdeal, _ruling, _void
+from tablectl.core.procedure.streets import _replacement, _street_card
 from tablectl.core.sentences import Mention, Said, sentence
 
 
@@ -74,6 +75,10 @@ def _card_drawn(
             return _give_hole_cards(hand, effects)
         return hand, effects
     game = hand.game
+    if game.phase is Phase.DEALING_HOLE:
+        return _street_card(hand, value)
+    if game.phase is Phase.DRAWING:
+        return _replacement(hand, value)
     if game.phase is Phase.BETTING:
         if game.street == 0 and hand.actions == 0:
             return _extra_card(hand, value, rules)

@@ -172,6 +172,31 @@ def next_hole_position(hand: HandProgress) -> int:
     return hand.hole_dealt % hand.n
 
 
+def next_street_position(hand: HandProgress) -> int | None:
+    """Who gets the next card of a stud street: the first player still in, from the dealer's left,
+    who has not had it (STUD-3); None when the street is not being dealt."""
+    game = hand.game
+    if game.phase is not Phase.DEALING_HOLE or not game.street:
+        return None
+    for position in range(hand.n):
+        if game.cards_due(position) > 0:
+            return position
+    return None
+
+
+def burn_due(hand: HandProgress) -> bool:
+    """The next card is a burn: nothing lies as the burn already (IRR-5, IRR-6) and no reshuffle
+    said to deal without one (BOARD-2, BOARD-5)."""
+    return not (hand.burned_round or hand.burn_ready or hand.no_burn_next)
+
+
+def card_is_up(hand: HandProgress, position: int) -> bool:
+    """Stud: the next card ``position`` is dealt goes face up (STUD-1: the third to the sixth)."""
+    layout = hand.game.config.variant.game.cards_up_in_order
+    have = len(hand.game.hole[position]) if hand.game.street else len(hand.hole[position])
+    return have < len(layout) and layout[have]
+
+
 def _hole_phase(hand: HandProgress) -> bool:
     """The hole cards are still being dealt (replacements of exposed cards included)."""
     return not deal_complete(hand) or hand.game.phase is Phase.DEALING_HOLE

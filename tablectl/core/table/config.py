@@ -40,6 +40,7 @@ class TableConfig:
     big_blind_ante: int = 0  # one ante posted by the big blind for the table
     small_bet: int = 0  # fixed limit
     big_bet: int = 0
+    bring_in: int = 0  # stud and razz: the forced bet of the lowest (razz: highest) up card (STUD-5)
     spread_max: int = 0  # spread limit
     chip_unit: int = 1
     profile: str = "tda"
@@ -52,11 +53,14 @@ class TableConfig:
             variant = variant_from_code(self.game)
         except ValueError as exc:
             raise TableConfigError(f"game: {exc}") from None
-        if variant.game.has_draws or not variant.game.has_button:
-            # The rules core plays them; the dealing procedure (up cards, bring-in, draws) does not yet.
+        if not variant.game.has_button and not 0 < self.bring_in < self.small_bet:
+            # Stud has no blinds: antes and the bring-in open the pot (STUD-5, STUD-6).
             raise TableConfigError(
-                f"game: {self.game!r} is not dealt at a table yet: tables deal hold'em and Omaha games"
+                f"bring_in: {self.game!r} needs a bring-in above 0 and below the small bet, "
+                "e.g. small_bet = 200, big_bet = 400, bring_in = 50"
             )
+        if variant.game.has_button and self.bring_in:
+            raise TableConfigError("bring_in: only stud and razz have a bring-in; this game posts blinds")
         if not self.blinds or any(not isinstance(b, int) or b <= 0 for b in self.blinds):
             raise TableConfigError("blinds: give the blinds as whole chips > 0, e.g. blinds = [50, 100]")
         if variant.structure is Structure.FIXED_LIMIT and not (0 < self.small_bet <= self.big_bet):
@@ -92,7 +96,9 @@ class TableConfig:
             if not isinstance(options, dict):
                 raise TableConfigError("options: a mapping of house-rule option to value")
             values["options"] = tuple(sorted(options.items()))
-        for key in ("seats", "ante", "big_blind_ante", "small_bet", "big_bet", "spread_max", "chip_unit"):
+        for key in (
+            "seats", "ante", "big_blind_ante", "small_bet", "big_bet", "bring_in", "spread_max", "chip_unit"
+        ):
             if key in values and (isinstance(values[key], bool) or not isinstance(values[key], int)):
                 raise TableConfigError(f"{key}: expected a whole number, got {values[key]!r}")
         return cls(**values)

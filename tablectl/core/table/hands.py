@@ -93,7 +93,9 @@ def _start_hand(state: TableState) -> tuple[TableState, tuple[Effect, ...]]:
         hand_config = HandConfig(
             variant=variant,
             starting_stacks=stacks,
-            blinds=blinds[: 2 if n == 2 else n],  # a straddle needs a player to post it
+            # A straddle needs a player to post it; stud has no blinds (the bring-in, STUD-5).
+            blinds=blinds[: 2 if n == 2 else n] if variant.game.has_button else (),
+            bring_in=cfg.bring_in,
             antes=antes,
             min_bet=blinds[-1] if variant.structure is Structure.SPREAD_LIMIT else 0,
             small_bet=cfg.small_bet,

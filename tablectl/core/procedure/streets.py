@@ -1,0 +1,99 @@
+"""Cards to the players after the first round: a stud street's card, a draw's replacements.
+
+Stud (STUD-1, STUD-4): a burn, then one card to each player still in, clockwise from the dealer's
+left, up on fourth to sixth street and down on seventh; the engine is given each card as it lands,
+so who brings in and who opens (STUD-5, STUD-8) come from the up cards as the shoe read them.
+
+Draw (DRAW-4, DRAW-5, HO-7): the dealer keys how many cards each player discards, in turn; the first
+replacement of a draw comes after a burn, and each player's replacements are dealt before the next
+player draws. The procedure checks each count against the cards the player holds.
+"""
+
+from __future__ import annotations
+
+from tablectl.core.cards import Card
+from tablectl.core.effects import Applied, Effect
+from tablectl.core.game.actions import UNKNOWN_CARD, DealHole, Discard
+from tablectl.core.game.engine import Phase
+from tablectl.core.procedure.flow import _after_game_change
+from tablectl.core.procedure.ledger import _apply
+from tablectl.core.procedure.progress import HandProgress, Refused, _evolve, burn_due, next_street_position
+from tablectl.core.procedure.prompts import prompt_for
+
+
+def _round_dealt(hand: HandProgress, effects: list[Effect]) -> tuple[HandProgress, tuple[Effect, ...]]:
+    """After a card to a player: the next card's prompt, or the betting once the round's cards are out."""
+    phase = hand.game.phase
+    if phase is Phase.DEALING_HOLE or phase is Phase.DRAWING:
+        effects.append(prompt_for(hand))
+        return hand, tuple(effects)
+    hand = _evolve(hand, burned_round=False, burn_ready=False, burn_card=None, no_burn_next=False)
+    return _after_game_change(hand, effects)
+
+
+def _street_card(hand: HandProgress, card: Card) -> tuple[HandProgress, tuple[Effect, ...]]:
+    """A stud street's card: the burn first (STUD-4), then the next player still in."""
+    if burn_due(hand):
+        hand = _evolve(hand, burns=hand.burns + (card,), burned_round=True)
+        return hand, (prompt_for(hand),)
+    position = next_street_position(hand)
+    assert position is not None  # the engine leaves the street once every live hand has its card
+    action = DealHole(position, (card,))
+    hand = _apply(hand, action)
+    return _round_dealt(hand, [Applied(action)])
+
+
+def drawing_position(hand: HandProgress) -> int | None:
+    """At a draw, the player who declared and is still owed replacements (HO-7: one at a time)."""
+    game = hand.game
+    if game.phase is not Phase.DRAWING:
+        return None
+    for position, owed in enumerate(game.to_draw):
+        if owed > 0:
+            return position
+    return None
+
+
+def _replacement(hand: HandProgress, card: Card) -> tuple[HandProgress, tuple[Effect, ...]]:
+    """A card at a draw: the burn before the draw's first replacement (DRAW-5), then the player's."""
+    position = drawing_position(hand)
+    if position is None:
+        turn = hand.game.next_to_draw
+        said = f"seat {hand.seat(turn)} has not said how many cards" if turn is not None else "no card is due"
+        raise Refused("DRAW-4", f"{said}: key the discards first; put the card back on top of the deck")
+    if burn_due(hand):
+        hand = _evolve(hand, burns=hand.burns + (card,), burned_round=True)
+        return hand, (prompt_for(hand),)
+    action = DealHole(position, (card,))
+    hand = _apply(hand, action)
+    return _round_dealt(hand, [Applied(action)])
+
+
+def discard(
+    hand: HandProgress, seat: int | None, count: int | None, cards: tuple[Card, ...]
+) -> tuple[HandProgress, tuple[Effect, ...]]:
+    """The dealer keys how many cards ``seat`` throws in (``cards``: which, when seen); 0 stands pat."""
+    game = hand.game
+    if game.phase is not Phase.DRAWING:
+        raise Refused("DRAW-4", f"no draw now: the hand is {game.phase.value}")
+    position = hand.position(seat)
+    owed = drawing_position(hand)
+    if owed is not None:
+        raise Refused(
+            "HO-7",
+            f"deal seat {hand.seat(owed)} {game.to_draw[owed]} more card(s) before the next player draws",
+        )
+    turn = game.next_to_draw
+    if turn != position:
+        raise Refused("HO-7", f"seat {hand.seat(turn) if turn is not None else '?'} draws first, not seat {seat}")
+    if count is None:
+        count = len(cards)
+    held = len(game.hole[position])
+    if cards and len(cards) != count:
+        raise Refused("DRAW-4", f"{len(cards)} cards named for a discard of {count}")
+    if not 0 <= count <= held:
+        raise Refused("DRAW-4", f"seat {seat} holds {held} cards: a discard is 0 to {held} cards")
+    named = cards or (UNKNOWN_CARD,) * count
+    action = Discard(position, named)
+    hand = _apply(hand, action)
+    return _round_dealt(hand, [Applied(action)])
