@@ -28,8 +28,11 @@ def secret_cards(state: TableState) -> set[str]:
 
 def test_no_view_but_private_leaks_a_hole_card_over_many_hands() -> None:
     rng = random.Random(5)
-    for game in ("NT", "PO", "FO/8"):
-        config = TableConfig(seats=9, game=game, blinds=(50, 100), small_bet=100, big_bet=200)
+    for game in ("NT", "PO", "FO/8", "F7S", "F7S/8", "FR", "F2L3D", "N2L1D"):
+        stud = game in ("F7S", "F7S/8", "FR")
+        config = TableConfig(
+            seats=9, game=game, blinds=(50, 100), small_bet=100, big_bet=200, bring_in=25 if stud else 0
+        )
         state = seated_table(config, players=6)
         sim = SimDealer(rng)
         hands = checked = 0
@@ -47,7 +50,8 @@ def test_no_view_but_private_leaks_a_hole_card_over_many_hands() -> None:
                 checked += 1
             if state.hand is not None:
                 hole = private(state)["hole"]
-                assert sum(len(c) for c in hole.values()) == sum(len(h) for h in state.hand.hole)
+                held = sum(len(secrecy.held(state.hand, p)) for p in range(state.hand.n))
+                assert sum(len(c) for c in hole.values()) == held
         assert checked > 1000
 
 

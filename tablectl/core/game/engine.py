@@ -949,10 +949,10 @@ def _discard(state: HandState, action: Discard) -> HandState:
         raise RuleViolation("DRAW-4", f"position {i} holds {len(held)} cards and cannot discard {len(cards)}")
     unnamed = 0
     for card in cards:
-        if card in held:
-            held.remove(card)
-        elif card == UNKNOWN_CARD:
+        if card == UNKNOWN_CARD:
             unnamed += 1
+        elif card in held:
+            held.remove(card)
         else:
             raise RuleViolation("DRAW-4", f"position {i} discards a card not in the hand: {card!r}")
     if unnamed:

@@ -184,6 +184,18 @@ def next_street_position(hand: HandProgress) -> int | None:
     return None
 
 
+def showing(hand: HandProgress, position: int) -> tuple[Card, ...]:
+    """Stud: ``position``'s up cards, face up on the table for all (STUD-1): the engine's once it
+    has the hand, else those of the first deal so far by the deal's order; () in other games."""
+    game = hand.game
+    if not game.up:
+        return ()
+    if game.hole[position] or game.phase is not Phase.DEALING_HOLE or game.street:
+        return game.up[position]
+    layout = game.config.variant.game.cards_up_in_order
+    return tuple(card for card, up in zip(hand.hole[position], layout, strict=False) if up)
+
+
 def burn_due(hand: HandProgress) -> bool:
     """The next card is a burn: nothing lies as the burn already (IRR-5, IRR-6) and no reshuffle
     said to deal without one (BOARD-2, BOARD-5)."""

@@ -50,7 +50,7 @@ def test_every_misdeal_cause_is_shown_on_both_sides_of_the_cutoff(cause: str) ->
 @pytest.mark.parametrize("path", FILES, ids=[p.stem for p in FILES])
 def test_each_scenario_opens_with_the_rule_it_shows(path: Path) -> None:
     first = path.read_text(encoding="utf-8").splitlines()[0]
-    cited = re.search(r"\b((DEAL|MD|IRR|BOARD|TBL|BET|POT)-\w+|INPUT|FLOOR)\b", first)
+    cited = re.search(r"\b((DEAL|MD|IRR|BOARD|TBL|BET|POT|STUD|DRAW|HO)-\w+|INPUT|FLOOR)\b", first)
     assert first.startswith("# ") and cited, first
 
 
