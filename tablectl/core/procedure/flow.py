@@ -11,7 +11,14 @@ from tablectl.core.effects import Applied, Effect, Severity
 from tablectl.core.game.actions import UNKNOWN_CARD, DealBoard, DealHole, Kill
 from tablectl.core.game.engine import Phase
 from tablectl.core.procedure.ledger import _apply
-from tablectl.core.procedure.progress import HandProgress, Pending, _cards, _evolve, _street_name
+from tablectl.core.procedure.progress import (
+    HandProgress,
+    Pending,
+    _cards,
+    _evolve,
+    _street_name,
+    first_deal_up_flags,
+)
 from tablectl.core.procedure.prompts import prompt_for
 from tablectl.core.procedure.rulings import _ruling
 from tablectl.core.sentences import Said, sentence
@@ -23,7 +30,7 @@ def _give_hole_cards(
     """The deal is complete: the engine gets every hand and the betting opens."""
     out = list(effects)
     for position, cards in enumerate(hand.hole):
-        action = DealHole(position, cards)
+        action = DealHole(position, cards, first_deal_up_flags(hand, position))
         hand = _apply(hand, action)
         out.append(Applied(action))
     out.append(prompt_for(hand))

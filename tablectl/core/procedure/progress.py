@@ -77,6 +77,9 @@ class HandProgress(NamedTuple):
     dealt: frozenset[Card] = frozenset()  # identified cards out of the deck this hand
     hole_dealt: int = 0  # slots of the proper sequence dealt so far (DEAL-1)
     exposed: tuple[tuple[int, Card], ...] = ()  # hole cards exposed by the dealer (IRR-6, MD-b)
+    # Stud: a down card exposed plays up (HO-4): position, card, and whether the third card was
+    # already out face up when it happened (then it stays up).
+    turned_up: tuple[tuple[int, Card, bool], ...] = ()
     to_replace: tuple[int, ...] = ()  # positions owed a replacement after the deal (IRR-6)
     owed: tuple[tuple[int, int], ...] = ()  # (position, slot): a card owed after that round (IRR-3)
     boxed_for: int | None = None  # the position a boxed card was headed for (IRR-3)
@@ -192,8 +195,8 @@ def showing(hand: HandProgress, position: int) -> tuple[Card, ...]:
         return ()
     if game.hole[position] or game.phase is not Phase.DEALING_HOLE or game.street:
         return game.up[position]
-    layout = game.config.variant.game.cards_up_in_order
-    return tuple(card for card, up in zip(hand.hole[position], layout, strict=False) if up)
+    flags = first_deal_up_flags(hand, position) or game.config.variant.game.cards_up_in_order
+    return tuple(card for card, up in zip(hand.hole[position], flags, strict=False) if up)
 
 
 def burn_due(hand: HandProgress) -> bool:
@@ -206,7 +209,19 @@ def card_is_up(hand: HandProgress, position: int) -> bool:
     """Stud: the next card ``position`` is dealt goes face up (STUD-1: the third to the sixth)."""
     layout = hand.game.config.variant.game.cards_up_in_order
     have = len(hand.game.hole[position]) if hand.game.street else len(hand.hole[position])
+    if not hand.game.street and have == 2 and any(p == position for p, _, _ in hand.turned_up):
+        return False  # HO-4: a down card was exposed, so the third card goes down
     return have < len(layout) and layout[have]
+
+
+def first_deal_up_flags(hand: HandProgress, position: int) -> tuple[bool, ...] | None:
+    """Stud: which of ``position``'s first cards lie face up when an exposed down card changed
+    them (HO-4: it plays up and the third card goes down, or stays up if already dealt); None:
+    as the streets declare."""
+    for p, card, third_up in hand.turned_up:
+        if p == position:
+            return tuple(c == card or (k == 2 and third_up) for k, c in enumerate(hand.hole[position]))
+    return None
 
 
 def _hole_phase(hand: HandProgress) -> bool:
