@@ -28,7 +28,7 @@ from tablectl.core.procedure.progress import (
 )
 from tablectl.core.procedure.prompts import prompt_for
 from tablectl.core.procedure.rulings import _check_identity, _misdeal, _ruling, _void
-from tablectl.core.procedure.streets import _replacement, _street_card
+from tablectl.core.procedure.streets import _replacement, _street_card, _stud_premature
 from tablectl.core.sentences import Mention, Said, sentence
 
 
@@ -82,6 +82,8 @@ def _card_drawn(
     if game.phase is Phase.BETTING:
         if game.street == 0 and hand.actions == 0:
             return _extra_card(hand, value, rules)
+        if game.up and game.street + 1 < len(game.config.variant.game.streets):
+            return _stud_premature(hand, value)
         return _premature(hand, value)
     if game.phase is Phase.DEALING_BOARD:
         return _board_card(hand, value)
@@ -149,7 +151,10 @@ def _extra_card(hand: HandProgress, card: Card, rules: HouseRules) -> tuple[Hand
         text = "Extra card: put it back on top of the deck; the burn card is already set aside."
         dealt = hand.dealt - {card}
         return _evolve(hand, dealt=dealt), (_ruling("IRR-5", text, Severity.CORRECT),)
-    text = "Extra card: return it to the deck as the burn card; do not burn again before the flop."
+    text = (
+        "Extra card: return it to the deck as the burn card; "
+        f"do not burn again before the {_street_name(hand, hand.game.street + 1)}."
+    )
     hand = _evolve(hand, burn_ready=True, burn_card=card, burns=hand.burns + (card,))
     return hand, (_ruling("IRR-5", text, Severity.CORRECT),)
 

@@ -95,6 +95,7 @@ class HandProgress(NamedTuple):
     premature: tuple[Card, ...] = ()  # board cards turned before the betting was over (BOARD-4)
     premature_street: int = -1  # the street those cards (or an early burn) were meant for
     no_burn_next: bool = False  # after a reshuffle, the next board card comes without a burn
+    bury_owed: int = 0  # stud: cards to bury before the street, after premature cards (STUD-12)
     reshuffle_after_round: bool = False  # BOARD-5: reshuffle for the river after this round
     acted: tuple[int, ...] = ()  # positions that acted voluntarily (MD-1)
     actions: int = 0  # voluntary actions in turn (MD-1, tda substantial action)

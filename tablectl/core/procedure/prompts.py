@@ -77,6 +77,9 @@ def _street_prompt(hand: HandProgress) -> Said:
     if position is None:
         return f"Deal the {street}."
     face = "up" if card_is_up(hand, position) else "down"
+    if hand.bury_owed:
+        cards = "1 card" if hand.bury_owed == 1 else f"{hand.bury_owed} cards"
+        return f"Bury {cards} face down with the burn cards (STUD-12), then deal {street}."
     if burn_due(hand):
         return f"Burn, then deal {street}: one card {face} to each player, seat {hand.seat(position)} first."
     return f"Deal seat {hand.seat(position)} its {street} card, face {face}."

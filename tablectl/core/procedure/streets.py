@@ -12,13 +12,23 @@ player draws. The procedure checks each count against the cards the player holds
 from __future__ import annotations
 
 from tablectl.core.cards import Card
-from tablectl.core.effects import Applied, Effect
+from tablectl.core.effects import Applied, Effect, Severity
 from tablectl.core.game.actions import UNKNOWN_CARD, DealHole, Discard
 from tablectl.core.game.engine import Phase
 from tablectl.core.procedure.flow import _after_game_change
 from tablectl.core.procedure.ledger import _apply
-from tablectl.core.procedure.progress import HandProgress, Refused, _evolve, burn_due, next_street_position
+from tablectl.core.procedure.progress import (
+    HandProgress,
+    Refused,
+    _evolve,
+    _show,
+    _street_name,
+    burn_due,
+    next_street_position,
+)
 from tablectl.core.procedure.prompts import prompt_for
+from tablectl.core.procedure.rulings import _ruling
+from tablectl.core.sentences import Said, sentence
 
 
 def _round_dealt(hand: HandProgress, effects: list[Effect]) -> tuple[HandProgress, tuple[Effect, ...]]:
@@ -32,7 +42,11 @@ def _round_dealt(hand: HandProgress, effects: list[Effect]) -> tuple[HandProgres
 
 
 def _street_card(hand: HandProgress, card: Card) -> tuple[HandProgress, tuple[Effect, ...]]:
-    """A stud street's card: the burn first (STUD-4), then the next player still in."""
+    """A stud street's card: the burn first (STUD-4), cards to bury after premature ones
+    (STUD-12), then the next player still in."""
+    if hand.bury_owed:
+        hand = _evolve(hand, burns=hand.burns + (card,), bury_owed=hand.bury_owed - 1)
+        return hand, (prompt_for(hand),)
     if burn_due(hand):
         hand = _evolve(hand, burns=hand.burns + (card,), burned_round=True)
         return hand, (prompt_for(hand),)
@@ -97,3 +111,22 @@ def discard(
     action = Discard(position, named)
     hand = _apply(hand, action)
     return _round_dealt(hand, [Applied(action)])
+
+
+def _stud_premature(hand: HandProgress, card: Card) -> tuple[HandProgress, tuple[Effect, ...]]:
+    """STUD-12: a card dealt before the round's betting is complete is not used. The first card
+    out early is the next street's burn and stays the burn; the others are buried."""
+    game = hand.game
+    street = game.street + 1
+    if not hand.burned_round:
+        hand = _evolve(hand, burns=hand.burns + (card,), burned_round=True, premature_street=street)
+        text: Said = "A card was burned before the betting is over: it stays the burn card. Finish the betting."
+        return hand, (_ruling("STUD-12", text, Severity.CORRECT),)
+    hand = _evolve(hand, premature=hand.premature + (card,), premature_street=street)
+    text = sentence(
+        f"Premature {_street_name(hand, street)} card: ",
+        _show(card),
+        " is not used; set it aside face down. Finish the betting first.",
+    )
+    return hand, (_ruling("STUD-12", text, Severity.CORRECT),)
+
