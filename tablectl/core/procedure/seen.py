@@ -103,6 +103,12 @@ def _seen_at_seat(
         settled = _stud_card_face_up(hand, position, card)
         if settled is not None:
             return settled
+    if not event.face_up and card is not None and card in showing(hand, position):
+        if hand.game.phase is Phase.BETTING and not hand.game.folded[position]:
+            # STUD-11: turning the up cards face down is a fold.
+            text = f"Seat {seat} turned the up cards face down: that is a fold."
+            return _kill(hand, position, "STUD-11", text)
+        return hand, ()
     if event.face_up and (holder is None or holder == position):
         if _hole_phase(hand) or _deal_just_done(hand):
             # A card this hand has not dealt is a misread name, not a card that is not there:
