@@ -17,6 +17,7 @@ from tablectl.core.procedure.progress import (
     _cards,
     _evolve,
     _street_name,
+    burn_due,
     first_deal_up_flags,
 )
 from tablectl.core.procedure.prompts import prompt_for
@@ -115,9 +116,53 @@ def _after_game_change(hand: HandProgress, effects: list[Effect]) -> tuple[HandP
             hand, burns=hand.burns + hand.premature, premature=(), premature_street=-1, bury_owed=others
         )
         effects.append(_ruling("STUD-12", text, Severity.CORRECT))
+    if game.phase is Phase.DEALING_HOLE and game.street and hand.pending is None:
+        hand = _stud_short_deck(hand, effects)
     if game.phase is not Phase.COMPLETE:
         effects.append(prompt_for(hand))
     return hand, tuple(effects)
+
+
+def _stud_short_deck(hand: HandProgress, effects: list[Effect]) -> HandProgress:
+    """A stud street the deck cannot deal (the bottom card is never dealt): the burn cards and the
+    undealt cards make a new deck (STUD-14); still too few, one community card for all (HO-3)."""
+    game = hand.game
+    due = sum(1 for position in range(hand.n) if game.cards_due(position) > 0)
+    if not due or hand.community_next:
+        return hand
+    burn = 1 if burn_due(hand) else 0
+    if hand.stub - 1 >= due + burn + hand.bury_owed:
+        return hand
+    street = _street_name(hand, game.street)
+    stub = hand.stub
+    if hand.burns:
+        stub += len(hand.burns)
+        text = (
+            f"Not enough cards for {street}: shuffle the burn cards with the undealt cards "
+            "into a new deck, cut, burn and deal."
+        )
+        hand = _evolve(
+            hand,
+            stub=stub,
+            dealt=hand.dealt - set(hand.burns),
+            burns=(),
+            bury_owed=0,
+            burned_round=False,
+            burn_ready=False,
+            burn_card=None,
+        )
+        hand = _evolve(hand, pending=Pending("reshuffle", "STUD-14", text))
+        effects.append(_ruling("STUD-14", text, Severity.CORRECT, True))
+        if stub - 1 >= due + 1:
+            return hand
+    burn_first = stub - 1 >= 2  # a burn when there is a card to spare (SS-4)
+    text = (
+        f"Too few cards for {street} even with the burn cards: "
+        f"{'burn, then ' if burn_first else ''}deal one card face up in the centre for all players."
+    )
+    hand = _evolve(hand, community_next=True, no_burn_next=not burn_first, burned_round=False)
+    effects.append(_ruling("HO-3", text, Severity.CORRECT))
+    return hand
 
 
 def _kill(hand: HandProgress, position: int, rule: str, text: str) -> tuple[HandProgress, tuple[Effect, ...]]:

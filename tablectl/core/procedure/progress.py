@@ -96,6 +96,9 @@ class HandProgress(NamedTuple):
     premature_street: int = -1  # the street those cards (or an early burn) were meant for
     no_burn_next: bool = False  # after a reshuffle, the next board card comes without a burn
     bury_owed: int = 0  # stud: cards to bury before the street, after premature cards (STUD-12)
+    stub: int = 52  # cards still in the deck, the bottom card included (STUD-14, HO-3, HO-9)
+    community_next: bool = False  # stud: the street is one card face up for all (HO-3)
+    recycled: int = 0  # draw: discards already shuffled back into the deck (HO-9)
     reshuffle_after_round: bool = False  # BOARD-5: reshuffle for the river after this round
     acted: tuple[int, ...] = ()  # positions that acted voluntarily (MD-1)
     actions: int = 0  # voluntary actions in turn (MD-1, tda substantial action)

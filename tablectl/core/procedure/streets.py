@@ -13,12 +13,13 @@ from __future__ import annotations
 
 from tablectl.core.cards import Card
 from tablectl.core.effects import Applied, Effect, Severity
-from tablectl.core.game.actions import UNKNOWN_CARD, DealHole, Discard
+from tablectl.core.game.actions import UNKNOWN_CARD, DealBoard, DealHole, Discard
 from tablectl.core.game.engine import Phase
 from tablectl.core.procedure.flow import _after_game_change
 from tablectl.core.procedure.ledger import _apply
 from tablectl.core.procedure.progress import (
     HandProgress,
+    Pending,
     Refused,
     _evolve,
     _show,
@@ -50,6 +51,10 @@ def _street_card(hand: HandProgress, card: Card) -> tuple[HandProgress, tuple[Ef
     if burn_due(hand):
         hand = _evolve(hand, burns=hand.burns + (card,), burned_round=True)
         return hand, (prompt_for(hand),)
+    if hand.community_next:
+        board = DealBoard((card,))
+        hand = _evolve(_apply(hand, board), community_next=False)
+        return _round_dealt(hand, [Applied(board)])
     position = next_street_position(hand)
     assert position is not None  # the engine leaves the street once every live hand has its card
     action = DealHole(position, (card,))
@@ -110,7 +115,36 @@ def discard(
     named = cards or (UNKNOWN_CARD,) * count
     action = Discard(position, named)
     hand = _apply(hand, action)
-    return _round_dealt(hand, [Applied(action)])
+    effects: list[Effect] = [Applied(action)]
+    if count and hand.stub - 1 < count + (1 if burn_due(hand) else 0):
+        hand = _short_draw(hand, position, effects)
+    return _round_dealt(hand, effects)
+
+
+def _short_draw(hand: HandProgress, position: int, effects: list[Effect]) -> HandProgress:
+    """HO-9: the stub cannot deal this player's cards (the bottom card is not dealt): the discards,
+    not this player's own and not the burn cards, are shuffled with it, cut and dealt after a burn."""
+    own = hand.game.discards[position]
+    thrown = [c for e in hand.log if isinstance(e, Discard) for c in e.cards]
+    back = len(thrown) - hand.recycled - len(own)
+    held = {c for cards in hand.game.hole for c in cards}  # a discard dealt again since is in a hand
+    reused = {c for c in thrown if c != UNKNOWN_CARD and c not in own and c not in held}
+    seat = hand.seat(position)
+    text = (
+        f"The deck is short for seat {seat}'s cards: shuffle the discards (not seat {seat}'s own, "
+        "not the burn cards) with the stub, cut, burn and deal."
+    )
+    hand = _evolve(
+        hand,
+        stub=hand.stub + back,
+        recycled=hand.recycled + back,
+        dealt=hand.dealt - reused,
+        burned_round=False,
+        burn_ready=False,
+        burn_card=None,
+    )
+    effects.append(_ruling("HO-9", text, Severity.CORRECT, True))
+    return _evolve(hand, pending=Pending("reshuffle", "HO-9", text))
 
 
 def _stud_premature(hand: HandProgress, card: Card) -> tuple[HandProgress, tuple[Effect, ...]]:
