@@ -14,8 +14,8 @@ from dataclasses import dataclass, field
 
 from tablectl.core.events import CardDrawn, DealerInput, DealerKey, Event, FloorCommand, FloorKind
 from tablectl.core.game.actions import UNKNOWN_CARD, BetRaise, BringIn, CheckCall, DealHole, Fold
-from tablectl.core.procedure import HandProgress
 from tablectl.core.game.engine import Phase, legal, showdown_order
+from tablectl.core.procedure import HandProgress
 from tablectl.core.table import TableConfig, TableState, new_table, step
 from tablectl.sim.players import Style, choose_action
 
@@ -58,15 +58,16 @@ class SimDealer:
                 key = DealerKey.CALL if options and options.call_amount else DealerKey.CHECK
                 return DealerInput(key, seat=seat)
             return DealerInput(DealerKey.BET, seat=seat, amount=action.to)
-        if game.phase is Phase.DRAWING and game.next_to_draw is not None:
-            if not any(owed > 0 for owed in game.to_draw):
-                return self._discard(hand, game.next_to_draw)
+        drawing = game.phase is Phase.DRAWING and not any(owed > 0 for owed in game.to_draw)
+        if drawing and game.next_to_draw is not None:
+            return self._discard(hand, game.next_to_draw)
         if game.phase is Phase.SHOWDOWN:
             for position in showdown_order(game):
                 if game.shown[position] is None and not game.mucked[position]:
-                    return DealerInput(DealerKey.SHOW, seat=hand.seat(position), cards=self._held(hand, position))
+                    return DealerInput(
+                        DealerKey.SHOW, seat=hand.seat(position), cards=self._held(hand, position)
+                    )
         return CardDrawn(self.deck.pop())
-
 
     def _discard(self, hand: HandProgress, position: int) -> Event:
         """0 to 3 cards, as many as the deck can replace after a burn (the bottom card stays);

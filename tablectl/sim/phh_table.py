@@ -83,12 +83,10 @@ def table_hand(hand: PhhHand, rng: random.Random, profile: str = "tda") -> Table
     rng.shuffle(unseen)
 
     events: list[Event] = [DealerInput(DealerKey.NEW_HAND)]
-    first = hand_cards = 0
-    for first, action in enumerate(actions):  # the starting hands: up to the first betting action
-        if not isinstance(action, DealHole):
-            break
-        hand_cards = max(hand_cards, len(action.cards))
+    # The starting hands: every deal up to the first betting action.
+    first = next((k for k, a in enumerate(actions) if not isinstance(a, DealHole)), len(actions))
     holes = [a for a in actions[:first] if isinstance(a, DealHole)]
+    hand_cards = max((len(deal.cards) for deal in holes), default=0)
     for k in range(hand_cards):  # DEAL-1: one card at a time, clockwise from seat 1
         for deal in holes:
             if k < len(deal.cards):
@@ -110,7 +108,8 @@ def table_hand(hand: PhhHand, rng: random.Random, profile: str = "tda") -> Table
         if isinstance(action, Discard):
             events.append(DealerInput(DealerKey.DISCARD, seat=action.player + 1, cards=action.cards))
             at = _replacements_for(later, index)
-            dealt = later[at].cards if at is not None else ()  # type: ignore[union-attr]
+            replacement = later[at] if at is not None else None
+            dealt = replacement.cards if isinstance(replacement, DealHole) else ()
             with_discards.add(-1 if at is None else at)
             if dealt and not burned:
                 events.append(CardDrawn(unseen.pop()))  # the burn before the draw's cards (DRAW-5)

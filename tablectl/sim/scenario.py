@@ -367,9 +367,9 @@ def _check(
             return f"{where}: seat {words[1]} shows {_cards_text(up)!r} up, expected {' '.join(words[2:])!r}"
     elif head == "to" and words[1:2] == ["act"]:
         actor = hand.game.actor if hand is not None else None
-        seat = hand.seat(actor) if hand is not None and actor is not None else None
-        if seat != int(words[2]):
-            return f"{where}: seat {seat} is to act, expected seat {words[2]}"
+        acting = hand.seat(actor) if hand is not None and actor is not None else None
+        if acting != int(words[2]):
+            return f"{where}: seat {acting} is to act, expected seat {words[2]}"
     elif head == "burns":
         shown = hand or state.last_hand
         burns = _cards_text(shown.burns) if shown else "no hand"

@@ -79,7 +79,9 @@ def public(state: TableState) -> dict[str, Any]:
                 bet=game.bets[position],
                 in_hand=not game.folded[position],
                 all_in=game.stacks[position] == 0 and not game.folded[position],
-                cards_held=len(secrecy.held(hand, position)) if hand is not None and not game.folded[position] else 0,
+                cards_held=len(secrecy.held(hand, position))
+                if hand is not None and not game.folded[position]
+                else 0,
                 shown=_cards(shown) if shown is not None else None,
                 mucked=game.mucked[position],
             )

@@ -3,10 +3,10 @@
 A card is face up when it is on the board, a stud up card (dealt face up on the table, STUD-1) or
 in a hand shown at the showdown; every other card of the hand in progress (a hole card, a stud down
 card, a burn, a draw's discard, a card boxed, exposed, mucked or set aside) is secret from every
-view but ``private``. At a draw how many cards each player drew is public, never which. The procedure's sentences keep the cards they name apart from
-their words (tablectl.core.effects), so a view names a face-up card and writes any other as
-:data:`HIDDEN_CARD`: no view can hold a secret card, whatever adapter carries it (MQTT, a page,
-a log line).
+view but ``private``. At a draw how many cards each player drew is public, never which. The
+procedure's sentences keep the cards they name apart from their words (tablectl.core.effects), so
+a view names a face-up card and writes any other as :data:`HIDDEN_CARD`: no view can hold a secret
+card, whatever adapter carries it (MQTT, a page, a log line).
 """
 
 from __future__ import annotations

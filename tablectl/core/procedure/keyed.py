@@ -22,7 +22,7 @@ from tablectl.core.procedure.ledger import _apply, _last_action, _run
 from tablectl.core.procedure.progress import HandProgress, Refused, _evolve, _hole_phase, misdeal_allowed
 from tablectl.core.procedure.prompts import prompt_for
 from tablectl.core.procedure.rulings import _MISDEAL_REASONS, _exposed, _misdeal, _ruling
-from tablectl.core.procedure.streets import discard
+from tablectl.core.procedure.streets import discard, draw_card_exposed
 
 
 def _dealer_input(
@@ -43,6 +43,10 @@ def _dealer_input(
         if by not in ("dealer", "player", "off_table"):
             raise Refused("INPUT", "say who flashed the card: dealer, player or off_table")
         card = event.cards[0] if event.cards else None
+        if by != "player" and hand.game.config.variant.game.has_draws and not _hole_phase(hand):
+            exposed = draw_card_exposed(hand, hand.position(event.seat), card)
+            if exposed is not None:
+                return exposed
         return _exposed(hand, event.seat, card, "dealer" if by == "off_table" else by, rules)
     if key in (DealerKey.SHOW, DealerKey.MUCK):
         return _showdown_input(hand, event)
@@ -83,8 +87,9 @@ def _dealer_misdeal(
         _, said = _misdeal(hand, rule, why, rules)
         if hand.game.folded[position]:
             return hand, said
+        dead = "DRAW-8" if hand.game.config.variant.game.has_draws else "IRR-8"
         hand, effects = _kill(
-            hand, position, "IRR-8", f"Seat {seat} has not the proper number of cards: the hand is dead."
+            hand, position, dead, f"Seat {seat} has not the proper number of cards: the hand is dead."
         )
         return hand, said + effects
     after = {

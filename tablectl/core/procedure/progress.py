@@ -99,6 +99,7 @@ class HandProgress(NamedTuple):
     stub: int = 52  # cards still in the deck, the bottom card included (STUD-14, HO-3, HO-9)
     community_next: bool = False  # stud: the street is one card face up for all (HO-3)
     recycled: int = 0  # draw: discards already shuffled back into the deck (HO-9)
+    late_draws: tuple[int, ...] = ()  # draw: positions whose exposed card is replaced last (HO-8)
     reshuffle_after_round: bool = False  # BOARD-5: reshuffle for the river after this round
     acted: tuple[int, ...] = ()  # positions that acted voluntarily (MD-1)
     actions: int = 0  # voluntary actions in turn (MD-1, tda substantial action)
@@ -207,6 +208,22 @@ def burn_due(hand: HandProgress) -> bool:
     """The next card is a burn: nothing lies as the burn already (IRR-5, IRR-6) and no reshuffle
     said to deal without one (BOARD-2, BOARD-5)."""
     return not (hand.burned_round or hand.burn_ready or hand.no_burn_next)
+
+
+def drawing_position(hand: HandProgress) -> int | None:
+    """At a draw, the player who declared and is still owed replacements (HO-7: one at a time);
+    a card exposed in the draw is replaced once everyone else has drawn (HO-8)."""
+    game = hand.game
+    if game.phase is not Phase.DRAWING:
+        return None
+    for position, owed in enumerate(game.to_draw):
+        if owed > 0 and position not in hand.late_draws:
+            return position
+    if game.next_to_draw is None:
+        for position in hand.late_draws:
+            if game.to_draw[position] > 0:
+                return position
+    return None
 
 
 def card_is_up(hand: HandProgress, position: int) -> bool:

@@ -19,6 +19,7 @@ from tablectl.core.procedure.progress import (
     burn_due,
     card_is_up,
     deal_complete,
+    drawing_position,
     next_hole_position,
     next_street_position,
 )
@@ -89,11 +90,12 @@ def _draw_prompt(hand: HandProgress) -> Said:
     """A draw: who says how many cards next (HO-7), or whose replacements are due (DRAW-5)."""
     game = hand.game
     street = _street_name(hand, game.street)
-    for position, owed in enumerate(game.to_draw):
-        if owed > 0:
-            cards = "1 card" if owed == 1 else f"{owed} cards"
-            first = "Burn, then deal" if burn_due(hand) else "Deal"
-            return f"{first} seat {hand.seat(position)} {cards}."
+    position = drawing_position(hand)
+    if position is not None:
+        owed = game.to_draw[position]
+        cards = "1 card" if owed == 1 else f"{owed} cards"
+        first = "Burn, then deal" if burn_due(hand) else "Deal"
+        return f"{first} seat {hand.seat(position)} {cards}."
     turn = game.next_to_draw
     if turn is None:
         return f"The {street}: deal the replacements."

@@ -46,7 +46,8 @@ def _misdeal(
             f"The hand is played out; no chips go back to a fouled hand.{after}",
         )
         return hand, (_ruling("MD-1", text, Severity.INFO),)
-    text = sentence("Misdeal: ", why, ". Collect the cards and reshuffle; the button and blinds stay.")
+    stays = "the button and blinds stay" if hand.game.config.variant.game.has_button else "redeal"
+    text = sentence("Misdeal: ", why, f". Collect the cards and reshuffle; {stays}.")
     if rule == "MD-g":
         text = sentence(
             "Misdeal: ",

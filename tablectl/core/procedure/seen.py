@@ -40,6 +40,7 @@ from tablectl.core.procedure.progress import (
 )
 from tablectl.core.procedure.prompts import prompt_for
 from tablectl.core.procedure.rulings import _exposed, _misdeal, _ruling
+from tablectl.core.procedure.streets import draw_card_exposed
 from tablectl.core.sentences import Mention, Said, sentence
 
 
@@ -109,6 +110,10 @@ def _seen_at_seat(
             text = f"Seat {seat} turned the up cards face down: that is a fold."
             return _kill(hand, position, "STUD-11", text)
         return hand, ()
+    if event.face_up and hand.game.config.variant.game.has_draws and not _hole_phase(hand):
+        exposed = draw_card_exposed(hand, position, card)
+        if exposed is not None:
+            return exposed
     if event.face_up and (holder is None or holder == position):
         if _hole_phase(hand) or _deal_just_done(hand):
             # A card this hand has not dealt is a misread name, not a card that is not there:

@@ -16,7 +16,7 @@ from tablectl.core.effects import Applied, Effect, Severity
 from tablectl.core.game.actions import UNKNOWN_CARD, DealBoard, DealHole, Discard
 from tablectl.core.game.engine import Phase
 from tablectl.core.procedure.flow import _after_game_change
-from tablectl.core.procedure.ledger import _apply
+from tablectl.core.procedure.ledger import _apply, _rebuild
 from tablectl.core.procedure.progress import (
     HandProgress,
     Pending,
@@ -25,6 +25,7 @@ from tablectl.core.procedure.progress import (
     _show,
     _street_name,
     burn_due,
+    drawing_position,
     next_street_position,
 )
 from tablectl.core.procedure.prompts import prompt_for
@@ -62,17 +63,6 @@ def _street_card(hand: HandProgress, card: Card) -> tuple[HandProgress, tuple[Ef
     return _round_dealt(hand, [Applied(action)])
 
 
-def drawing_position(hand: HandProgress) -> int | None:
-    """At a draw, the player who declared and is still owed replacements (HO-7: one at a time)."""
-    game = hand.game
-    if game.phase is not Phase.DRAWING:
-        return None
-    for position, owed in enumerate(game.to_draw):
-        if owed > 0:
-            return position
-    return None
-
-
 def _replacement(hand: HandProgress, card: Card) -> tuple[HandProgress, tuple[Effect, ...]]:
     """A card at a draw: the burn before the draw's first replacement (DRAW-5), then the player's."""
     position = drawing_position(hand)
@@ -85,7 +75,45 @@ def _replacement(hand: HandProgress, card: Card) -> tuple[HandProgress, tuple[Ef
         return hand, (prompt_for(hand),)
     action = DealHole(position, (card,))
     hand = _apply(hand, action)
+    if position in hand.late_draws and hand.game.phase is Phase.DRAWING and not hand.game.to_draw[position]:
+        hand = _evolve(hand, late_draws=tuple(p for p in hand.late_draws if p != position))
+    elif position in hand.late_draws and hand.game.phase is not Phase.DRAWING:
+        hand = _evolve(hand, late_draws=())
     return _round_dealt(hand, [Applied(action)])
+
+
+def draw_card_exposed(
+    hand: HandProgress, position: int, card: Card | None
+) -> tuple[HandProgress, tuple[Effect, ...]] | None:
+    """HO-8: a replacement exposed in the draw is not taken: it goes to the muck and the player
+    gets another once the others have drawn. None: not a card of this draw (it plays, IRR-7)."""
+    log = list(hand.log)
+    for index in range(len(log) - 1, -1, -1):
+        entry = log[index]
+        if isinstance(entry, Discard) and entry.player == position:
+            return None  # back to this player's discard: no replacement of this draw matches
+        if not (isinstance(entry, DealHole) and entry.player == position):
+            if not isinstance(entry, (DealHole, Discard)):
+                return None  # betting since: the card plays as dealt
+            continue
+        if card is not None and card not in entry.cards:
+            continue
+        shown = entry.cards[-1] if card is None else card
+        del log[index]
+        hand = _rebuild(hand, tuple(log))
+        hand = _evolve(
+            hand,
+            exposed=hand.exposed + ((position, shown),),
+            late_draws=hand.late_draws + ((position,) if position not in hand.late_draws else ()),
+        )
+        seat = hand.seat(position)
+        text = sentence(
+            "Exposed in the draw: ",
+            _show(shown),
+            f" is not taken; put it in the muck. Seat {seat} gets a card after the others have drawn.",
+        )
+        return hand, (_ruling("HO-8", text, Severity.CORRECT), prompt_for(hand))
+    return None
 
 
 def discard(
@@ -97,14 +125,16 @@ def discard(
         raise Refused("DRAW-4", f"no draw now: the hand is {game.phase.value}")
     position = hand.position(seat)
     owed = drawing_position(hand)
-    if owed is not None:
+    if owed is not None and owed not in hand.late_draws:
         raise Refused(
             "HO-7",
             f"deal seat {hand.seat(owed)} {game.to_draw[owed]} more card(s) before the next player draws",
         )
     turn = game.next_to_draw
     if turn != position:
-        raise Refused("HO-7", f"seat {hand.seat(turn) if turn is not None else '?'} draws first, not seat {seat}")
+        raise Refused(
+            "HO-7", f"seat {hand.seat(turn) if turn is not None else '?'} draws first, not seat {seat}"
+        )
     if count is None:
         count = len(cards)
     held = len(game.hole[position])
@@ -154,7 +184,9 @@ def _stud_premature(hand: HandProgress, card: Card) -> tuple[HandProgress, tuple
     street = game.street + 1
     if not hand.burned_round:
         hand = _evolve(hand, burns=hand.burns + (card,), burned_round=True, premature_street=street)
-        text: Said = "A card was burned before the betting is over: it stays the burn card. Finish the betting."
+        text: Said = (
+            "A card was burned before the betting is over: it stays the burn card. Finish the betting."
+        )
         return hand, (_ruling("STUD-12", text, Severity.CORRECT),)
     hand = _evolve(hand, premature=hand.premature + (card,), premature_street=street)
     text = sentence(
@@ -163,4 +195,3 @@ def _stud_premature(hand: HandProgress, card: Card) -> tuple[HandProgress, tuple
         " is not used; set it aside face down. Finish the betting first.",
     )
     return hand, (_ruling("STUD-12", text, Severity.CORRECT),)
-

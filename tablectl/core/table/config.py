@@ -97,7 +97,14 @@ class TableConfig:
                 raise TableConfigError("options: a mapping of house-rule option to value")
             values["options"] = tuple(sorted(options.items()))
         for key in (
-            "seats", "ante", "big_blind_ante", "small_bet", "big_bet", "bring_in", "spread_max", "chip_unit"
+            "seats",
+            "ante",
+            "big_blind_ante",
+            "small_bet",
+            "big_bet",
+            "bring_in",
+            "spread_max",
+            "chip_unit",
         ):
             if key in values and (isinstance(values[key], bool) or not isinstance(values[key], int)):
                 raise TableConfigError(f"{key}: expected a whole number, got {values[key]!r}")
