@@ -103,6 +103,9 @@ def _dealer_misdeal(
 
 def _betting_input(hand: HandProgress, event: DealerInput) -> tuple[HandProgress, tuple[Effect, ...]]:
     game = hand.game
+    if game.phase is Phase.DRAWING and event.key is DealerKey.CHECK:
+        # HO-11, DRAW-13: a rap at the draw is a check, never "pat"; the player must say it.
+        raise Refused("HO-11", "a rap is not pat: the player says 'pat' (key 0 cards) or how many cards")
     if game.phase is not Phase.BETTING:
         where = "the deal is not complete" if _hole_phase(hand) else f"the hand is at {game.phase.value}"
         raise Refused("BET-14", f"no betting now: {where}")
