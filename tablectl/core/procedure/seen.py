@@ -40,7 +40,7 @@ from tablectl.core.procedure.progress import (
 )
 from tablectl.core.procedure.prompts import prompt_for
 from tablectl.core.procedure.rulings import _exposed, _misdeal, _ruling
-from tablectl.core.procedure.streets import draw_card_exposed
+from tablectl.core.procedure.streets import draw_card_exposed, stud_burn_error
 from tablectl.core.sentences import Mention, Said, sentence
 
 
@@ -100,6 +100,10 @@ def _seen_at_seat(
         return hand, ()
     position = hand.position(seat)
     holder = _holder(hand, card)
+    if card is not None and holder is None:
+        burn_error = stud_burn_error(hand, card, position)
+        if burn_error is not None:
+            return burn_error
     if event.face_up and hand.game.up and (holder is None or holder == position):
         settled = _stud_card_face_up(hand, position, card)
         if settled is not None:
@@ -262,6 +266,9 @@ def _seen_in_burn(
         return hand, (_ruling("DEAL-2", text, Severity.CORRECT),)
     if card is None or card == UNKNOWN_CARD:
         return hand, ()
+    burn_error = stud_burn_error(hand, card, None)
+    if burn_error is not None:
+        return burn_error
     game = hand.game
     if hand.burn_ready and hand.burn_card == card and hand.extra and game.street == 0 and not hand.actions:
         # The "extra" card went to the burn pile: the dealer burned for a flop that is not due.

@@ -21,6 +21,7 @@ from tablectl.core.procedure.progress import (
     HandProgress,
     Pending,
     Refused,
+    _actions_on,
     _evolve,
     _show,
     _street_name,
@@ -30,7 +31,7 @@ from tablectl.core.procedure.progress import (
 )
 from tablectl.core.procedure.prompts import prompt_for
 from tablectl.core.procedure.rulings import _ruling
-from tablectl.core.sentences import Said, sentence
+from tablectl.core.sentences import Mention, Said, sentence
 
 
 def _round_dealt(hand: HandProgress, effects: list[Effect]) -> tuple[HandProgress, tuple[Effect, ...]]:
@@ -50,7 +51,7 @@ def _street_card(hand: HandProgress, card: Card) -> tuple[HandProgress, tuple[Ef
         hand = _evolve(hand, burns=hand.burns + (card,), bury_owed=hand.bury_owed - 1)
         return hand, (prompt_for(hand),)
     if burn_due(hand):
-        hand = _evolve(hand, burns=hand.burns + (card,), burned_round=True)
+        hand = _evolve(hand, burns=hand.burns + (card,), burned_round=True, street_burn=card)
         return hand, (prompt_for(hand),)
     if hand.community_next:
         board = DealBoard((card,))
@@ -195,3 +196,52 @@ def _stud_premature(hand: HandProgress, card: Card) -> tuple[HandProgress, tuple
         " is not used; set it aside face down. Finish the betting first.",
     )
     return hand, (_ruling("STUD-12", text, Severity.CORRECT),)
+
+
+def street_cards(hand: HandProgress) -> dict[Card, int]:
+    """Stud: the cards of the street last dealt (being dealt or bet on), and who got each."""
+    cards: dict[Card, int] = {}
+    for entry in reversed(hand.log):
+        if isinstance(entry, DealHole) and len(entry.cards) == 1:
+            cards[entry.cards[0]] = entry.player
+        elif cards:
+            break  # the betting of the street before
+    return cards
+
+
+def stud_burn_error(
+    hand: HandProgress, card: Card, position: int | None
+) -> tuple[HandProgress, tuple[Effect, ...]] | None:
+    """STUD-13: the camera finds the street's burn card at a seat (no burn) or a card the
+    procedure dealt this street in the burn pile (two burns). Before substantial action (two
+    players acting on the street) the cards go to their proper places, which is how the procedure
+    already counts them; after it they play as dealt, and the record is the floor's to correct."""
+    game = hand.game
+    street = game.street
+    if not game.up or not street:
+        return None
+    name = _street_name(hand, street)
+    if position is not None and card == hand.street_burn:
+        what: Said = sentence(
+            f"No burn before {name}: put ",
+            Mention(card),
+            f" (seat {hand.seat(position)}) with the burn cards and move each later card of this street "
+            "one player back, to where it belongs; then go on dealing.",
+        )
+    elif position is None and card in street_cards(hand):
+        owner = street_cards(hand)[card]
+        what = sentence(
+            f"Two cards burned before {name}: ",
+            Mention(card),
+            f" is seat {hand.seat(owner)}'s card: give it to the seat and move each later card of this "
+            "street one player on; one burn only.",
+        )
+    else:
+        return None
+    if _actions_on(hand, street) >= 2:
+        text = sentence(
+            f"A burn error on {name}, found after substantial action: the cards play as dealt. "
+            "Call the floor to correct the record."
+        )
+        return hand, (_ruling("STUD-13", text, Severity.FLOOR),)
+    return hand, (_ruling("STUD-13", what, Severity.CORRECT), prompt_for(hand))
