@@ -153,3 +153,37 @@ def test_a_sentence_names_only_the_cards_face_up() -> None:
         render("Action: seat 2, 117 to call.", secrecy.card_namer(frozenset()))
         == "Action: seat 2, 117 to call."
     )
+
+
+def test_stud_up_cards_are_public_and_down_cards_private() -> None:
+    config = TableConfig(seats=6, game="F7S", small_bet=100, big_bet=200, bring_in=25)
+    state = seated_table(config, players=2)
+    state, _ = step(state, DealerInput(DealerKey.NEW_HAND))
+    for card in ("2h", "3h", "4h", "5h", "9s"):  # two down each, then seat 1's up card
+        state, _ = step(state, CardDrawn(parse_card(card)))
+    assert state.hand is not None
+    seats = {s["seat"]: s for s in public(state)["seats"]}
+    assert seats[1]["up"] == ["9s"] and seats[2]["up"] == []  # face up as soon as it lands
+    text = json.dumps(public(state)) + json.dumps(dealer(state))
+    assert '"9s"' in text and not {c for c in ("2h", "3h", "4h", "5h") if f'"{c}"' in text}
+    assert private(state)["hole"]["1"] == ["2h", "4h", "9s"]
+
+
+def test_draw_counts_are_public_and_the_cards_are_not() -> None:
+    config = TableConfig(seats=6, game="F2L3D", blinds=(50, 100), small_bet=100, big_bet=200)
+    state = seated_table(config, players=2)
+    state, _ = step(state, DealerInput(DealerKey.NEW_HAND))
+    dealt = ["2c", "3c", "4c", "5d", "6d", "7d", "8h", "9h", "Th", "Js"]
+    for card in dealt:
+        state, _ = step(state, CardDrawn(parse_card(card)))
+    state, _ = step(state, DealerInput(DealerKey.CALL, seat=2))
+    state, _ = step(state, DealerInput(DealerKey.CHECK, seat=1))
+    state, _ = step(state, DealerInput(DealerKey.DISCARD, seat=1, cards=(parse_card("2c"), parse_card("4c"))))
+    for card in ("As", "Ad", "Ah"):  # the burn, then seat 1's two
+        state, _ = step(state, CardDrawn(parse_card(card)))
+    state, _ = step(state, DealerInput(DealerKey.DISCARD, seat=2, amount=0))
+    seats = {s["seat"]: s for s in public(state)["seats"]}
+    assert seats[1]["drew"] == [2] and seats[2]["drew"] == [0]
+    text = json.dumps(public(state)) + json.dumps(dealer(state)) + json.dumps(floor(state))
+    assert not {c for c in [*dealt, "As", "Ad", "Ah"] if f'"{c}"' in text or f" {c}" in text}
+    assert private(state)["hole"]["1"] == ["6d", "8h", "Th", "Ad", "Ah"]
