@@ -63,7 +63,7 @@ ZONE_NAMES = ("shoe", "board", "burn", "muck", "seat1", "seat2", "...")
 CAMERA_NAME = re.compile(r"[a-z][a-z0-9_-]{0,15}")
 FRAME_SIDES = range(16, 8193)  # pixels
 TABLE_KEYS = tuple(f.name for f in dataclasses.fields(TableConfig))
-AMOUNT_KEYS = ("ante", "big_blind_ante", "small_bet", "big_bet", "spread_max")  # chips, 0 = none
+AMOUNT_KEYS = ("ante", "big_blind_ante", "small_bet", "big_bet", "bring_in", "spread_max")  # chips, 0 = none
 REQUIRED_TABLE_KEYS = ("room", "table")
 
 DEFAULT_REGISTRY = "/var/lib/tablectl/decks.json"

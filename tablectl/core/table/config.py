@@ -76,6 +76,8 @@ class TableConfig:
         out = dataclasses.asdict(self)
         out["blinds"] = list(self.blinds)
         out["options"] = dict(self.options)
+        if not self.bring_in:
+            del out["bring_in"]  # added for stud: left out at 0, so older journals' configs still match
         return out
 
     @classmethod
