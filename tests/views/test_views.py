@@ -121,7 +121,7 @@ def test_no_view_but_private_names_a_card_that_is_not_face_up_whatever_goes_wron
         state = random_table(rng)
         sim = Dealer(random.Random(seed + 1), fault_rate=0.3 if seed % 2 else 0.12)
         recent: list[RecentRuling] = []  # as the publisher keeps them: this hand's rulings
-        for index in range(700):
+        for index in range(800):  # stud and draw hands take more events than hold'em's
             before = state.hand
             state, effects = step(state, sim.next_event(state))
             if before is not None and state.hand is None:
