@@ -78,6 +78,9 @@ def _street_prompt(hand: HandProgress) -> Said:
     if position is None:
         return f"Deal the {street}."
     face = "up" if card_is_up(hand, position) else "down"
+    if hand.community_next:  # HO-3
+        first = "Burn, then deal" if burn_due(hand) else "Deal"
+        return f"{first} one card face up in the centre for all players: the {street}."
     if hand.bury_owed:
         cards = "1 card" if hand.bury_owed == 1 else f"{hand.bury_owed} cards"
         return f"Bury {cards} face down with the burn cards (STUD-12), then deal {street}."
