@@ -424,6 +424,7 @@ BUTTON_KEYS: dict[str, DealerKey] = {
     "new_hand": DealerKey.NEW_HAND,
     "misdeal": DealerKey.MISDEAL,
     "exposed": DealerKey.CARD_FLASHED,
+    "discard": DealerKey.DISCARD,  # draw games: the seat drawing throws the amount entered, in cards
 }
 
 
@@ -551,10 +552,15 @@ class DealerPanel:
             DealerKey.BET,
             DealerKey.ALL_IN,
             DealerKey.CARD_FLASHED,
+            DealerKey.DISCARD,
         ):
             seat = self.seat_provider() if self.seat_provider is not None else self.turn
         if key is DealerKey.BET:
             amount = self.amount_entry.amount or None
+            self.amount_entry.clear()
+        if key is DealerKey.DISCARD:
+            # The count of cards, from the same entry as a bet's amount (nothing entered: pat).
+            amount = self.amount_entry.amount
             self.amount_entry.clear()
         if key in (DealerKey.MISDEAL, DealerKey.CARD_FLASHED):
             cause = self.cause_provider(key) if self.cause_provider is not None else None

@@ -42,6 +42,7 @@ class DealerKey(enum.Enum):
     CARD_FLASHED = "card_flashed"  # a card was exposed (``seat``; ``cause``: "dealer" or "player")
     SHOW = "show"
     MUCK = "muck"
+    DISCARD = "discard"  # at a draw: ``seat`` discards ``amount`` cards (``cards`` if seen; 0: pat)
 
 
 class DealerAction(enum.Enum):

@@ -66,8 +66,10 @@ FRAME_SIDES = range(16, 8193)  # pixels
 TABLE_KEYS = tuple(f.name for f in dataclasses.fields(TableConfig) if f.name != "rotation")
 ROTATION_KEYS = ("name", "change", "orbits", "games")
 # The single game's keys of [table], which a [rotation] replaces with each game's own.
-SINGLE_GAME_KEYS = ("game", "blinds", "ante", "big_blind_ante", "small_bet", "big_bet", "spread_max")
-AMOUNT_KEYS = ("ante", "big_blind_ante", "small_bet", "big_bet", "spread_max")  # chips, 0 = none
+SINGLE_GAME_KEYS = (
+    "game", "blinds", "ante", "big_blind_ante", "small_bet", "big_bet", "bring_in", "spread_max",
+)  # fmt: skip
+AMOUNT_KEYS = ("ante", "big_blind_ante", "small_bet", "big_bet", "bring_in", "spread_max")  # chips, 0 = none
 REQUIRED_TABLE_KEYS = ("room", "table")
 
 DEFAULT_REGISTRY = "/var/lib/tablectl/decks.json"

@@ -24,6 +24,7 @@ the effects of that event alone::
     misdeal g                # the dealer calls a misdeal, cause MD-g
     misdeal e seat 3         # ... naming the seat concerned (MD-e, MD-d, MD-j, MD-i)
     flashed 2 by dealer Kd | flashed 2 by player | flashed 2 by off_table
+    discard 2 3 | discard 2 AsKd | pat 2   # at a draw: how many cards seat 2 throws (or which)
     show 2 AsKd | show 2 | muck 3   # show: the cards shown (default: the cards dealt)
     floor void_hand by Jane  # any floor command: floor KIND [seat N] [amount N] [name X]
                              #   [ruling R] [decision D] [blinds a/b] [ante N] by NAME
@@ -38,6 +39,7 @@ and after ``expect:`` what must hold at the end: ``ruling ID`` (in order),
 ``refused ID``, ``no ruling ID``, ``stacks 1=950 2=1050``, ``hand over``,
 ``hand in progress``, ``button N``, ``pot N``, ``ended misdeal|void|played``,
 ``board CARDS`` (the hand in progress's board, else the last hand's), ``hole SEAT CARDS``,
+``up SEAT CARDS`` (stud: the seat's up cards), ``to act SEAT``,
 ``burns CARDS``, ``blinds 100/200``, ``hand number N``, ``phase betting|dealing_board|...``,
 ``pending KIND|none``, ``last hand none``, ``last hand pot N``, ``last hand number N``,
 ``orbit 4/1/2 1/2/3`` (TBL-1: button/small blind/big blind seats of each hand of this round so
@@ -69,6 +71,7 @@ from tablectl.core.events import (
     FloorKind,
     Zone,
 )
+from tablectl.core.procedure import showing
 from tablectl.core.table import TableConfig, TableConfigError, TableState, new_table, step
 from tablectl.formats.files import BadFile, read_text
 
@@ -186,6 +189,13 @@ def parse_event(text: str, where: str) -> Event:
             return DealerInput(DealerKey.SHOW, seat=int(words[1]), cards=tuple(shown))
         if head == "muck":
             return DealerInput(DealerKey.MUCK, seat=int(words[1]))
+        if head == "discard":
+            if words[2:3] and words[2].isdigit():
+                return DealerInput(DealerKey.DISCARD, seat=int(words[1]), amount=int(words[2]))
+            thrown = tuple(parse_cards("".join(words[2:])))
+            return DealerInput(DealerKey.DISCARD, seat=int(words[1]), cards=thrown)
+        if head == "pat":
+            return DealerInput(DealerKey.DISCARD, seat=int(words[1]), amount=0)
         if head == "floor":
             return _floor(words[1:], where)
         if head == "device":
@@ -349,6 +359,17 @@ def _check(
         wanted = _wanted(words[2:])
         if _cards_text(held) != wanted:
             return f"{where}: seat {words[1]} holds {_cards_text(held)!r}, expected {wanted!r}"
+    elif head == "up":
+        if hand is None or int(words[1]) not in hand.seats_in:
+            return f"{where}: seat {words[1]} has no hand in progress"
+        up = showing(hand, hand.position(int(words[1])))
+        if _cards_text(up) != _wanted(words[2:]):
+            return f"{where}: seat {words[1]} shows {_cards_text(up)!r} up, expected {' '.join(words[2:])!r}"
+    elif head == "to" and words[1:2] == ["act"]:
+        actor = hand.game.actor if hand is not None else None
+        acting = hand.seat(actor) if hand is not None and actor is not None else None
+        if acting != int(words[2]):
+            return f"{where}: seat {acting} is to act, expected seat {words[2]}"
     elif head == "burns":
         shown = hand or state.last_hand
         burns = _cards_text(shown.burns) if shown else "no hand"

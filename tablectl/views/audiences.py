@@ -18,7 +18,7 @@ from tablectl.core.effects import Ruling
 from tablectl.core.game.actions import UNKNOWN_CARD
 from tablectl.core.game.engine import legal
 from tablectl.core.game.pots import side_pots
-from tablectl.core.procedure import prompt_for
+from tablectl.core.procedure import prompt_for, showing
 from tablectl.core.sentences import Said
 from tablectl.core.table import TableState
 from tablectl.core.table.state import game_code
@@ -63,6 +63,7 @@ def public(state: TableState) -> dict[str, Any]:
     game = hand.game if hand is not None else None
     rotation = operations_rotation(state)
     frozen = rotation is not None and rotation["frozen_button"] is not None
+    drawn = secrecy.draws(hand) if hand is not None else {}
     for number in range(1, len(state.seats) + 1):
         seat = state.seat(number)
         if seat is None:
@@ -82,10 +83,17 @@ def public(state: TableState) -> dict[str, Any]:
                 bet=game.bets[position],
                 in_hand=not game.folded[position],
                 all_in=game.stacks[position] == 0 and not game.folded[position],
-                cards_held=len(hand.hole[position]) if hand is not None and not game.folded[position] else 0,
+                cards_held=len(secrecy.held(hand, position))
+                if hand is not None and not game.folded[position]
+                else 0,
                 shown=_cards(shown) if shown is not None else None,
                 mucked=game.mucked[position],
             )
+            if game.up:
+                # Stud: the up cards lie face up on the table for everyone (STUD-1).
+                entry["up"] = _cards(showing(hand, position)) if hand is not None else []
+            if game.config.variant.game.has_draws and hand is not None:
+                entry["drew"] = drawn.get(number, [])
         seats.append(entry)
     view: dict[str, Any] = {
         "view": "public",
@@ -202,7 +210,7 @@ def private(state: TableState) -> dict[str, Any]:
     if hand is None:
         return view
     view["hand"] = state.hand_number
-    view["hole"] = {str(seat): _cards(hand.hole[p]) for p, seat in enumerate(hand.seats_in)}
+    view["hole"] = {str(seat): _cards(secrecy.held(hand, p)) for p, seat in enumerate(hand.seats_in)}
     view["folded"] = [hand.seat(p) for p, f in enumerate(hand.game.folded) if f]
     view["burns"] = _cards(hand.burns)
     return view

@@ -37,14 +37,16 @@ from tablectl.core.game.actions import (
     UNKNOWN_CARD,
     Action,
     BetRaise,
+    BringIn,
     CheckCall,
     DealBoard,
     DealHole,
+    Discard,
     Fold,
     Kill,
     Show,
 )
-from tablectl.core.game.engine import HandState, apply
+from tablectl.core.game.engine import HandState, Phase, apply
 from tablectl.core.game.errors import RuleViolation
 from tablectl.core.procedure import HandProgress
 from tablectl.core.table import TableState
@@ -169,7 +171,7 @@ def _action_step(
     """One engine action in the floor's words; names only the cards it shows (a board, a hand
     shown at the showdown), never a hole card dealt."""
     if isinstance(action, DealHole):
-        return _step_body(n, "deal", None, None, "Hole cards dealt", _street(after), after, at)
+        return _dealt_step(n, action, before, after, hand, names, at)
     if isinstance(action, DealBoard):
         street = _street(after)
         text = f"{street[:1].upper()}{street[1:]}: {' '.join(_cards(action.cards))}"
@@ -195,7 +197,18 @@ def _action_step(
         body = _step_body(n, "dead", seat, name, _clip(text), street, after, at)
         body["action"] = "dead"
         return body
-    # Tables deal flop games only (TableConfig): a bring-in or a draw never reaches this record yet.
+    if isinstance(action, BringIn):
+        paid = after.bets[player] - before.bets[player]
+        body = _step_body(n, "action", seat, name, _clip(f"{who} brings in {paid:,}"), street, after, at)
+        body.update(action="bring-in", amount=after.bets[player], all_in=after.stacks[player] == 0)
+        return body
+    if isinstance(action, Discard):
+        # How many cards a player draws is public; which cards never are.
+        count = len(action.cards)
+        text = f"{who} stands pat" if not count else f"{who} draws {count}"
+        body = _step_body(n, "draw", seat, name, text, street, after, at)
+        body["action"] = "draw"
+        return body
     assert isinstance(action, (Fold, CheckCall, BetRaise)), f"no hand step for {action!r} yet"
     verb, amount = _verb(before, action)
     all_in = after.stacks[player] == 0 and verb not in ("fold", "check")
@@ -205,6 +218,32 @@ def _action_step(
     body = _step_body(n, "action", seat, name, _clip(text), street, after, at)
     body.update(action=verb, amount=amount if verb in ("call", "bet", "raise") else None, all_in=all_in)
     return body
+
+
+def _dealt_step(
+    n: int,
+    action: DealHole,
+    before: HandState,
+    after: HandState,
+    hand: HandProgress,
+    names: Mapping[int, str],
+    at: float,
+) -> dict[str, Any]:
+    """Cards dealt: the first deal, a stud street's card (an up card is named: it lies face up
+    for all), a draw's replacements (how many only)."""
+    if before.phase is not Phase.DRAWING and not (before.street and before.up):
+        return _step_body(n, "deal", None, None, "Hole cards dealt", _street(after), after, at)
+    seat = hand.seat(action.player)
+    who = _who(seat, names)
+    up = after.up[action.player][len(before.up[action.player]) :] if after.up else ()
+    if before.phase is Phase.DRAWING:
+        count = len(action.cards)
+        text = f"{who} is dealt {count} card{'s' if count != 1 else ''}"
+    elif up:
+        text = f"{who} is dealt {' '.join(_cards(up))} up"
+    else:
+        text = f"{who} is dealt a card down"
+    return _step_body(n, "deal", seat, names.get(seat), _clip(text), _street(before), after, at)
 
 
 def _verb(before: HandState, action: Fold | CheckCall | BetRaise) -> tuple[str, int]:

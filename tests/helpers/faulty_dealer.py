@@ -23,11 +23,13 @@ from tablectl.core.events import (
 from tablectl.core.game.actions import UNKNOWN_CARD
 from tablectl.core.game.engine import Phase, legal
 from tablectl.core.procedure import deal_complete
+from tablectl.core.procedure.progress import drawing_position
 from tablectl.core.table import TableConfig, TableState, new_table
 
 SEATS = 6
 PROFILES = ("tda", "btr", "classic")
-GAMES = ("NT", "NT", "NT", "PO", "PT")
+GAMES = ("NT", "NT", "NT", "PO", "PT", "F7S", "FR", "F7S/8", "F2L3D", "N2L1D")
+STUD = ("F7S", "FR", "F7S/8")
 
 
 @dataclass
@@ -96,8 +98,12 @@ class Dealer:
                 return DealerInput(DealerKey.BET, seat=seat, amount=to)
             if options.can_raise and roll < 0.5:
                 return DealerInput(DealerKey.ALL_IN, seat=seat)
-            key = DealerKey.CALL if options.call_amount else DealerKey.CHECK
+            key = DealerKey.CALL if options.call_amount or options.bring_in else DealerKey.CHECK
             return DealerInput(key, seat=seat)
+        if game.phase is Phase.DRAWING and game.next_to_draw is not None and drawing_position(hand) is None:
+            held = len(game.hole[game.next_to_draw])
+            count = rng.randint(0, max(0, min(3, held, hand.stub - 2)))
+            return DealerInput(DealerKey.DISCARD, seat=hand.seat(game.next_to_draw), amount=count)
         unread = UNKNOWN_CARD in hand.board_pending and len(hand.board_pending) >= game.board_needed
         if game.phase is Phase.DEALING_BOARD and unread and self.missed:
             return CardSeen(Zone.BOARD, self.missed[-1])  # the camera names the unread card
@@ -166,7 +172,8 @@ class Dealer:
 
 def seated_table(rng: random.Random) -> TableState:
     game = rng.choice(GAMES)
-    config = TableConfig(seats=SEATS, game=game, blinds=(50, 100), profile=rng.choice(PROFILES))
+    limits = {"small_bet": 100, "big_bet": 200, "bring_in": 25 if game in STUD else 0}
+    config = TableConfig(seats=SEATS, game=game, blinds=(50, 100), profile=rng.choice(PROFILES), **limits)
     players = {n: (f"P{n}", rng.choice((300, 1000, 5000))) for n in range(1, SEATS + 1) if rng.random() < 0.7}
     while len(players) < 2:
         n = rng.randrange(1, SEATS + 1)

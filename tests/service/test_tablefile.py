@@ -193,7 +193,7 @@ def test_unknown_keys_suggest_the_right_one() -> None:
     text = edited("fold = 17", "fodl = 17")
     assert error(text) == (
         f"table.toml:{line_of(text, 'fodl')}: panel.pins.fodl: unknown pin name; did you mean fold? "
-        "valid: fold, check_call, check, call, bet, all_in, confirm, new_hand, misdeal, exposed, "
+        "valid: fold, check_call, check, call, bet, all_in, confirm, new_hand, misdeal, exposed, discard, "
         "encoder_a, encoder_b, plus, minus, buzzer, seat_leds"
     )
     assert "table.toml:" in error(edited("seats = 9", "seets = 9"))

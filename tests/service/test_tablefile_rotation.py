@@ -25,7 +25,7 @@ def rotated(text: str = TEXT) -> str:
         else:
             lines.append(line)
     text = text.replace(block.group(0), "\n".join(lines))
-    for key in ("game", "blinds", "ante", "big_blind_ante", "small_bet", "big_bet", "spread_max"):
+    for key in ("game", "blinds", "ante", "big_blind_ante", "small_bet", "big_bet", "bring_in", "spread_max"):
         text = re.sub(rf"^{key} = .*$", "", text, count=1, flags=re.MULTILINE)
     return text
 
@@ -86,13 +86,15 @@ def test_a_stake_missing_for_a_game_names_the_games_section_and_the_fix() -> Non
     )
 
 
-def test_a_game_the_table_does_not_deal_yet_is_refused() -> None:
+def test_a_stud_game_in_the_rotation_takes_its_ante_and_bring_in() -> None:
     text = replace_in_game(rotated(), 3, "game = ", 'game = "F7S"')
     text = replace_in_game(text, 3, "blinds = ", "ante = 25\nbring_in = 50")  # stud's stakes
-    assert error(text) == (
-        f"table.toml:{nth_line(text, 'game = ', 3)}: rotation.games[3].game: 'F7S' is not dealt at a "
-        "table yet: tables deal hold'em and Omaha games"
-    )
+    rotation = parse_table_config(text, "table.toml").table.rotation
+    assert rotation is not None
+    stud = rotation.games[2]
+    assert (stud.game, stud.ante, stud.bring_in, stud.has_button) == ("F7S", 25, 50, False)
+    text = replace_in_game(text, 3, "bring_in = ", "")
+    assert "rotation.games[3].bring_in" in error(text)
 
 
 def test_the_single_games_keys_left_in_the_table_section_are_refused() -> None:

@@ -117,7 +117,8 @@ def test_a_misdeal_or_void_hand_is_a_hand_of_its_own_with_its_ruling() -> None:
             continue
         view = record_view(record)
         assert view["result"] is None and view["stacks"]
-        rules = [r["rule"] for s in view["steps"] for r in s["rulings"]]
+        # Its own rulings: a command refused between hands (citing MD-2 after a void, say) is not one.
+        rules = [r["rule"] for s in view["steps"] for r in s["rulings"] if r["severity"] != "refused"]
         assert ("MD-2" in rules) == (view["end"] == "misdeal"), rules
         ended[view["end"]] = ended.get(view["end"], 0) + 1
     assert ended.get("misdeal", 0) >= 3 and ended.get("void", 0) >= 1, ended
@@ -135,7 +136,7 @@ def test_no_record_names_a_card_that_was_not_face_up_whatever_goes_wrong() -> No
         book = HandBook()
         up_at_end: dict[int, frozenset[int]] = {}
         hidden_at_end: dict[int, frozenset[int]] = {}
-        for index in range(600):
+        for index in range(700):  # stud and draw hands take more events than hold'em's
             before = state.hand
             state, effects = step(state, sim.next_event(state))
             book = record_hands(book, state, effects, float(index))

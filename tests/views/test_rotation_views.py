@@ -5,9 +5,6 @@ from __future__ import annotations
 
 import random
 
-import pytest
-
-import tablectl.core.table.config as table_config
 from tablectl.adapters.mqtt.topics import envelope
 from tablectl.core.table import TableConfig, new_table, step
 from tablectl.core.table.rotation import HORSE, Change, GameStakes, Rotation, limit_stakes
@@ -88,8 +85,7 @@ def test_a_table_of_one_game_has_no_rotation() -> None:
     assert summary(state, secrecy.speaker(state))["rotation"] is None
 
 
-def test_during_stud_no_button_is_shown_and_the_seat_it_waits_at_is(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(table_config, "_dealt_at_table", lambda variant: True)
+def test_during_stud_no_button_is_shown_and_the_seat_it_waits_at_is() -> None:
     validate = schemas()
     rotation = Rotation(tuple(limit_stakes(g, 200, ante=25, bring_in=50) for g in HORSE), name="H.O.R.S.E.")
     state = new_table(TableConfig(seats=6, rotation=rotation), {n: (f"P{n}", 50_000) for n in range(1, 4)}, 1)

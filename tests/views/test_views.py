@@ -28,8 +28,11 @@ def secret_cards(state: TableState) -> set[str]:
 
 def test_no_view_but_private_leaks_a_hole_card_over_many_hands() -> None:
     rng = random.Random(5)
-    for game in ("NT", "PO", "FO/8"):
-        config = TableConfig(seats=9, game=game, blinds=(50, 100), small_bet=100, big_bet=200)
+    for game in ("NT", "PO", "FO/8", "F7S", "F7S/8", "FR", "F2L3D", "N2L1D"):
+        stud = game in ("F7S", "F7S/8", "FR")
+        config = TableConfig(
+            seats=9, game=game, blinds=(50, 100), small_bet=100, big_bet=200, bring_in=25 if stud else 0
+        )
         state = seated_table(config, players=6)
         sim = SimDealer(rng)
         hands = checked = 0
@@ -47,7 +50,8 @@ def test_no_view_but_private_leaks_a_hole_card_over_many_hands() -> None:
                 checked += 1
             if state.hand is not None:
                 hole = private(state)["hole"]
-                assert sum(len(c) for c in hole.values()) == sum(len(h) for h in state.hand.hole)
+                held = sum(len(secrecy.held(state.hand, p)) for p in range(state.hand.n))
+                assert sum(len(c) for c in hole.values()) == held
         assert checked > 1000
 
 
@@ -117,7 +121,7 @@ def test_no_view_but_private_names_a_card_that_is_not_face_up_whatever_goes_wron
         state = random_table(rng)
         sim = Dealer(random.Random(seed + 1), fault_rate=0.3 if seed % 2 else 0.12)
         recent: list[RecentRuling] = []  # as the publisher keeps them: this hand's rulings
-        for index in range(700):
+        for index in range(800):  # stud and draw hands take more events than hold'em's
             before = state.hand
             state, effects = step(state, sim.next_event(state))
             if before is not None and state.hand is None:
@@ -149,3 +153,37 @@ def test_a_sentence_names_only_the_cards_face_up() -> None:
         render("Action: seat 2, 117 to call.", secrecy.card_namer(frozenset()))
         == "Action: seat 2, 117 to call."
     )
+
+
+def test_stud_up_cards_are_public_and_down_cards_private() -> None:
+    config = TableConfig(seats=6, game="F7S", small_bet=100, big_bet=200, bring_in=25)
+    state = seated_table(config, players=2)
+    state, _ = step(state, DealerInput(DealerKey.NEW_HAND))
+    for card in ("2h", "3h", "4h", "5h", "9s"):  # two down each, then seat 1's up card
+        state, _ = step(state, CardDrawn(parse_card(card)))
+    assert state.hand is not None
+    seats = {s["seat"]: s for s in public(state)["seats"]}
+    assert seats[1]["up"] == ["9s"] and seats[2]["up"] == []  # face up as soon as it lands
+    text = json.dumps(public(state)) + json.dumps(dealer(state))
+    assert '"9s"' in text and not {c for c in ("2h", "3h", "4h", "5h") if f'"{c}"' in text}
+    assert private(state)["hole"]["1"] == ["2h", "4h", "9s"]
+
+
+def test_draw_counts_are_public_and_the_cards_are_not() -> None:
+    config = TableConfig(seats=6, game="F2L3D", blinds=(50, 100), small_bet=100, big_bet=200)
+    state = seated_table(config, players=2)
+    state, _ = step(state, DealerInput(DealerKey.NEW_HAND))
+    dealt = ["2c", "3c", "4c", "5d", "6d", "7d", "8h", "9h", "Th", "Js"]
+    for card in dealt:
+        state, _ = step(state, CardDrawn(parse_card(card)))
+    state, _ = step(state, DealerInput(DealerKey.CALL, seat=2))
+    state, _ = step(state, DealerInput(DealerKey.CHECK, seat=1))
+    state, _ = step(state, DealerInput(DealerKey.DISCARD, seat=1, cards=(parse_card("2c"), parse_card("4c"))))
+    for card in ("As", "Ad", "Ah"):  # the burn, then seat 1's two
+        state, _ = step(state, CardDrawn(parse_card(card)))
+    state, _ = step(state, DealerInput(DealerKey.DISCARD, seat=2, amount=0))
+    seats = {s["seat"]: s for s in public(state)["seats"]}
+    assert seats[1]["drew"] == [2] and seats[2]["drew"] == [0]
+    text = json.dumps(public(state)) + json.dumps(dealer(state)) + json.dumps(floor(state))
+    assert not {c for c in [*dealt, "As", "Ad", "Ah"] if f'"{c}"' in text or f" {c}" in text}
+    assert private(state)["hole"]["1"] == ["6d", "8h", "Th", "Ad", "Ah"]

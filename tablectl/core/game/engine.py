@@ -945,10 +945,19 @@ def _discard(state: HandState, action: Discard) -> HandState:
         raise RuleViolation("HO-7", f"it is position {turn}'s turn to draw, not {i}'s")
     cards = action.cards if type(action.cards) is tuple else tuple(action.cards)
     held = list(state.hole[i])
+    if len(cards) > len(held):
+        raise RuleViolation("DRAW-4", f"position {i} holds {len(held)} cards and cannot discard {len(cards)}")
+    unnamed = 0
     for card in cards:
-        if card not in held:
+        if card == UNKNOWN_CARD:
+            unnamed += 1
+        elif card in held:
+            held.remove(card)
+        else:
             raise RuleViolation("DRAW-4", f"position {i} discards a card not in the hand: {card!r}")
-        held.remove(card)
+    if unnamed:
+        # The dealer keyed how many, not which (they go face down): which cards stay is unknown.
+        held = [UNKNOWN_CARD] * (len(held) - unnamed)
     hole = list(state.hole)
     hole[i] = tuple(held)
     to_draw = list(state.to_draw)

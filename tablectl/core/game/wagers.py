@@ -66,6 +66,14 @@ def read_wager(
             "BET-10",
             f"A chip larger than the pot is a pot-sized bet: {pot_bet:,}.",
         )
+    deepest = max(
+        (state.bets[j] + state.stacks[j] for j in range(state.n) if j != player and not state.folded[j]),
+        default=0,
+    )
+    if state.high_bet and state.high_bet < to == deepest < options.min_raise_to:
+        # POT-2: raising to all the deepest opponent can call stands for the full raise (the engine's
+        # reading too); it is not a short raise to be read as a call.
+        return Reading(BetRaise(player, to))
     if to < options.min_raise_to and to < all_in_to:
         if declared_raise or state.high_bet == 0:
             return Reading(

@@ -48,6 +48,7 @@ from tablectl.core.procedure.progress import (
     misdeal_allowed,
     new_hand,
     next_hole_position,
+    showing,
 )
 from tablectl.core.procedure.prompts import prompt_for
 from tablectl.core.procedure.seen import _card_seen
@@ -67,6 +68,7 @@ __all__ = [
     "next_hole_position",
     "prompt_for",
     "short_call",
+    "showing",
     "step_hand",
 ]
 

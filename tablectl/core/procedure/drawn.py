@@ -28,6 +28,7 @@ from tablectl.core.procedure.progress import (
 )
 from tablectl.core.procedure.prompts import prompt_for
 from tablectl.core.procedure.rulings import _check_identity, _misdeal, _ruling, _void
+from tablectl.core.procedure.streets import _replacement, _street_card, _stud_premature
 from tablectl.core.sentences import Mention, Said, sentence
 
 
@@ -58,6 +59,7 @@ def _card_drawn(
     if hand.game.phase is Phase.COMPLETE:
         raise Refused("DEAL-6", "the hand is over: that card is not shown; put it in the muck face down")
     dealt = hand.dealt if card is None else hand.dealt.union((card,))
+    hand = _evolve(hand, stub=hand.stub - 1)
     if event.face_up:
         return _boxed(_evolve(hand, dealt=dealt, boxed_next=None), card, rules)
     value = UNKNOWN_CARD if card is None else card
@@ -74,9 +76,15 @@ def _card_drawn(
             return _give_hole_cards(hand, effects)
         return hand, effects
     game = hand.game
+    if game.phase is Phase.DEALING_HOLE:
+        return _street_card(hand, value)
+    if game.phase is Phase.DRAWING:
+        return _replacement(hand, value)
     if game.phase is Phase.BETTING:
         if game.street == 0 and hand.actions == 0:
             return _extra_card(hand, value, rules)
+        if game.up and game.street + 1 < len(game.config.variant.game.streets):
+            return _stud_premature(hand, value)
         return _premature(hand, value)
     if game.phase is Phase.DEALING_BOARD:
         return _board_card(hand, value)
@@ -143,9 +151,12 @@ def _extra_card(hand: HandProgress, card: Card, rules: HouseRules) -> tuple[Hand
         # A burn card is already set aside (IRR-6): this one goes back on top of the deck.
         text = "Extra card: put it back on top of the deck; the burn card is already set aside."
         dealt = hand.dealt - {card}
-        return _evolve(hand, dealt=dealt), (_ruling("IRR-5", text, Severity.CORRECT),)
-    text = "Extra card: return it to the deck as the burn card; do not burn again before the flop."
-    hand = _evolve(hand, burn_ready=True, burn_card=card, burns=hand.burns + (card,))
+        return _evolve(hand, dealt=dealt, stub=hand.stub + 1), (_ruling("IRR-5", text, Severity.CORRECT),)
+    text = (
+        "Extra card: return it to the deck as the burn card; "
+        f"do not burn again before the {_street_name(hand, hand.game.street + 1)}."
+    )
+    hand = _evolve(hand, burn_ready=True, burn_card=card, burns=hand.burns + (card,), stub=hand.stub + 1)
     return hand, (_ruling("IRR-5", text, Severity.CORRECT),)
 
 

@@ -11,7 +11,15 @@ from tablectl.core.effects import Applied, Effect, Severity
 from tablectl.core.game.actions import UNKNOWN_CARD, DealBoard, DealHole, Kill
 from tablectl.core.game.engine import Phase
 from tablectl.core.procedure.ledger import _apply
-from tablectl.core.procedure.progress import HandProgress, Pending, _cards, _evolve, _street_name
+from tablectl.core.procedure.progress import (
+    HandProgress,
+    Pending,
+    _cards,
+    _evolve,
+    _street_name,
+    burn_due,
+    first_deal_up_flags,
+)
 from tablectl.core.procedure.prompts import prompt_for
 from tablectl.core.procedure.rulings import _ruling
 from tablectl.core.sentences import Said, sentence
@@ -23,7 +31,7 @@ def _give_hole_cards(
     """The deal is complete: the engine gets every hand and the betting opens."""
     out = list(effects)
     for position, cards in enumerate(hand.hole):
-        action = DealHole(position, cards)
+        action = DealHole(position, cards, first_deal_up_flags(hand, position))
         hand = _apply(hand, action)
         out.append(Applied(action))
     out.append(prompt_for(hand))
@@ -95,9 +103,66 @@ def _after_game_change(hand: HandProgress, effects: list[Effect]) -> tuple[HandP
         )
         hand = _evolve(hand, burned_round=False, reshuffle_after_round=True)
         effects.append(_ruling("BOARD-5", text, Severity.CORRECT))
+    if game.phase is Phase.DEALING_HOLE and game.street and hand.premature:
+        # STUD-12: a stud street's premature cards are buried (streets.bury_premature's words).
+        others = max(0, len(game.live) - len(hand.premature))
+        street = _street_name(hand, game.street)
+        more = "no more cards" if not others else ("1 more card" if others == 1 else f"{others} more cards")
+        text = (
+            f"Bury the premature cards with the burn cards, and {more} for the other players, "
+            f"then deal {street} without burning again."
+        )
+        hand = _evolve(
+            hand, burns=hand.burns + hand.premature, premature=(), premature_street=-1, bury_owed=others
+        )
+        effects.append(_ruling("STUD-12", text, Severity.CORRECT))
+    if game.phase is Phase.DEALING_HOLE and game.street and hand.pending is None:
+        hand = _stud_short_deck(hand, effects)
     if game.phase is not Phase.COMPLETE:
         effects.append(prompt_for(hand))
     return hand, tuple(effects)
+
+
+def _stud_short_deck(hand: HandProgress, effects: list[Effect]) -> HandProgress:
+    """A stud street the deck cannot deal (the bottom card is never dealt): the burn cards and the
+    undealt cards make a new deck (STUD-14); still too few, one community card for all (HO-3)."""
+    game = hand.game
+    due = sum(1 for position in range(hand.n) if game.cards_due(position) > 0)
+    if not due or hand.community_next:
+        return hand
+    burn = 1 if burn_due(hand) else 0
+    if hand.stub - 1 >= due + burn + hand.bury_owed:
+        return hand
+    street = _street_name(hand, game.street)
+    stub = hand.stub
+    if hand.burns:
+        stub += len(hand.burns)
+        text = (
+            f"Not enough cards for {street}: shuffle the burn cards with the undealt cards "
+            "into a new deck, cut, burn and deal."
+        )
+        hand = _evolve(
+            hand,
+            stub=stub,
+            dealt=hand.dealt - set(hand.burns),
+            burns=(),
+            bury_owed=0,
+            burned_round=False,
+            burn_ready=False,
+            burn_card=None,
+        )
+        hand = _evolve(hand, pending=Pending("reshuffle", "STUD-14", text))
+        effects.append(_ruling("STUD-14", text, Severity.CORRECT, True))
+        if stub - 1 >= due + 1:
+            return hand
+    burn_first = stub - 1 >= 2  # a burn when there is a card to spare (SS-4)
+    text = (
+        f"Too few cards for {street} even with the burn cards: "
+        f"{'burn, then ' if burn_first else ''}deal one card face up in the centre for all players."
+    )
+    hand = _evolve(hand, community_next=True, no_burn_next=not burn_first, burned_round=False)
+    effects.append(_ruling("HO-3", text, Severity.CORRECT))
+    return hand
 
 
 def _kill(hand: HandProgress, position: int, rule: str, text: str) -> tuple[HandProgress, tuple[Effect, ...]]:

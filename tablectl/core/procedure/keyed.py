@@ -11,7 +11,7 @@ from __future__ import annotations
 from tablectl.core import evaluator
 from tablectl.core.effects import Applied, Effect, Severity
 from tablectl.core.events import DealerInput, DealerKey
-from tablectl.core.game.actions import UNKNOWN_CARD, Action, BetRaise, CheckCall, Fold, Show
+from tablectl.core.game.actions import UNKNOWN_CARD, Action, BetRaise, BringIn, CheckCall, Fold, Show
 from tablectl.core.game.engine import HandState, Phase, call_cost, legal
 from tablectl.core.game.errors import RuleViolation
 from tablectl.core.game.profiles import HouseRules
@@ -22,6 +22,7 @@ from tablectl.core.procedure.ledger import _apply, _last_action, _run
 from tablectl.core.procedure.progress import HandProgress, Refused, _evolve, _hole_phase, misdeal_allowed
 from tablectl.core.procedure.prompts import prompt_for
 from tablectl.core.procedure.rulings import _MISDEAL_REASONS, _exposed, _misdeal, _ruling
+from tablectl.core.procedure.streets import discard, draw_card_exposed
 
 
 def _dealer_input(
@@ -42,11 +43,17 @@ def _dealer_input(
         if by not in ("dealer", "player", "off_table"):
             raise Refused("INPUT", "say who flashed the card: dealer, player or off_table")
         card = event.cards[0] if event.cards else None
+        if by != "player" and hand.game.config.variant.game.has_draws and not _hole_phase(hand):
+            exposed = draw_card_exposed(hand, hand.position(event.seat), card)
+            if exposed is not None:
+                return exposed
         return _exposed(hand, event.seat, card, "dealer" if by == "off_table" else by, rules)
     if key in (DealerKey.SHOW, DealerKey.MUCK):
         return _showdown_input(hand, event)
     if key is DealerKey.NEW_HAND:
         raise Refused("INPUT", "a hand is in progress: finish it (or the floor voids it) first")
+    if key is DealerKey.DISCARD:
+        return discard(hand, event.seat, event.amount, event.cards)
     return _betting_input(hand, event)
 
 
@@ -80,8 +87,9 @@ def _dealer_misdeal(
         _, said = _misdeal(hand, rule, why, rules)
         if hand.game.folded[position]:
             return hand, said
+        dead = "DRAW-8" if hand.game.config.variant.game.has_draws else "IRR-8"
         hand, effects = _kill(
-            hand, position, "IRR-8", f"Seat {seat} has not the proper number of cards: the hand is dead."
+            hand, position, dead, f"Seat {seat} has not the proper number of cards: the hand is dead."
         )
         return hand, said + effects
     after = {
@@ -95,6 +103,9 @@ def _dealer_misdeal(
 
 def _betting_input(hand: HandProgress, event: DealerInput) -> tuple[HandProgress, tuple[Effect, ...]]:
     game = hand.game
+    if game.phase is Phase.DRAWING and event.key is DealerKey.CHECK:
+        # HO-11, DRAW-13: a rap at the draw is a check, never "pat"; the player must say it.
+        raise Refused("HO-11", "a rap is not pat: the player says 'pat' (key 0 cards) or how many cards")
     if game.phase is not Phase.BETTING:
         where = "the deal is not complete" if _hole_phase(hand) else f"the hand is at {game.phase.value}"
         raise Refused("BET-14", f"no betting now: {where}")
@@ -118,7 +129,8 @@ def _betting_input(hand: HandProgress, event: DealerInput) -> tuple[HandProgress
             raise Refused("INPUT", f"seat {event.seat} faces {call_amount:,} to call: call, raise or fold")
         action = CheckCall(position)
     elif key is DealerKey.CALL:
-        action = CheckCall(position)
+        # Facing the bring-in owed, the call key posts it (the cheapest choice, STUD-5).
+        action = BringIn(position) if game.bringing_in else CheckCall(position)
     elif key is DealerKey.ALL_IN:
         options = legal(game)
         assert options is not None
@@ -136,6 +148,11 @@ def _betting_input(hand: HandProgress, event: DealerInput) -> tuple[HandProgress
     else:
         raise Refused("INPUT", f"{key.value} is not a betting action")
     after = _run(game, action)
+    if isinstance(action, BringIn):
+        # A forced bet like a blind: not an action toward the misdeal cut-off (HO-6, MD-1).
+        hand = _evolve(hand, game=after, log=hand.log + (action,))
+        effects.append(Applied(action))
+        return _after_game_change(hand, effects)
     chips_in = after.stacks[position] < game.stacks[position] or (
         isinstance(action, CheckCall) and call_amount > 0
     )

@@ -77,6 +77,9 @@ class HandProgress(NamedTuple):
     dealt: frozenset[Card] = frozenset()  # identified cards out of the deck this hand
     hole_dealt: int = 0  # slots of the proper sequence dealt so far (DEAL-1)
     exposed: tuple[tuple[int, Card], ...] = ()  # hole cards exposed by the dealer (IRR-6, MD-b)
+    # Stud: a down card exposed plays up (HO-4): position, card, and whether the third card was
+    # already out face up when it happened (then it stays up).
+    turned_up: tuple[tuple[int, Card, bool], ...] = ()
     to_replace: tuple[int, ...] = ()  # positions owed a replacement after the deal (IRR-6)
     owed: tuple[tuple[int, int], ...] = ()  # (position, slot): a card owed after that round (IRR-3)
     boxed_for: int | None = None  # the position a boxed card was headed for (IRR-3)
@@ -92,6 +95,12 @@ class HandProgress(NamedTuple):
     premature: tuple[Card, ...] = ()  # board cards turned before the betting was over (BOARD-4)
     premature_street: int = -1  # the street those cards (or an early burn) were meant for
     no_burn_next: bool = False  # after a reshuffle, the next board card comes without a burn
+    street_burn: Card | None = None  # stud: the card burned before the street last dealt (STUD-13)
+    bury_owed: int = 0  # stud: cards to bury before the street, after premature cards (STUD-12)
+    stub: int = 52  # cards still in the deck, the bottom card included (STUD-14, HO-3, HO-9)
+    community_next: bool = False  # stud: the street is one card face up for all (HO-3)
+    recycled: int = 0  # draw: discards already shuffled back into the deck (HO-9)
+    late_draws: tuple[int, ...] = ()  # draw: positions whose exposed card is replaced last (HO-8)
     reshuffle_after_round: bool = False  # BOARD-5: reshuffle for the river after this round
     acted: tuple[int, ...] = ()  # positions that acted voluntarily (MD-1)
     actions: int = 0  # voluntary actions in turn (MD-1, tda substantial action)
@@ -170,6 +179,71 @@ def next_hole_position(hand: HandProgress) -> int:
     if _owed_due(hand):
         return hand.owed[0][0]
     return hand.hole_dealt % hand.n
+
+
+def next_street_position(hand: HandProgress) -> int | None:
+    """Who gets the next card of a stud street: the first player still in, from the dealer's left,
+    who has not had it (STUD-3); None when the street is not being dealt."""
+    game = hand.game
+    if game.phase is not Phase.DEALING_HOLE or not game.street:
+        return None
+    for position in range(hand.n):
+        if game.cards_due(position) > 0:
+            return position
+    return None
+
+
+def showing(hand: HandProgress, position: int) -> tuple[Card, ...]:
+    """Stud: ``position``'s up cards, face up on the table for all (STUD-1): the engine's once it
+    has the hand, else those of the first deal so far by the deal's order; () in other games."""
+    game = hand.game
+    if not game.up:
+        return ()
+    if game.hole[position] or game.phase is not Phase.DEALING_HOLE or game.street:
+        return game.up[position]
+    flags = first_deal_up_flags(hand, position) or game.config.variant.game.cards_up_in_order
+    return tuple(card for card, up in zip(hand.hole[position], flags, strict=False) if up)
+
+
+def burn_due(hand: HandProgress) -> bool:
+    """The next card is a burn: nothing lies as the burn already (IRR-5, IRR-6) and no reshuffle
+    said to deal without one (BOARD-2, BOARD-5)."""
+    return not (hand.burned_round or hand.burn_ready or hand.no_burn_next)
+
+
+def drawing_position(hand: HandProgress) -> int | None:
+    """At a draw, the player who declared and is still owed replacements (HO-7: one at a time);
+    a card exposed in the draw is replaced once everyone else has drawn (HO-8)."""
+    game = hand.game
+    if game.phase is not Phase.DRAWING:
+        return None
+    for position, owed in enumerate(game.to_draw):
+        if owed > 0 and position not in hand.late_draws:
+            return position
+    if game.next_to_draw is None:
+        for position in hand.late_draws:
+            if game.to_draw[position] > 0:
+                return position
+    return None
+
+
+def card_is_up(hand: HandProgress, position: int) -> bool:
+    """Stud: the next card ``position`` is dealt goes face up (STUD-1: the third to the sixth)."""
+    layout = hand.game.config.variant.game.cards_up_in_order
+    have = len(hand.game.hole[position]) if hand.game.street else len(hand.hole[position])
+    if not hand.game.street and have == 2 and any(p == position for p, _, _ in hand.turned_up):
+        return False  # HO-4: a down card was exposed, so the third card goes down
+    return have < len(layout) and layout[have]
+
+
+def first_deal_up_flags(hand: HandProgress, position: int) -> tuple[bool, ...] | None:
+    """Stud: which of ``position``'s first cards lie face up when an exposed down card changed
+    them (HO-4: it plays up and the third card goes down, or stays up if already dealt); None:
+    as the streets declare."""
+    for p, card, third_up in hand.turned_up:
+        if p == position:
+            return tuple(c == card or (k == 2 and third_up) for k, c in enumerate(hand.hole[position]))
+    return None
 
 
 def _hole_phase(hand: HandProgress) -> bool:

@@ -21,6 +21,7 @@ from tablectl.core.procedure.progress import (
     _hole_phase,
     _show,
     misdeal_allowed,
+    showing,
 )
 from tablectl.core.sentences import Mention, Said, capitalized, sentence
 
@@ -45,7 +46,8 @@ def _misdeal(
             f"The hand is played out; no chips go back to a fouled hand.{after}",
         )
         return hand, (_ruling("MD-1", text, Severity.INFO),)
-    text = sentence("Misdeal: ", why, ". Collect the cards and reshuffle; the button and blinds stay.")
+    stays = "the button and blinds stay" if hand.game.config.variant.game.has_button else "redeal"
+    text = sentence("Misdeal: ", why, f". Collect the cards and reshuffle; {stays}.")
     if rule == "MD-g":
         text = sentence(
             "Misdeal: ",
@@ -105,7 +107,11 @@ def _exposed(
         )
     if any(p == position and c == shown for p, c in hand.exposed):
         return hand, ()  # already ruled on (the camera and the dealer both reported it)
+    if shown in showing(hand, position):
+        return hand, ()  # a stud up card: face up as dealt
     hand = _evolve(hand, exposed=hand.exposed + ((position, shown),))
+    if hand.game.config.variant.game.cards_up_in_order and not hand.game.street:
+        return _stud_down_card_exposed(hand, position, shown, rules)
     card_index = _deal_index(hand, position, shown)
     if card_index is not None and card_index < 2:
         return _misdeal(hand, "MD-a", "the first or second card of the hand was exposed", rules)
@@ -134,3 +140,23 @@ def _exposed(
         "deal, replace it with the top card; the exposed card becomes the burn card.",
     )
     return hand, (_ruling("IRR-6", text, Severity.CORRECT),)
+
+
+def _stud_down_card_exposed(
+    hand: HandProgress, position: int, card: Card, rules: HouseRules
+) -> tuple[HandProgress, tuple[Effect, ...]]:
+    """HO-4 (STUD-19): a down card of third street exposed by the dealer plays as an up card and
+    the seat's third card is dealt down; a second exposed down card is a misdeal (MD-b)."""
+    if len(hand.exposed) >= 2:
+        return _misdeal(hand, "MD-b", "two down cards exposed by the dealer", rules)
+    held = hand.hole[position]
+    third_up = len(held) > 2 and held[2] != card
+    hand = _evolve(hand, turned_up=hand.turned_up + ((position, card, third_up),))
+    seat = hand.seat(position)
+    rest = (
+        "its third card is already up and stays up."
+        if third_up
+        else f"deal seat {seat}'s third card face down."
+    )
+    text = sentence(f"Seat {seat}'s down card ", _show(card), " was exposed: it plays as an up card; ", rest)
+    return hand, (_ruling("HO-4", text, Severity.CORRECT),)

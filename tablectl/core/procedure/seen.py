@@ -13,7 +13,7 @@ from __future__ import annotations
 from tablectl.core.cards import Card
 from tablectl.core.effects import Effect, Severity
 from tablectl.core.events import CardSeen, Zone
-from tablectl.core.game.actions import UNKNOWN_CARD, DealBoard
+from tablectl.core.game.actions import UNKNOWN_CARD, DealBoard, DealHole
 from tablectl.core.game.engine import Phase
 from tablectl.core.game.profiles import HouseRules
 from tablectl.core.procedure.flow import _commit_board, _give_hole_cards, _kill
@@ -36,9 +36,11 @@ from tablectl.core.procedure.progress import (
     _street_of_board_card,
     deal_complete,
     hole_cards_wanted,
+    showing,
 )
 from tablectl.core.procedure.prompts import prompt_for
 from tablectl.core.procedure.rulings import _exposed, _misdeal, _ruling
+from tablectl.core.procedure.streets import draw_card_exposed, stud_burn_error
 from tablectl.core.sentences import Mention, Said, sentence
 
 
@@ -98,6 +100,24 @@ def _seen_at_seat(
         return hand, ()
     position = hand.position(seat)
     holder = _holder(hand, card)
+    if card is not None and holder is None:
+        burn_error = stud_burn_error(hand, card, position)
+        if burn_error is not None:
+            return burn_error
+    if event.face_up and hand.game.up and (holder is None or holder == position):
+        settled = _stud_card_face_up(hand, position, card)
+        if settled is not None:
+            return settled
+    if not event.face_up and card is not None and card in showing(hand, position):
+        if hand.game.phase is Phase.BETTING and not hand.game.folded[position]:
+            # STUD-11: turning the up cards face down is a fold.
+            text = f"Seat {seat} turned the up cards face down: that is a fold."
+            return _kill(hand, position, "STUD-11", text)
+        return hand, ()
+    if event.face_up and hand.game.config.variant.game.has_draws and not _hole_phase(hand):
+        exposed = draw_card_exposed(hand, position, card)
+        if exposed is not None:
+            return exposed
     if event.face_up and (holder is None or holder == position):
         if _hole_phase(hand) or _deal_just_done(hand):
             # A card this hand has not dealt is a misread name, not a card that is not there:
@@ -122,6 +142,69 @@ def _seen_at_seat(
         "IRR-9",
         f"Seat {hand.seat(holder)}'s card went into another player's hand: that hand is dead.",
     )
+
+
+def _stud_card_face_up(
+    hand: HandProgress, position: int, card: Card | None
+) -> tuple[HandProgress, tuple[Effect, ...]] | None:
+    """Stud: the camera sees a card face up at a seat. An up card as dealt confirms the shoe's
+    read, or names the card the reader could not (who brings in and who opens are worked out
+    again); a seventh card dealt up stays up (HO-4). None: a down card exposed."""
+    up = showing(hand, position)
+    if card is None or card in up:
+        return (hand, ()) if up or card is not None else None
+    seat = hand.seat(position)
+    game = hand.game
+    if card not in hand.dealt and up and up[-1] == UNKNOWN_CARD:
+        return _correct_up_card(hand, position, up[-1], card)
+    last = game.hole[position][-1:] if game.street else ()
+    if last == (card,) and game.street == len(game.config.variant.game.streets) - 1:
+        log = tuple(
+            DealHole(e.player, e.cards, (True,)) if isinstance(e, DealHole) and e.cards == (card,) else e
+            for e in hand.log
+        )
+        hand = _rebuild(hand, log)
+        text = sentence(
+            f"Seat {seat}'s seventh card ",
+            Mention(card),
+            " was dealt face up: the player keeps it as an up card; deal the others' seventh cards down.",
+        )
+        return hand, (_ruling("HO-4", text, Severity.CORRECT), prompt_for(hand))
+    return None
+
+
+def _correct_up_card(
+    hand: HandProgress, position: int, read: Card, card: Card
+) -> tuple[HandProgress, tuple[Effect, ...]]:
+    """The up card at ``position`` is ``card``, not ``read`` as the shoe said: correct the deal."""
+    seat = hand.seat(position)
+    dealt = (hand.dealt - {read}) | {card}
+    if not hand.log or not any(isinstance(e, DealHole) and e.player == position for e in hand.log):
+        hole = list(hand.hole)
+        cards = list(hole[position])
+        cards[len(cards) - 1 - cards[::-1].index(read)] = card
+        hole[position] = tuple(cards)
+        hand = _evolve(hand, hole=tuple(hole), dealt=dealt)
+    else:
+        log = list(hand.log)
+        for index in range(len(log) - 1, -1, -1):
+            entry = log[index]
+            if isinstance(entry, DealHole) and entry.player == position and read in entry.cards:
+                cards = list(entry.cards)
+                cards[cards.index(read)] = card
+                log[index] = DealHole(position, tuple(cards), entry.up)
+                break
+        try:
+            hand = _evolve(_rebuild(hand, tuple(log)), dealt=dealt)
+        except Refused:
+            text = sentence(
+                f"The camera reads seat {seat}'s up card as ",
+                Mention(card),
+                ": action was taken on the card as read; call the floor.",
+            )
+            return hand, (_ruling("STUD-5", text, Severity.FLOOR),)
+    text = sentence(f"The camera reads seat {seat}'s up card as ", Mention(card), ": the deal is corrected.")
+    return hand, (_ruling("STUD-5", text, Severity.INFO), prompt_for(hand))
 
 
 def _boxed_card_passed(
@@ -183,6 +266,9 @@ def _seen_in_burn(
         return hand, (_ruling("DEAL-2", text, Severity.CORRECT),)
     if card is None or card == UNKNOWN_CARD:
         return hand, ()
+    burn_error = stud_burn_error(hand, card, None)
+    if burn_error is not None:
+        return burn_error
     game = hand.game
     if hand.burn_ready and hand.burn_card == card and hand.extra and game.street == 0 and not hand.actions:
         # The "extra" card went to the burn pile: the dealer burned for a flop that is not due.

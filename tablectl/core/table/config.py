@@ -15,18 +15,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from tablectl.core.game.profiles import HouseRules, house_rules
-from tablectl.core.game.variants import Structure, Variant, variant_from_code
+from tablectl.core.game.variants import Structure, variant_from_code
 from tablectl.core.table.rotation import Rotation, RotationError
 
 
 class TableConfigError(ValueError):
     """A table configuration that cannot work; the message names the key and the fix."""
-
-
-def _dealt_at_table(variant: Variant) -> bool:
-    """Whether a table deals this game. The rules core plays stud and draw; the dealing
-    procedure (up cards, bring-in, draws) does not yet: tables deal hold'em and Omaha games."""
-    return not variant.game.has_draws and variant.game.has_button
 
 
 @functools.lru_cache(maxsize=64)
@@ -49,6 +43,7 @@ class TableConfig:
     big_blind_ante: int = 0  # one ante posted by the big blind for the table
     small_bet: int = 0  # fixed limit
     big_bet: int = 0
+    bring_in: int = 0  # stud and razz: the forced bet of the lowest (razz: highest) up card (STUD-5)
     spread_max: int = 0  # spread limit
     chip_unit: int = 1
     profile: str = "tda"
@@ -58,23 +53,20 @@ class TableConfig:
     def __post_init__(self) -> None:
         if not 2 <= self.seats <= 10:
             raise TableConfigError(f"seats: a table has 2 to 10 seats, got {self.seats!r}")
-        if self.rotation is not None:
-            if not isinstance(self.rotation, Rotation):
-                raise TableConfigError("rotation: a Rotation (tablectl.core.table.rotation)")
-            for number, entry in enumerate(self.rotation.games, start=1):
-                if not _dealt_at_table(entry.variant):
-                    raise TableConfigError(
-                        f"rotation: games[{number}].game: {entry.game!r} is not dealt at a table yet: "
-                        "tables deal hold'em and Omaha games"
-                    )
+        if self.rotation is not None and not isinstance(self.rotation, Rotation):
+            raise TableConfigError("rotation: a Rotation (tablectl.core.table.rotation)")
         try:
             variant = variant_from_code(self.game)
         except ValueError as exc:
             raise TableConfigError(f"game: {exc}") from None
-        if not _dealt_at_table(variant):
+        if not variant.game.has_button and not 0 < self.bring_in < self.small_bet:
+            # Stud has no blinds: antes and the bring-in open the pot (STUD-5, STUD-6).
             raise TableConfigError(
-                f"game: {self.game!r} is not dealt at a table yet: tables deal hold'em and Omaha games"
+                f"bring_in: {self.game!r} needs a bring-in above 0 and below the small bet, "
+                "e.g. small_bet = 200, big_bet = 400, bring_in = 50"
             )
+        if variant.game.has_button and self.bring_in:
+            raise TableConfigError("bring_in: only stud and razz have a bring-in; this game posts blinds")
         if not self.blinds or any(not isinstance(b, int) or b <= 0 for b in self.blinds):
             raise TableConfigError("blinds: give the blinds as whole chips > 0, e.g. blinds = [50, 100]")
         if variant.structure is Structure.FIXED_LIMIT and not (0 < self.small_bet <= self.big_bet):
@@ -94,6 +86,8 @@ class TableConfig:
             del out["rotation"]
         else:
             out["rotation"] = self.rotation.to_json()
+        if not self.bring_in:
+            del out["bring_in"]  # added for stud: left out at 0, so older journals' configs still match
         return out
 
     @classmethod
@@ -119,7 +113,16 @@ class TableConfig:
                 values["rotation"] = Rotation.from_json(values["rotation"])
             except RotationError as exc:
                 raise TableConfigError(f"rotation: {exc}") from None
-        for key in ("seats", "ante", "big_blind_ante", "small_bet", "big_bet", "spread_max", "chip_unit"):
+        for key in (
+            "seats",
+            "ante",
+            "big_blind_ante",
+            "small_bet",
+            "big_bet",
+            "bring_in",
+            "spread_max",
+            "chip_unit",
+        ):
             if key in values and (isinstance(values[key], bool) or not isinstance(values[key], int)):
                 raise TableConfigError(f"{key}: expected a whole number, got {values[key]!r}")
         return cls(**values)

@@ -151,13 +151,14 @@ def _start_hand(state: TableState) -> tuple[TableState, tuple[Effect, ...]]:
         hand_config = HandConfig(
             variant=variant,
             starting_stacks=stacks,
-            blinds=() if frozen else blinds[: 2 if n == 2 else n],  # a straddle needs a player to post it
+            # A straddle needs a player to post it; stud has no blinds (the bring-in, STUD-5).
+            blinds=() if frozen or not variant.game.has_button else blinds[: 2 if n == 2 else n],
             antes=antes,
             min_bet=blinds[-1] if variant.structure is Structure.SPREAD_LIMIT else 0,
             small_bet=entry.small_bet if entry is not None else cfg.small_bet,
             big_bet=entry.big_bet if entry is not None else cfg.big_bet,
             spread_max=entry.spread_max if entry is not None else cfg.spread_max,
-            bring_in=entry.bring_in if entry is not None else 0,
+            bring_in=entry.bring_in if entry is not None else cfg.bring_in,
             chip_unit=cfg.chip_unit,
             rules=cfg.rules(),
         )

@@ -30,6 +30,10 @@ PROCEDURE_RULES = (
     + [f"IRR-{n}" for n in range(1, 10)]
     + [f"BOARD-{n}" for n in range(1, 8)]
     + [f"TBL-{n}" for n in range(1, 6)]
+    # Stud and draw at the table (docs/rules.md says which are the engine's and which not built).
+    + [f"STUD-{n}" for n in (1, 4, 5, 6, 7, 8, 9, 11, 12, 13, 14, 15, 16, 17)]
+    + [f"DRAW-{n}" for n in (3, 4, 5, 8, 9, 11, 12)]
+    + [f"HO-{n}" for n in (1, 2, 3, 4, 5, 6, 7, 8, 9, 11)]
 )
 
 
@@ -50,7 +54,7 @@ def test_every_misdeal_cause_is_shown_on_both_sides_of_the_cutoff(cause: str) ->
 @pytest.mark.parametrize("path", FILES, ids=[p.stem for p in FILES])
 def test_each_scenario_opens_with_the_rule_it_shows(path: Path) -> None:
     first = path.read_text(encoding="utf-8").splitlines()[0]
-    cited = re.search(r"\b((DEAL|MD|IRR|BOARD|TBL|BET|POT)-\w+|INPUT|FLOOR)\b", first)
+    cited = re.search(r"\b((DEAL|MD|IRR|BOARD|TBL|BET|POT|STUD|DRAW|HO)-\w+|INPUT|FLOOR)\b", first)
     assert first.startswith("# ") and cited, first
 
 

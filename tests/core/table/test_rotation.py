@@ -1,18 +1,15 @@
 """HO-13: mixed games at one table, rotating by orbit or by level, with the button frozen during
 stud and resumed where it stopped (docs/rules.md, HO-13).
 
-The table deals hold'em and Omaha games today, so the rotations dealt through ``step`` here are
-hold'em/Omaha ones. Stud entries are checked twice: in the pure schedule (``advance`` and
-``record_deal``, which know nothing of dealing) and in the pure table state with the table's
-refusal of undealt games lifted for the test (``_dealt_at_table``), the hands played through
-``step`` with the bring-in posted and everyone folding to it.
+Stud entries are checked twice: in the pure schedule (``advance`` and ``record_deal``, which
+know nothing of dealing) and in the pure table state, the hands played through ``step`` with the
+bring-in posted and everyone folding to it.
 """
 
 from __future__ import annotations
 
 import pytest
 
-import tablectl.core.table.config as table_config
 from tablectl.core.effects import Effect, Ruling, Severity
 from tablectl.core.events import CardDrawn, DealerInput, DealerKey, FloorCommand, FloorKind
 from tablectl.core.game.engine import Phase
@@ -139,12 +136,9 @@ def test_a_rotation_that_cannot_work_names_the_key(data: dict[str, object], says
     assert str(caught.value).startswith(says), caught.value
 
 
-def test_a_table_refuses_a_rotation_with_a_game_it_does_not_deal_yet() -> None:
-    horse = Rotation(tuple(limit_stakes(g, 200, ante=25, bring_in=50) for g in HORSE))
-    with pytest.raises(
-        TableConfigError, match=r"rotation: games\[3\]\.game: 'FR' is not dealt at a table yet"
-    ):
-        TableConfig(rotation=horse)
+def test_a_rotation_round_trips_and_a_malformed_one_is_refused() -> None:
+    horse = TableConfig(rotation=Rotation(tuple(limit_stakes(g, 200, ante=25, bring_in=50) for g in HORSE)))
+    assert TableConfig.from_json(horse.to_json()) == horse  # razz and stud included
     config = TableConfig(rotation=Rotation((PLO, NLH), Change.LEVEL, name="PLO / NLH"))
     assert TableConfig.from_json(config.to_json()) == config
     with pytest.raises(TableConfigError, match=r"rotation: games\[1\]\.blinds"):
@@ -296,17 +290,10 @@ def test_the_rotation_survives_a_snapshot() -> None:
 # -- stud in the pure table state --------------------------------------------------------------------
 
 
-@pytest.fixture
-def stud_at_tables(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Tables deal stud for this test (the dealing procedure's stud is someone else's work)."""
-    monkeypatch.setattr(table_config, "_dealt_at_table", lambda variant: True)
-
-
 def horse(orbits: int = 1) -> Rotation:
     return Rotation(tuple(limit_stakes(g, 200, ante=25, bring_in=50) for g in HORSE), orbits=orbits)
 
 
-@pytest.mark.usefixtures("stud_at_tables")
 def test_a_stud_entry_freezes_the_button_and_it_resumes_one_seat_on() -> None:
     state = table(horse())
     state, dealt = record(state, 8)  # hold'em and Omaha/8, buttons 1 to 4 twice
@@ -329,7 +316,6 @@ def test_a_stud_entry_freezes_the_button_and_it_resumes_one_seat_on() -> None:
     assert back == [("FT", 1), ("FT", 2), ("FT", 3), ("FT", 4)]
 
 
-@pytest.mark.usefixtures("stud_at_tables")
 def test_a_player_leaving_during_stud_the_button_resumes_at_the_next_player() -> None:
     state, _ = record(table(horse(), players=5), 10)  # buttons 1..5 in hold'em, again in Omaha/8
     assert state.button == 5
@@ -340,7 +326,6 @@ def test_a_player_leaving_during_stud_the_button_resumes_at_the_next_player() ->
     assert [b for _, b in stud] == [5] * 9 + [2, 3, 4]  # a stud orbit is the four players now
 
 
-@pytest.mark.usefixtures("stud_at_tables")
 def test_during_stud_the_floor_places_the_button_for_the_next_button_game() -> None:
     state, _ = record(table(horse()), 9)  # hold'em, Omaha/8, one razz hand; the button at 4
     after, effects = floor(state, FloorKind.BUTTON_MISPLACED, seat=2)
