@@ -114,8 +114,12 @@ def find_blobs(image: BGRImage) -> list[PaperBlob]:
     """Outlines are found at no more than FIND_SIDE pixels (a card's corner moves by under a pixel
     of the full frame) and returned in the full frame's coordinates, where the index is cut."""
     scale = min(1.0, FIND_SIDE / max(image.shape[:2]))
+    # Bilinear for a mild step down (640 to 400), area below: OpenCV's area resampling at 640/400
+    # took 1 ms of a 10 ms frame, and bilinear reads the training photos as well
+    # (tools/vision_validate.py); from a zone crop of 710 px it lost a card (tests/vision/test_crops.py).
+    interpolation = cv2.INTER_LINEAR if scale >= 0.6 else cv2.INTER_AREA
     small = (
-        image if scale == 1.0 else cv2.resize(image, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
+        image if scale == 1.0 else cv2.resize(image, None, fx=scale, fy=scale, interpolation=interpolation)
     )
     h, w = small.shape[:2]
     min_width = MIN_CARD_WIDTH_PX * scale
