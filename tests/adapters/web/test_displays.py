@@ -373,3 +373,46 @@ def test_the_central_brokers_floor_dashboard_follows_a_bridged_table_and_command
         finally:
             web.stop()
             table.stop()
+
+
+def test_the_table_display_shows_stud_up_cards_and_draw_counts(
+    browser: Browser, web: WebServer, table1_broker: LocalBroker
+) -> None:
+    """Stud's up cards lie face up for everyone and its down cards are backs; in a draw game how
+    many cards each seat drew is public, never which (tablectl.views.secrecy)."""
+    from tablectl.core.table import TableConfig
+    from tablectl.sim.dealer import seated_table
+    from tablectl.views import public as public_view
+
+    stud = TableConfig(
+        room="main", table="1", seats=8, game="F7S", ante=10, bring_in=25, small_bet=50, big_bet=100
+    )
+    live = LiveTable(table1_broker, state=seated_table(stud, 5)).start()
+    try:
+        page = open_page(browser, web, table1_broker, "/table", "public", size=(1280, 720))
+        # Fourth street under way: the seats hold two down cards and one or two up.
+        state = live.until(lambda s: s.hand is not None and bool(s.hand.game.up) and s.hand.game.street >= 1)
+        view = public_view(state)
+        seat = next(e for e in view["seats"] if e.get("up") and e.get("in_hand"))
+        cards = page.locator(f'.seat[data-seat="{seat["seat"]}"] .held .card')
+        expect(cards).to_have_count(seat["cards_held"], timeout=TIMEOUT_MS)
+        expect(cards.locator("xpath=self::*[contains(@class, 'back')]")).to_have_count(
+            seat["cards_held"] - len(seat["up"])
+        )
+        for card in seat["up"]:
+            expect(page.locator(f'.seat[data-seat="{seat["seat"]}"] .held')).to_contain_text(card[0])
+        assert page.console_errors == []  # type: ignore[attr-defined]
+    finally:
+        live.stop()
+    draw = TableConfig(
+        room="main", table="1", seats=6, game="F2L3D", blinds=(25, 50), small_bet=50, big_bet=100
+    )
+    live = LiveTable(table1_broker, state=seated_table(draw, 4)).start()
+    try:
+        page = open_page(browser, web, table1_broker, "/table", "public", size=(1280, 720))
+        state = live.until(lambda s: any(e.get("drew") for e in public_view(s)["seats"]))
+        seat = next(e for e in public_view(state)["seats"] if e.get("drew"))
+        badge = page.locator(f'.seat[data-seat="{seat["seat"]}"] .badge.drew')
+        expect(badge).to_have_text(f"drew {' · '.join(str(n) for n in seat['drew'])}", timeout=TIMEOUT_MS)
+    finally:
+        live.stop()

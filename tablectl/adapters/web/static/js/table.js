@@ -99,11 +99,18 @@ function render() {
     if (view.blind_seats?.small === entry.seat) badges.push(el("span", "badge blind", "SB"));
     if (view.blind_seats?.big === entry.seat) badges.push(el("span", "badge blind", "BB"));
     if (entry.sitting_out) badges.push(el("span", "badge out", "out"));
+    // Draw games: how many cards the seat drew at each draw is public, the cards are not.
+    if (entry.drew?.length) badges.push(el("span", "badge drew", `drew ${entry.drew.join(" · ")}`));
     parts.badges.replaceChildren(...badges);
     const shown = entry.shown ?? shownAtEnd[String(entry.seat)] ?? null;
     const cards = [];
     if (shown) for (const card of shown) cards.push(cardEl(card));
-    else for (let i = 0; i < (entry.cards_held ?? 0); i += 1) cards.push(cardEl("??"));
+    else {
+      // Stud: the up cards lie face up for everyone; the others are backs.
+      const up = entry.up ?? [];
+      for (let i = 0; i < (entry.cards_held ?? 0) - up.length; i += 1) cards.push(cardEl("??"));
+      for (const card of up) cards.push(cardEl(card));
+    }
     parts.cards.replaceChildren(...cards);
     parts.cards.classList.toggle("shown", Boolean(shown));
   }
