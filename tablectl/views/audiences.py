@@ -18,6 +18,7 @@ from tablectl.core.effects import Ruling
 from tablectl.core.game.actions import UNKNOWN_CARD
 from tablectl.core.game.engine import legal
 from tablectl.core.game.pots import side_pots
+from tablectl.core.game.variants import variant_from_code
 from tablectl.core.procedure import prompt_for, showing
 from tablectl.core.sentences import Said
 from tablectl.core.table import TableState
@@ -62,7 +63,9 @@ def public(state: TableState) -> dict[str, Any]:
     in_hand: dict[int, int] = {} if hand is None else {seat: p for p, seat in enumerate(hand.seats_in)}
     game = hand.game if hand is not None else None
     rotation = operations_rotation(state)
-    frozen = rotation is not None and rotation["frozen_button"] is not None
+    # No button and no blinds in stud: frozen in a rotation's stud stretch, or a stud table.
+    variant = game.config.variant if game is not None else variant_from_code(game_code(state))
+    frozen = (rotation is not None and rotation["frozen_button"] is not None) or not variant.game.has_button
     drawn = secrecy.draws(hand) if hand is not None else {}
     for number in range(1, len(state.seats) + 1):
         seat = state.seat(number)

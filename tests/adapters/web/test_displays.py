@@ -401,6 +401,9 @@ def test_the_table_display_shows_stud_up_cards_and_draw_counts(
         )
         for card in seat["up"]:
             expect(page.locator(f'.seat[data-seat="{seat["seat"]}"] .held')).to_contain_text(card[0])
+        # Stud has no button and no blinds (STUD-5: antes and the bring-in open the pot).
+        assert view["button"] is None and view["blind_seats"] is None
+        expect(page.locator(".badge.button, .badge.blind")).to_have_count(0)
         assert page.console_errors == []  # type: ignore[attr-defined]
     finally:
         live.stop()
