@@ -202,17 +202,17 @@ class MouthSightings:
                 when = self._seen.pop(card, None)
             named = when is not None and at - self.keep <= when <= at + 1.0
             run = self._run
-            present = (
+            unnamed = False
+            if (
                 run is not None
                 and not run.used
                 and run.since <= at
                 and at - run.last <= MOUTH_FRESH
                 and (run.ended is None or at - run.ended <= MOUTH_GRACE)
-            )
-            unnamed = present and run is not None and run.agreed and not run.late and not named
-            unnamed = unnamed and card is not None
-            if present and run is not None and (named or run.agreed):
-                run.used = True  # this read is the face's card, named or not
+            ):  # a face at the mouth at this moment
+                unnamed = card is not None and run.agreed and not run.late and not named
+                if named or run.agreed:
+                    run.used = True  # this read is the face's card, named or not
             if unnamed and card is not None:
                 self.unnamed.append((card, at))
         if unnamed:

@@ -292,19 +292,21 @@ class _Reader:
                 f"both an ante ({config.ante}) and a big-blind ante ({config.big_blind_ante}): a table "
                 f"has one or the other; set ante = 0 or big_blind_ante = 0",
             )
-        for key in ("blinds", *AMOUNT_KEYS):
-            if self.line_of("rotation") is not None:
-                break  # each game of the rotation has its own stakes, checked with it
-            value = getattr(config, key)
-            amounts = value if isinstance(value, tuple) else (value,)
-            odd = [a for a in amounts if a % unit]
+        if self.line_of("rotation") is None:  # each game of a rotation has its own, checked with it
+            where = self.line_of("table.chip_unit")
+            unit_text = f"chip_unit = {unit}{f', line {where}' if where else ''}"
+            self.whole_chips(config, ("blinds", *AMOUNT_KEYS), "table", unit, unit_text)
+
+    def whole_chips(self, stakes: Any, keys: tuple[str, ...], prefix: str, unit: int, unit_text: str) -> None:
+        """Every amount of ``stakes`` (a [table] or one game of its rotation) a multiple of ``unit``."""
+        for key in keys:
+            value = getattr(stakes, key)
+            odd = [a for a in (value if isinstance(value, tuple) else (value,)) if a % unit]
             if odd:
-                where = self.line_of("table.chip_unit")
                 raise self.error(
-                    f"table.{key}",
-                    f"{odd[0]} is not a whole number of the smallest chip (chip_unit = {unit}"
-                    f"{f', line {where}' if where else ''}): make every amount a multiple of "
-                    f"{unit}, or lower chip_unit",
+                    f"{prefix}.{key}",
+                    f"{odd[0]} is not a whole number of the smallest chip ({unit_text}): make every "
+                    f"amount a multiple of {unit}, or lower chip_unit",
                 )
 
     # -- [rotation] and [[rotation.games]] --------------------------------------------------
@@ -341,15 +343,8 @@ class _Reader:
             raise self.error("rotation", message) from None
         unit = config.chip_unit
         for number, game in enumerate(rotation.games, start=1):
-            for key in GAME_KEYS[1:]:
-                value = getattr(game, key)
-                odd = [a for a in (value if isinstance(value, tuple) else (value,)) if a % unit]
-                if odd:
-                    raise self.error(
-                        f"rotation.games[{number}].{key}",
-                        f"{odd[0]} is not a whole number of the smallest chip (table.chip_unit = "
-                        f"{unit}): make every amount a multiple of {unit}, or lower chip_unit",
-                    )
+            where = f"rotation.games[{number}]"
+            self.whole_chips(game, GAME_KEYS[1:], where, unit, f"table.chip_unit = {unit}")
         return config
 
     # -- [shoe] ---------------------------------------------------------------------------

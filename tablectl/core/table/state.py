@@ -129,26 +129,17 @@ def new_table(
     seats: list[Seat | None] = [None] * config.seats
     for number, (name, stack) in (players or {}).items():
         seats[number - 1] = Seat(name, stack)
-    if config.rotation is not None:  # the first game's stakes until the first deal
-        first = config.rotation.games[0]
-        return TableState(
-            config=config,
-            seats=tuple(seats),
-            button=button,
-            blinds=first.blinds,
-            ante=first.ante,
-            big_blind_ante=first.big_blind_ante,
-            keep_button=button is not None,
-            rotation=RotationProgress(),
-        )
+    # A table of mixed games posts its first game's stakes until the first deal.
+    stakes = config.rotation.games[0] if config.rotation is not None else config
     return TableState(
         config=config,
         seats=tuple(seats),
         button=button,
-        blinds=config.blinds,
-        ante=config.ante,
-        big_blind_ante=config.big_blind_ante,
+        blinds=stakes.blinds,
+        ante=stakes.ante,
+        big_blind_ante=stakes.big_blind_ante,
         keep_button=button is not None,
+        rotation=RotationProgress() if config.rotation is not None else None,
     )
 
 
