@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -31,6 +31,7 @@ from tablectl.service.tablefile import TableFile, load_table_config
 from tests.helpers.bench_table import write_bench_table
 from tests.helpers.brokers import Listener
 from tests.helpers.child_table import Table
+from tests.helpers.polling import wait_until
 
 
 class Bench:
@@ -78,13 +79,8 @@ def floor(table1_broker: LocalBroker) -> Iterator[Listener]:
     listener.stop()
 
 
-def wait(condition: Callable[[], bool], timeout: float = 10.0) -> bool:
-    deadline = time.monotonic() + timeout
-    while not condition():
-        if time.monotonic() > deadline:
-            return False
-        time.sleep(0.02)  # polling the journal, which another thread writes
-    return True
+def seated(running: RunningTable) -> int:
+    return sum(1 for s in running.service.state.seats if s is not None and s.name)
 
 
 def retained(listener: Listener, view: str, epoch: str) -> dict[str, Any] | None:
@@ -133,7 +129,7 @@ def test_the_rulings_of_the_hand_in_progress_are_listed_again_after_a_restart(
     running = bench.start()
     try:
         seat_three(table1_broker)
-        assert wait(lambda: sum(1 for s in running.service.state.seats if s is not None and s.name) == 3)
+        assert wait_until(lambda: seated(running) == 3)
         bench.press_new_hand(running)
         assert shoe.wait_connected(10.0)
         shoe.deal(0)
@@ -191,7 +187,7 @@ def test_dropped_reads_raise_one_alert_across_restarts_of_the_controller(
             reads = bench.card_reads()
             assert shoe.wait_connected(10.0)
             shoe.deal(20)  # after the shoe's state (it says it on connecting): a mark in the journal
-            assert wait(lambda r=reads: bench.card_reads() > r)
+            assert wait_until(lambda r=reads: bench.card_reads() > r)
             running.publisher.wait_delivered(5.0)
         finally:
             running.stop()
@@ -281,13 +277,13 @@ def test_the_hand_in_progress_and_the_last_hands_are_replayable_after_a_restart(
     running = bench.start()
     try:
         seat_three(table1_broker)
-        assert wait(lambda: sum(1 for s in running.service.state.seats if s is not None and s.name) == 3)
+        assert wait_until(lambda: seated(running) == 3)
         dealer = SimDealer(random.Random(3))
         service = running.service
         while service.state.hand_number < 4 or service.state.hand is None or len(service.state.hand.log) < 8:
             handled = service.handled
             service.submit(dealer.next_event(service.state))
-            assert wait(lambda h=handled: service.handled > h)
+            assert wait_until(lambda h=handled: service.handled > h)
         epoch = running.publisher.epoch
         assert epoch is not None
         assert running.publisher.wait_delivered(10.0)

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import logging
 import socket
-import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -15,6 +14,7 @@ import pytest
 from tablectl.adapters.mqtt import TablePublisher
 from tablectl.adapters.mqtt.broker import LocalBroker
 from tests.helpers.brokers import running_broker
+from tests.helpers.polling import wait_until
 
 
 @pytest.fixture
@@ -27,15 +27,6 @@ def closed_port() -> int:
     with socket.socket() as probe:  # bound, never listening: a connection to it is refused
         probe.bind(("127.0.0.1", 0))
         return int(probe.getsockname()[1])
-
-
-def wait_until(condition: Callable[[], bool], timeout: float) -> bool:
-    deadline = time.monotonic() + timeout
-    while not condition():
-        if time.monotonic() > deadline:
-            return False
-        time.sleep(0.02)  # polling the captured log paho's thread writes to; nothing to wait on
-    return True
 
 
 def attempts(caplog: pytest.LogCaptureFixture, what: str) -> Callable[[], int]:

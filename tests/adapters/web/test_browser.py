@@ -4,8 +4,12 @@ reconnecting by itself when the broker is killed and started again."""
 
 from __future__ import annotations
 
+import re
+import threading
 from pathlib import Path
+from typing import Any
 
+import paho.mqtt.client as mqtt
 from playwright.sync_api import Page, Playwright, expect
 
 from tablectl.adapters.mqtt.broker import LocalBroker
@@ -13,6 +17,7 @@ from tablectl.core.table import TableConfig
 from tablectl.sim.dealer import seated_table
 from tests.helpers.brokers import Listener, table_publisher
 from tests.helpers.browser import WebServer, kiosk_chromium, login_fragment
+from tests.helpers.polling import wait_until
 
 TIMEOUT_MS = 15_000
 CONFIG = TableConfig(room="main", table="1", seats=9, game="NT", blinds=(50, 100))
@@ -131,3 +136,56 @@ def test_the_page_reconnects_by_itself_after_the_broker_is_killed(
         expect(status.locator("pre")).to_contain_text('"state": "online"')
     finally:
         publisher.stop()
+
+
+def page_client_id(broker: LocalBroker, known: set[str]) -> str:
+    """The client id of the page that connected last (mosquitto logs each connection)."""
+    ids = re.findall(r"as (tablectl-dealer-[0-9a-f]+)", broker.log())
+    new = [i for i in ids if i not in known]
+    assert new, broker.log()[-2000:]
+    return new[-1]
+
+
+def session_left(broker: LocalBroker, client_id: str) -> bool:
+    """Whether the broker still keeps a session for ``client_id``: a client taking that id with
+    clean start off is told so in its CONNACK (and, clean session expiry 0, ends it)."""
+    assert broker.credentials is not None
+    user, password = broker.credentials.user("dealer", "1")
+    client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id=client_id, protocol=mqtt.MQTTv5)
+    client.username_pw_set(user, password)
+    answered = threading.Event()
+    present: list[bool] = []
+
+    def on_connect(c: mqtt.Client, userdata: object, flags: Any, reason: Any, props: Any) -> None:
+        present.append(bool(flags.session_present))
+        answered.set()
+
+    client.on_connect = on_connect
+    client.connect(broker.host, broker.port, clean_start=False)
+    client.loop_start()
+    try:
+        assert answered.wait(10), "no CONNACK"
+    finally:
+        client.disconnect()
+        client.loop_stop()
+    return present[0]
+
+
+def test_a_page_closed_ends_its_session_and_a_page_cut_off_keeps_it(
+    page: Page, web: WebServer, table1_broker: LocalBroker
+) -> None:
+    """connect.js: a page's session outlives a lost connection (the broker queues its alerts),
+    but a page closed or reloaded ends it on pagehide rather than leaving it to its expiry."""
+    open_logged_in(page, web, table1_broker)
+    closed = page_client_id(table1_broker, set())
+    page.goto("about:blank")  # pagehide: DISCONNECT with session expiry 0
+    expect(connection(page)).to_have_count(0)
+    # Gone from the broker first: connecting with its id while it is there would take it over.
+    assert wait_until(lambda: f"Client {closed} " in table1_broker.log()), table1_broker.log()[-2000:]
+    assert not session_left(table1_broker, closed)
+    # The same page cut off from the broker (its relay gone) keeps its session.
+    open_logged_in(page, web, table1_broker)
+    cut_off = page_client_id(table1_broker, {closed})
+    web.stop()
+    expect(connection(page)).not_to_have_attribute("data-state", "connected", timeout=TIMEOUT_MS)
+    assert session_left(table1_broker, cut_off)

@@ -20,6 +20,9 @@ export const SESSION_EXPIRY_S = 900;
 // broker sends it again, retained, when the page subscribes on reconnecting.
 const QUEUED_LEAVES = new Set(["alerts", "events", "cmd_result"]);
 
+// MQTT 5 DISCONNECT, reason 0 (normal), properties: Session Expiry Interval (0x11) = 0.
+const DISCONNECT_ENDING_SESSION = new Uint8Array([0xe0, 0x07, 0x00, 0x05, 0x11, 0x00, 0x00, 0x00, 0x00]);
+
 /** The subscription QoS of a topic filter: 1 for what must not be missed, 0 for snapshots. */
 export function subscriptionQos(filter) {
   return QUEUED_LEAVES.has(filter.slice(filter.lastIndexOf("/") + 1)) ? 1 : 0;
@@ -102,6 +105,7 @@ export function brokerUrl() {
  */
 export function connectPage(options) {
   let client = null;
+  let socket = null; // the websocket of the current connection
   const state = (name, detail = "") => options.onState?.(name, detail);
 
   const start = (login) => {
@@ -123,7 +127,7 @@ export function connectPage(options) {
       connectTimeout: 5000,
       resubscribe: false, // subscribed again in "connect" below, on every connection
       createWebsocket: (url, protocols) => {
-        const socket = new WebSocket(url, protocols);
+        socket = new WebSocket(url, protocols);
         socket.addEventListener("close", (event) => {
           closeReason = event.reason || `websocket closed (${event.code})`;
         });
@@ -155,9 +159,11 @@ export function connectPage(options) {
   };
 
   // A page closed or reloaded is not away: its session ends now rather than queueing for nobody
-  // until it expires (best effort: a page killed outright leaves it to the expiry).
+  // until it expires (a page killed outright leaves it to the expiry). The DISCONNECT goes
+  // straight onto the websocket: mqtt.js's end() writes through its stream a turn later, after
+  // the page has torn the socket down (tests/adapters/web/test_browser.py saw the session kept).
   addEventListener("pagehide", () => {
-    client?.end(false, { properties: { sessionExpiryInterval: 0 } });
+    if (socket?.readyState === WebSocket.OPEN && client?.connected) socket.send(DISCONNECT_ENDING_SESSION);
   });
   const login = takeLogin();
   if (login) start(login);
