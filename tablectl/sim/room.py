@@ -33,8 +33,16 @@ from paho.mqtt.enums import CallbackAPIVersion
 from firmware_bridge.tags import tag_id
 from tablectl.adapters.decks import Deck, DeckRegistry, save_registry
 from tablectl.adapters.mqtt.broker import LocalBroker
+from tablectl.core.game.variants import variant_from_code
 from tablectl.core.table import TableConfig
-from tablectl.core.table.rotation import Change, GameStakes, Rotation
+from tablectl.core.table.rotation import (
+    EIGHT_GAME,
+    Change,
+    GameStakes,
+    Rotation,
+    limit_stakes,
+    stakes_text,
+)
 from tablectl.sim.demo import shared_data_dir
 from tablectl.sim.room_dealer import phh_scripts
 from tablectl.sim.room_table import SIM_DECK
@@ -55,9 +63,10 @@ class TablePlan:
 
 
 def plan_tables(count: int, data: Path | None, profile: str = "tda") -> list[TablePlan]:
-    """The WSOP final table's flop games with a few hands each (hold'em, pot-limit Omaha, Omaha
-    hi/lo) for the first tables, the Pluribus hands (no-limit hold'em) for the others, each from
-    another place in the file; random hands without ../shared/data."""
+    """The WSOP final table's games, one of each kind with a few hands (a flop game, a stud game, a
+    draw game) for the first tables, the Pluribus hands (no-limit hold'em) for the others, each
+    from another place in the file; random hands without ../shared/data. From four tables on, the
+    last deals the eight-game mix (HO-13)."""
     plans: list[TablePlan] = []
     wsop = data / "phh" / "wsop-2023-43" if data else None
     pluribus = data / "phh" / "pluribus.tar.gz" if data else None
@@ -65,10 +74,11 @@ def plan_tables(count: int, data: Path | None, profile: str = "tda") -> list[Tab
         groups: Counter[TableConfig] = Counter(
             dataclasses.replace(s.config, seats=9) for s in phh_scripts(wsop, profile)
         )
-        games: set[str] = set()
+        kinds: set[str] = set()  # one table of each kind of game: flop, stud, draw
         for config, hands in groups.most_common():
-            if hands >= 3 and config.game not in games and len(plans) < min(3, count - 1 or 1):
-                games.add(config.game)
+            kind = _kind_of_game(config.game)
+            if hands >= 3 and kind not in kinds and len(plans) < min(3, count - 1 or 1):
+                kinds.add(kind)
                 plans.append(TablePlan(config, (wsop,)))
     if pluribus is not None and pluribus.exists():
         first = next(phh_scripts(pluribus, profile), None)
@@ -78,7 +88,7 @@ def plan_tables(count: int, data: Path | None, profile: str = "tda") -> list[Tab
                 plans.append(TablePlan(config, (pluribus,), offset=97 * len(plans)))
     while len(plans) < count:
         plans.append(TablePlan(TableConfig(seats=9, game="NT", blinds=(50, 100), profile=profile)))
-    if count >= 4:  # mixed games at one table (HO-13): the last a "PLO / NLH" rotation by orbit
+    if count >= 4:  # mixed games at one table (HO-13): the last the eight-game mix by orbit
         plans[-1] = TablePlan(TableConfig(seats=9, profile=profile, rotation=DEMO_ROTATION))
     return [
         dataclasses.replace(p, config=dataclasses.replace(p.config, room=ROOM, table=str(k)))
@@ -86,12 +96,23 @@ def plan_tables(count: int, data: Path | None, profile: str = "tda") -> list[Tab
     ]
 
 
-# The demo's table of mixed games (HO-13): pot-limit Omaha and no-limit hold'em, an orbit each.
-DEMO_ROTATION = Rotation(
-    (GameStakes("PO", blinds=(50, 100)), GameStakes("NT", blinds=(50, 100), big_blind_ante=100)),
-    Change.ORBIT,
-    name="PLO / NLH",
-)
+def _kind_of_game(code: str) -> str:
+    game = variant_from_code(code).game
+    return "draw" if game.has_draws else "flop" if game.has_button else "stud"
+
+
+# The demo's table of mixed games (HO-13): the eight-game mix, an orbit each, in the order the
+# WSOP deals it; the limit games at 100/200, stud with an ante of 20 and a bring-in of 30, the
+# big-bet games at 50/100 (hold'em with a big blind ante).
+def _demo_game(code: str) -> GameStakes:
+    if code == "NT":
+        return GameStakes("NT", blinds=(50, 100), big_blind_ante=100)
+    if code == "PO":
+        return GameStakes("PO", blinds=(50, 100))
+    return limit_stakes(code, 100, ante=20, bring_in=30)
+
+
+DEMO_ROTATION = Rotation(tuple(map(_demo_game, EIGHT_GAME)), Change.ORBIT, name="8-game")
 
 
 def _game_keys(config: TableConfig) -> str:
@@ -104,6 +125,7 @@ ante = {config.ante}
 big_blind_ante = {config.big_blind_ante}
 small_bet = {config.small_bet}
 big_bet = {config.big_bet}
+bring_in = {config.bring_in}
 """
     lines = ["", "[rotation]", f'name = "{rotation.name}"', f'change = "{rotation.change.value}"']
     lines.append(f"orbits = {rotation.orbits}" if rotation.change is Change.ORBIT else "")
@@ -334,9 +356,9 @@ class Room:
         ]
         for table in self.running:
             c = table.plan.config
-            stakes = "/".join(f"{b:,}" for b in c.blinds)
             what = table.plan.sources[0].name if table.plan.sources else "random hands"
-            game = f"{c.game} {stakes}"
+            ante = c.ante or c.big_blind_ante
+            game = f"{c.game} {stakes_text(c.game, c.blinds, c.small_bet, c.big_bet, ante, c.bring_in)}"
             if c.rotation is not None:  # HO-13
                 game = f"mixed games, {c.rotation.title} ({', '.join(g.stakes for g in c.rotation.games)})"
                 what = "random hands"

@@ -28,15 +28,24 @@ from tablectl.core.game.actions import (
     UNKNOWN_CARD,
     Action,
     BetRaise,
+    BringIn,
     CheckCall,
     DealBoard,
     DealHole,
+    Discard,
     Fold,
     Show,
 )
 from tablectl.core.game.engine import HandConfig, Phase, legal, showdown_order
 from tablectl.core.game.variants import variant_from_code
-from tablectl.core.procedure.progress import HandProgress, deal_complete, next_hole_position
+from tablectl.core.procedure.progress import (
+    HandProgress,
+    burn_due,
+    deal_complete,
+    drawing_position,
+    next_hole_position,
+    next_street_position,
+)
 from tablectl.core.table import TableConfig, TableState
 from tablectl.formats.phh import PhhError, iter_sources, parse_action, parse_phh
 from tablectl.sim.phh_table import table_config
@@ -53,9 +62,10 @@ class HandScript:
     title: str
     config: TableConfig
     players: dict[int, tuple[str, int]]
-    hole: tuple[tuple[Card, ...], ...]  # per position (seat - 1), in the order dealt
+    hole: tuple[tuple[Card, ...], ...]  # per position (seat - 1), in the order dealt, draws' too
     board: tuple[Card, ...]
-    actions: tuple[tuple[int, DealerKey, int | None], ...]  # (seat, key, amount to)
+    # (seat, key, amount): a bet's amount to, a discard's count with its cards
+    actions: tuple[tuple[int, DealerKey, int | None, tuple[Card, ...]], ...]
     shows: tuple[tuple[int, bool], ...]  # (seat, shows: False for a muck)
 
     @property
@@ -78,7 +88,7 @@ def script_from_actions(
         return seats[player] if seats else player + 1
 
     board: list[Card] = []
-    keyed: list[tuple[int, DealerKey, int | None]] = []
+    keyed: list[tuple[int, DealerKey, int | None, tuple[Card, ...]]] = []
     shows: list[tuple[int, bool]] = []
     for action in actions:
         if isinstance(action, DealHole):
@@ -86,11 +96,14 @@ def script_from_actions(
         elif isinstance(action, DealBoard):
             board.extend(action.cards)
         elif isinstance(action, Fold):
-            keyed.append((seat(action.player), DealerKey.FOLD, None))
-        elif isinstance(action, CheckCall):
-            keyed.append((seat(action.player), DealerKey.CALL, None))
+            keyed.append((seat(action.player), DealerKey.FOLD, None, ()))
+        elif isinstance(action, (CheckCall, BringIn)):  # the call key posts a bring-in (STUD-5)
+            keyed.append((seat(action.player), DealerKey.CALL, None, ()))
         elif isinstance(action, BetRaise):
-            keyed.append((seat(action.player), DealerKey.BET, action.to))
+            keyed.append((seat(action.player), DealerKey.BET, action.to, ()))
+        elif isinstance(action, Discard):
+            cards = tuple(action.cards)
+            keyed.append((seat(action.player), DealerKey.DISCARD, len(cards), cards))
         elif isinstance(action, Show):
             shows.append((seat(action.player), action.cards is not None))
         else:
@@ -103,7 +116,7 @@ def script_from_actions(
 
 
 def phh_scripts(path: Path, profile: str = "tda") -> Iterator[HandScript]:
-    """The flop games of ``path`` (a folder of .phh files or a .tar.gz), as scripts."""
+    """The hands of ``path`` (a folder of .phh files or a .tar.gz) a table deals, as scripts."""
     for source, text in iter_sources([path]):
         try:
             hand = parse_phh(text, source)
@@ -201,6 +214,7 @@ class PressKey:
     key: DealerKey
     seat: int | None = None
     amount: int | None = None
+    cards: tuple[Card, ...] = ()  # a discard's cards, as the camera sees them go
 
 
 @dataclass(frozen=True)
@@ -226,7 +240,7 @@ class RoomDealer:
     irregularity: Irregularity | None = None  # this deal's, until it is done
     _hole: list[deque[Card]] = field(default_factory=list)
     _board: deque[Card] = field(default_factory=deque)
-    _actions: deque[tuple[int, DealerKey, int | None]] = field(default_factory=deque)
+    _actions: deque[tuple[int, DealerKey, int | None, tuple[Card, ...]]] = field(default_factory=deque)
     _shows: deque[tuple[int, bool]] = field(default_factory=deque)
     _hand_number: int | None = None
     _last_position: int | None = None
@@ -251,11 +265,17 @@ class RoomDealer:
         if irregular is not None:
             return irregular
         game = hand.game
-        if not deal_complete(hand) or game.phase is Phase.DEALING_HOLE:
+        if not deal_complete(hand) or game.phase is Phase.DEALING_HOLE and not game.street:
             position = next_hole_position(hand)
             self._last_position = position
-            cards = self._hole[position] if position < len(self._hole) else deque()
-            return DrawCard(cards.popleft() if cards else self._unseen(hand))
+            return DrawCard(self._next_hole_card(hand, position))
+        if game.phase is Phase.DEALING_HOLE:  # a later stud street: its burn, then a card each
+            street_position = next_street_position(hand)
+            if burn_due(hand) or street_position is None or hand.community_next or hand.bury_owed:
+                return DrawCard(self._unseen(hand))  # the burn, a card to bury, HO-3's common card
+            return DrawCard(self._next_hole_card(hand, street_position))
+        if game.phase is Phase.DRAWING:
+            return self._drawing(hand)
         if game.phase is Phase.BETTING and game.actor is not None:
             return self._betting(hand)
         if game.phase is Phase.DEALING_BOARD:
@@ -360,18 +380,46 @@ class RoomDealer:
             return PressKey(DealerKey.CARD_FLASHED, seat=hand.seat(position))
         return CallFloor(hand.seat(position))
 
+    def _next_hole_card(self, hand: HandProgress, position: int) -> Card:
+        cards = self._hole[position] if position < len(self._hole) else deque()
+        card = cards.popleft() if cards else None
+        # Not a card out already: the record's own reshuffle at a draw (HO-9) may differ from the
+        # table's, which shuffles back only the discards the rule gives back.
+        return card if card is not None and card not in hand.dealt else self._unseen(hand)
+
+    def _drawing(self, hand: HandProgress) -> Move:
+        """A draw (DRAW-5, HO-7): each player in turn says how many, then gets them after the burn."""
+        game = hand.game
+        position = drawing_position(hand)
+        if position is not None:
+            if burn_due(hand):
+                return DrawCard(self._unseen(hand))
+            return DrawCard(self._next_hole_card(hand, position))
+        turn = game.next_to_draw
+        assert turn is not None, "a draw with nobody to draw and nobody owed"
+        seat = hand.seat(turn)
+        if self._actions and self._actions[0][0] == seat and self._actions[0][1] is DealerKey.DISCARD:
+            _, _, count, cards = self._actions.popleft()
+            held = game.hole[turn]
+            if all(c == UNKNOWN_CARD or c in held for c in cards):  # not when a ruling changed the hand
+                return PressKey(DealerKey.DISCARD, seat=seat, amount=count, cards=cards)
+        self._actions.clear()  # off the record (a ruling changed the hand): stand pat, play on
+        return PressKey(DealerKey.DISCARD, seat=seat, amount=0)
+
     def _betting(self, hand: HandProgress) -> Move:
         game = hand.game
         assert game.actor is not None
         seat = hand.seat(game.actor)
-        if self._actions and self._actions[0][0] == seat:
-            _, key, amount = self._actions.popleft()
-            if key is DealerKey.CALL:
+        if self._actions and self._actions[0][0] == seat and self._actions[0][1] is not DealerKey.DISCARD:
+            _, key, amount, _ = self._actions.popleft()
+            if key is DealerKey.CALL and not game.bringing_in:
                 options = legal(game)
                 key = DealerKey.CALL if options is not None and options.call_amount else DealerKey.CHECK
             return PressKey(key, seat=seat, amount=amount)
         self._actions.clear()  # off the record (a ruling changed the hand): play on legally
         action = choose_action(game, self.rng)
+        if isinstance(action, BringIn):
+            return PressKey(DealerKey.CALL, seat=seat)  # the call key posts it (STUD-5)
         if isinstance(action, Fold):
             return PressKey(DealerKey.FOLD, seat=seat)
         if isinstance(action, BetRaise):
@@ -382,5 +430,5 @@ class RoomDealer:
     def _unseen(self, hand: HandProgress) -> Card:
         assert self.script is not None
         taken = self.script.known | hand.dealt
-        left = [c for c in range(52) if c not in taken]
+        left = [c for c in range(52) if c not in taken] or [c for c in range(52) if c not in hand.dealt]
         return self.rng.choice(left) if left else self.rng.randrange(52)

@@ -262,6 +262,7 @@ class TableDealer:
                     move.key,
                     seat=move.seat,
                     amount=move.amount,
+                    cards=move.cards,
                     cause="dealer" if move.key is DealerKey.CARD_FLASHED else None,
                     at=time.time(),
                 ),

@@ -22,9 +22,10 @@ from tablectl.core.game.variants import variant_from_code
 from tablectl.core.procedure import prompt_for, showing
 from tablectl.core.sentences import Said
 from tablectl.core.table import TableState
+from tablectl.core.table.rotation import game_label
 from tablectl.core.table.state import game_code
 from tablectl.views import secrecy
-from tablectl.views.operations import open_alerts, operations
+from tablectl.views.operations import open_alerts, operations, stakes
 from tablectl.views.operations import rotation as operations_rotation
 from tablectl.views.showdown import last_action, result
 
@@ -103,6 +104,8 @@ def public(state: TableState) -> dict[str, Any]:
         "room": cfg.room,
         "table": cfg.table,
         "game": game_code(state),
+        "game_name": game_label(game_code(state)),  # "NL hold'em", "stud", "limit 2-7 triple draw"
+        "stakes": stakes(state),  # "50/100 ante 100", "200/400 ante 25 bring-in 50"
         "blinds": list(state.blinds),
         "ante": state.ante or state.big_blind_ante,
         # No button during stud (HO-13: it waits at rotation.frozen_button).

@@ -14,11 +14,10 @@ from typing import Any
 
 from tablectl.core.effects import Severity
 from tablectl.core.events import shorten
-from tablectl.core.game.variants import Structure, variant_from_code
 from tablectl.core.sentences import Said
 from tablectl.core.table import TableState
 from tablectl.core.table.dealer import CALL_RULE
-from tablectl.core.table.rotation import GameStakes, upcoming
+from tablectl.core.table.rotation import GameStakes, stakes_text, upcoming
 from tablectl.core.table.state import HOUR, _active_seats, game_code, game_in_play
 
 # The severity of a ruling that waits for the dealer's confirm, by what it waits for.
@@ -100,18 +99,14 @@ def operations(state: TableState, now: float | None = None) -> dict[str, Any]:
 
 
 def stakes(state: TableState) -> str:
-    """The stakes as a tile shows them: "50/100", "50/100 ante 10", fixed limit "100/200"; at a
-    table of mixed games, the game in play's ("200/400 ante 25 bring-in 50" in stud)."""
+    """The stakes as a display shows them: "50/100", "50/100 ante 10", fixed limit "100/200", stud
+    "200/400 ante 25 bring-in 50"; at a table of mixed games, the game in play's."""
     entry = game_in_play(state)
     if entry is not None:
         return entry.stakes
     cfg = state.config
-    if variant_from_code(cfg.game).structure is Structure.FIXED_LIMIT:
-        text = f"{cfg.small_bet:,}/{cfg.big_bet:,}"
-    else:
-        text = "/".join(f"{b:,}" for b in state.blinds)
     ante = state.ante or state.big_blind_ante
-    return text + (f" ante {ante:,}" if ante else "")
+    return stakes_text(cfg.game, state.blinds, cfg.small_bet, cfg.big_bet, ante, cfg.bring_in)
 
 
 def _game(entry: GameStakes) -> dict[str, Any]:

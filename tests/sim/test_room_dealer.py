@@ -36,6 +36,7 @@ from tablectl.sim.room_table import floor_answers_call, floor_call
 
 DATA = shared_data_dir()
 PLURIBUS = DATA / "phh" / "pluribus.tar.gz" if DATA else None
+WSOP = DATA / "phh" / "wsop-2023-43" if DATA else None
 needs_records = pytest.mark.skipif(PLURIBUS is None or not PLURIBUS.exists(), reason="no ../shared/data")
 
 
@@ -43,7 +44,7 @@ def event_of(move: DrawCard | PressKey | Floor) -> Event:
     if isinstance(move, DrawCard):
         return CardDrawn(move.card, face_up=move.face_up, foreign=move.foreign)
     if isinstance(move, PressKey):
-        return DealerInput(move.key, seat=move.seat, amount=move.amount)
+        return DealerInput(move.key, seat=move.seat, amount=move.amount, cards=move.cards)
     return move.command
 
 
@@ -84,6 +85,25 @@ def test_the_records_are_dealt_as_recorded_without_irregularities() -> None:
         assert [hand.stacks[seat] for seat in sorted(hand.stacks)] == stacks
 
 
+@needs_records
+@pytest.mark.parametrize("codes", [("F7S", "F7S/8", "FR"), ("F2L3D", "N2L1D")], ids=["stud", "draw"])
+def test_stud_and_draw_records_are_dealt_as_recorded(codes: tuple[str, ...]) -> None:
+    """The final table's stud and draw hands, street by street and draw by draw, each at a table of
+    its own game: every one ends on the record's stacks, nothing refused."""
+    assert WSOP is not None
+    records = {
+        source: [int(s) for s in parse_phh(text, source).fields["finishing_stacks"]]
+        for source, text in iter_sources([WSOP])
+    }
+    scripts = [s for s in phh_scripts(WSOP) if s.config.game in codes]
+    assert {s.config.game for s in scripts} == set(codes)
+    for script in scripts:
+        _, rulings, ended = deal([script], IrregularitySchedule(every=0), 1)
+        assert not [r for r in rulings if r.severity is Severity.REFUSED], script.title
+        stacks = next(v for k, v in records.items() if k.endswith(script.title))
+        assert [ended[0].stacks[seat] for seat in sorted(ended[0].stacks)] == stacks, script.title
+
+
 def test_every_irregularity_is_ruled_on_and_the_deal_goes_on() -> None:
     scripts = list(itertools.islice(random_scripts(3), 30))
     state, rulings, ended = deal(scripts, IrregularitySchedule(every=1), 25)
@@ -117,20 +137,22 @@ def test_six_tables_get_table_files_that_serve_reads(tmp_path: Path) -> None:
 
 
 def test_the_demo_table_of_mixed_games_deals_each_game_an_orbit() -> None:
-    """HO-13 at the demo: the last of six tables is a "PLO / NLH" rotation by orbit; its dealer
-    keeps the players seated, lets the table move the button and deals random hands of the game
-    in play, irregularities included."""
+    """HO-13 at the demo: the last of six tables deals the eight-game mix by orbit; its dealer
+    keeps the players seated, lets the table move the button (frozen through the stud games) and
+    deals random hands of the game in play, draws and stud streets included, irregularities too."""
     plans = plan_tables(6, DATA)
     rotation = plans[-1].config.rotation
-    assert rotation is not None and rotation.title == "PLO / NLH"
+    assert rotation is not None and rotation.title == "8-game"
     assert [p.config.rotation for p in plans[:-1]] == [None] * 5
     state = new_table(plans[-1].config)
     dealer = RoomDealer(iter(()), random.Random(5), IrregularitySchedule(every=4), deal_for=rotation_script)
-    dealt: list[tuple[int, str, int | None]] = []
+    dealt: list[tuple[str, int | None]] = []  # (game, button) of each deal
+    redealt = 0
+    rules: Counter[str] = Counter()
     refused: list[Ruling] = []
     changes = 0
-    for _ in range(60_000):
-        if len(dealt) >= 20:
+    for _ in range(400_000):
+        if len(dealt) - redealt >= 48:
             break
         move = dealer.next_move(state, at=1.0)
         if isinstance(move, CallFloor):
@@ -141,14 +163,21 @@ def test_the_demo_table_of_mixed_games_deals_each_game_an_orbit() -> None:
         state, effects = step(state, event_of(move))
         refused += [e for e in effects if isinstance(e, Ruling) and e.severity is Severity.REFUSED]
         changes += sum(1 for e in effects if isinstance(e, Ruling) and e.rule == "HO-13")
+        rules.update(e.rule for e in effects if isinstance(e, Ruling))
+        if any(isinstance(e, HandEnded) and (e.misdeal or e.voided) for e in effects):
+            redealt += 1
+            dealt[-1] = ("redealt", dealt[-1][1])
         if before is None and state.hand is not None:
-            dealt.append((state.hand.number, state.hand.game.config.variant.code, state.button))
+            dealt.append((state.hand.game.config.variant.code, state.button))
     assert not refused
-    played: list[tuple[str, int | None]] = []
-    for _, code, button in dealt:  # a redeal (MD-2) is the same game with the same button
-        if not played or played[-1] != (code, button):
-            played.append((code, button))
-    assert len(played) < len(dealt)  # the schedule's misdeals and voids were redealt
-    assert [code for code, _ in played][:13] == ["PO"] * 6 + ["NT"] * 6 + ["PO"]  # six hands a game
-    assert [button for _, button in played][:13] == [1, 2, 3, 4, 5, 6] * 2 + [1]
-    assert changes >= 2
+    # No card is dealt twice (IRR-2), not even after a draw's short deck was reshuffled (HO-9).
+    assert "IRR-2" not in rules and rules["HO-9"] >= 1
+    assert redealt >= 4  # the schedule's misdeals and voids, each dealt again
+    played = [(code, button) for code, button in dealt if code != "redealt"]
+    games = [g.game for g in rotation.games]
+    assert [code for code, _ in played] == [g for g in games for _ in range(6)]  # six hands a game
+    studs = ("FR", "F7S", "F7S/8")
+    assert all(button == 6 for code, button in played if code in studs)  # frozen through stud
+    # The button resumes one seat on from where Omaha/8's orbit left it, as if no stud was dealt.
+    assert [button for code, button in played if code not in studs] == [1, 2, 3, 4, 5, 6] * 5
+    assert changes == 7

@@ -215,10 +215,13 @@ def _end_without_play(state: TableState, kind: str, rule: str) -> tuple[TableSta
     stacks = {seat: hand.game.config.starting_stacks[p] for p, seat in enumerate(hand.seats_in)}
     # MD-2: a misdeal is redealt with the same button and blinds; so is a void hand.
     state = _evolve(state, hand=None, last_hand=hand, redeal=True)
+    with_button = hand.game.config.variant.game.has_button  # stud has neither (STUD-19)
     text = (
-        "Misdeal: every chip goes back; redeal with the same button and blinds."
-        if kind == "misdeal"
-        else "Hand void: every chip goes back to who bet it; redeal."
+        "Hand void: every chip goes back to who bet it; redeal."
+        if kind != "misdeal"
+        else "Misdeal: every chip goes back; redeal with the same button and blinds."
+        if with_button
+        else "Misdeal: every chip goes back; redeal."
     )
     effects: tuple[Effect, ...] = (
         Ruling(

@@ -60,6 +60,31 @@ _SHORT = {
 _LETTER = {"N": "NL", "P": "PL", "F": "limit", "S": "spread-limit"}
 
 
+def game_label(game: str) -> str:
+    """A game's short name for the displays: "NL hold'em", "limit Omaha/8", "razz"."""
+    variant = variant_from_code(game)
+    short = _SHORT.get(variant.game.code, variant.game.name)
+    if not variant.game.has_button:
+        return short  # stud games are dealt at fixed limit only
+    return f"{_LETTER[game[:1]]} {short}"
+
+
+def stakes_text(
+    game: str, blinds: tuple[int, ...], small_bet: int, big_bet: int, ante: int, bring_in: int
+) -> str:
+    """A game's stakes as a display shows them: "100/200" (a fixed-limit game's bets, else the
+    blinds), "50/100 ante 10", "200/400 ante 25 bring-in 50"."""
+    if variant_from_code(game).structure is Structure.FIXED_LIMIT:
+        text = f"{small_bet:,}/{big_bet:,}"
+    else:
+        text = "/".join(f"{b:,}" for b in blinds)
+    if ante:
+        text += f" ante {ante:,}"
+    if bring_in:
+        text += f" bring-in {bring_in:,}"
+    return text
+
+
 @dataclass(frozen=True, slots=True)
 class GameStakes:
     """One game of a rotation and its stakes (chips; 0 = none).
@@ -138,27 +163,20 @@ class GameStakes:
 
     @property
     def label(self) -> str:
-        """A short name for the displays: "NL hold'em", "limit Omaha/8", "razz"."""
-        variant = self.variant
-        short = _SHORT.get(variant.game.code, variant.game.name)
-        if not variant.game.has_button:
-            return short  # stud games are dealt at fixed limit only
-        return f"{_LETTER[self.game[:1]]} {short}"
+        """A short name for the displays (:func:`game_label`)."""
+        return game_label(self.game)
 
     @property
     def stakes(self) -> str:
-        """The stakes as a display shows them: "100/200", "50/100 ante 10", "200/400 ante 25
-        bring-in 50"."""
-        if self.variant.structure is Structure.FIXED_LIMIT:
-            text = f"{self.small_bet:,}/{self.big_bet:,}"
-        else:
-            text = "/".join(f"{b:,}" for b in self.blinds)
-        ante = self.ante or self.big_blind_ante
-        if ante:
-            text += f" ante {ante:,}"
-        if self.bring_in:
-            text += f" bring-in {self.bring_in:,}"
-        return text
+        """The stakes as a display shows them (:func:`stakes_text`)."""
+        return stakes_text(
+            self.game,
+            self.blinds,
+            self.small_bet,
+            self.big_bet,
+            self.ante or self.big_blind_ante,
+            self.bring_in,
+        )
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {"game": self.game}

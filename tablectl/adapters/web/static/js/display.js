@@ -38,7 +38,7 @@ export function changesIn(handsLeft) {
  * H.O.R.S.E.: stud after 3 more hands"). */
 export function gameText(view) {
   const r = view.rotation;
-  if (!r) return `${view.game} ${view.blinds.map(chips).join("/")}`;
+  if (!r) return `${view.game_name} ${view.stakes}`;
   return `${r.game.name} ${r.game.stakes} · ${r.name}: ${r.next.name} ${changesIn(r.hands_left)}`;
 }
 

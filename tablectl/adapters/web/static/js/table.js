@@ -47,11 +47,13 @@ function buildSeats(count) {
       stack: el("span", "stack"),
       cards: el("span", "held"),
       badges: el("span", "badges"),
+      // Draw games: a line of its own, since a long name and the blind badges fill the head.
+      drew: el("span", "badge drew"),
       bet: el("span", "bet"),
     };
     const head = el("div", "head");
     head.append(parts.number, parts.name, parts.badges);
-    seat.append(head, parts.stack, parts.cards, parts.bet);
+    seat.append(head, parts.stack, parts.drew, parts.cards, parts.bet);
     box.append(seat);
     seatEls.set(n, parts);
   }
@@ -66,7 +68,7 @@ function render() {
   if (!view) return;
   setText(
     $("title"),
-    `Table ${view.table} · ${gameText(view)}${view.ante && !view.rotation ? ` ante ${chips(view.ante)}` : ""}` +
+    `Table ${view.table} · ${gameText(view)}` +
       (view.hand ? ` · hand ${view.hand}` : ""),
   );
   if (seatEls.size !== view.seats.length) buildSeats(view.seats.length);
@@ -88,6 +90,7 @@ function render() {
       setText(parts.bet, "");
       parts.cards.replaceChildren();
       parts.badges.replaceChildren();
+      setText(parts.drew, "");
       continue;
     }
     setText(parts.name, entry.name);
@@ -99,9 +102,9 @@ function render() {
     if (view.blind_seats?.small === entry.seat) badges.push(el("span", "badge blind", "SB"));
     if (view.blind_seats?.big === entry.seat) badges.push(el("span", "badge blind", "BB"));
     if (entry.sitting_out) badges.push(el("span", "badge out", "out"));
-    // Draw games: how many cards the seat drew at each draw is public, the cards are not.
-    if (entry.drew?.length) badges.push(el("span", "badge drew", `drew ${entry.drew.join(" · ")}`));
     parts.badges.replaceChildren(...badges);
+    // Draw games: how many cards the seat drew at each draw is public, the cards are not.
+    setText(parts.drew, entry.drew?.length ? `drew ${entry.drew.join(" · ")}` : "");
     const shown = entry.shown ?? shownAtEnd[String(entry.seat)] ?? null;
     const cards = [];
     if (shown) for (const card of shown) cards.push(cardEl(card));
@@ -113,6 +116,8 @@ function render() {
     }
     parts.cards.replaceChildren(...cards);
     parts.cards.classList.toggle("shown", Boolean(shown));
+    // Five cards or more (draw, stud): the backs overlap as a closed hand does, to fit on a line.
+    parts.cards.classList.toggle("fan", cards.length >= 5);
   }
   const board = view.board ?? result?.board ?? [];
   $("board").replaceChildren(cardsEl(board));
