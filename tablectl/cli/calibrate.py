@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 DEFAULT_CONFIG = "/etc/tablectl/table.toml"
+LIVE_DEFAULT = "127.0.0.1:8090"
 
 
 def add_calibrate_parser(vision_sub: Any) -> None:
@@ -29,6 +30,15 @@ def add_calibrate_parser(vision_sub: Any) -> None:
         "--frame", help="draw on this image instead of a frame from the camera (needs --camera)"
     )
     calibrate.add_argument("--out", default=".", help="the folder for zones-<camera>.png (default: here)")
+    calibrate.add_argument(
+        "--live",
+        nargs="?",
+        const=LIVE_DEFAULT,
+        metavar="[HOST:]PORT",
+        help=f"show one camera's frames with the zones drawn, live, at http://HOST:PORT/ (default "
+        f"{LIVE_DEFAULT}: the Pi's own screen; the view shows the players' cards, so give another "
+        "host only for the installer's visit) until Ctrl-C",
+    )
     calibrate.add_argument(
         "--backs",
         nargs="*",
@@ -52,6 +62,8 @@ def cmd_vision_calibrate(args: argparse.Namespace) -> int:
     if args.backs is not None:
         return _learn(args, table_file)
     cameras = _cameras(args, table_file)
+    if args.live is not None:
+        return _live(args, cameras, table_file)
     if args.frame and len(cameras) != 1:
         raise ValueError("--frame is one camera's frame: name the camera with --camera")
     assert table_file.vision is not None  # _cameras refused a config without cameras
@@ -114,6 +126,32 @@ def _draw(args: argparse.Namespace, cameras: Any, reader: Any) -> int:
             f"{len(cards)} card(s) found)"
         )
     return 1 if failed else 0
+
+
+def _live(args: argparse.Namespace, cameras: Any, table_file: Any) -> int:
+    from tablectl.cli.live_zones import LiveZones, serve_live
+
+    if len(cameras) != 1:
+        raise ValueError("--live shows one camera: name it with --camera")
+    host, _, port = str(args.live).rpartition(":")
+    if not port.isdigit() or not 0 <= int(port) < 65536:
+        raise ValueError(f"--live {args.live}: give [HOST:]PORT, e.g. --live {LIVE_DEFAULT}")
+    assert table_file.vision is not None
+    live = LiveZones(cameras[0], _reader(table_file.vision.backs)).start()
+    try:
+        serve_live(
+            live,
+            host or "127.0.0.1",
+            int(port),
+            ready=lambda address: print(
+                f"{cameras[0].device_name}: live zones at {address} (Ctrl-C stops)", flush=True
+            ),
+        )
+    except KeyboardInterrupt:
+        pass
+    finally:
+        live.stop()
+    return 0
 
 
 def _learn(args: argparse.Namespace, table_file: Any) -> int:
