@@ -121,6 +121,24 @@ def _config_json(config: ConfigLike) -> dict[str, Any]:
     return json.loads(json.dumps(data, sort_keys=True))  # type: ignore[no-any-return]
 
 
+def _with_defaults(stored: dict[str, Any], given: ConfigLike | None) -> dict[str, Any]:
+    """A config written by an older version lacks the keys added since: read back through the
+    given config's own ``from_json`` (a missing key takes its default), as JSON; else as stored."""
+    from_json = getattr(type(given), "from_json", None)
+    if from_json is None:
+        return stored
+    try:
+        return _config_json(from_json(stored))
+    except (ValueError, TypeError, KeyError, AttributeError):
+        return stored
+
+
+def _same_with_defaults(stored: dict[str, Any], given: ConfigLike | None) -> bool:
+    """The same config, the keys added since it was stored at their defaults: a key added later
+    never changes the old behaviour at its default."""
+    return given is not None and _with_defaults(stored, given) == _config_json(given)
+
+
 def _dumps(data: Any) -> str:
     return json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
@@ -166,7 +184,7 @@ class Journal:
             self._db = self._connect()
             if self.writable:
                 assert config is not None
-                self._create_or_check(_config_json(config))
+                self._create_or_check(_config_json(config), config)
                 self._probe_write()
             else:
                 self._check(None)
@@ -263,7 +281,7 @@ class Journal:
             db.execute(f"PRAGMA synchronous = {SYNCHRONOUS}")
         return db
 
-    def _create_or_check(self, config: dict[str, Any]) -> None:
+    def _create_or_check(self, config: dict[str, Any], given: ConfigLike | None = None) -> None:
         db = self._conn()
         db.execute("BEGIN IMMEDIATE")
         try:
@@ -281,9 +299,9 @@ class Journal:
             if db.in_transaction:
                 db.execute("ROLLBACK")
             raise
-        self._check(config)
+        self._check(config, given)
 
-    def _check(self, config: dict[str, Any] | None) -> None:
+    def _check(self, config: dict[str, Any] | None, given: ConfigLike | None = None) -> None:
         db = self._conn()
         app_id = db.execute("PRAGMA application_id").fetchone()[0]
         if app_id != APPLICATION_ID:
@@ -302,8 +320,9 @@ class Journal:
         if "config" not in meta:
             raise JournalError(f"{self.path}: the journal has lost its table config; it is damaged")
         stored = json.loads(meta["config"])
-        if config is not None and stored != config:
-            keys = sorted(k for k in set(stored) | set(config) if stored.get(k) != config.get(k))
+        if config is not None and stored != config and not _same_with_defaults(stored, given):
+            then = _with_defaults(stored, given)
+            keys = sorted(k for k in set(then) | set(config) if then.get(k) != config.get(k))
             raise JournalError(
                 f"{self.path}: this journal was started with another table config (different: "
                 f"{', '.join(keys)}). A journal belongs to one config: to start a new session, "

@@ -178,6 +178,20 @@ def test_a_config_object_with_to_json_is_accepted(path: Path) -> None:
     Journal(path, {"seats": 9, "blinds": [50, 100]}).close()  # tuples and lists are the same JSON
 
 
+def test_a_key_added_since_the_journal_was_started_is_read_at_its_default(path: Path) -> None:
+    """An older version wrote its config without the keys added since (here, as if it had no
+    `profile` and no `bring_in`): at their defaults it is the same config, at another value not."""
+    from tablectl.core.table import TableConfig
+
+    older = {k: v for k, v in TableConfig(seats=6).to_json().items() if k not in ("profile", "bring_in")}
+    Journal(path, older).close()
+    Journal(path, TableConfig(seats=6)).close()  # profile "tda", no bring-in: what the old code did
+    with pytest.raises(JournalError, match="different: profile"):
+        Journal(path, TableConfig(seats=6, profile="btr"))
+    with pytest.raises(JournalError, match="different: seats"):
+        Journal(path, TableConfig(seats=9))
+
+
 def test_a_journal_of_another_format_is_refused(path: Path) -> None:
     Journal(path, TOY_CONFIG).close()
     db = sqlite3.connect(path)
