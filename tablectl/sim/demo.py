@@ -18,6 +18,7 @@ from tablectl.core.cards import Card
 from tablectl.core.effects import Applied, Effect, HandEnded, Prompt, Ruling, Severity
 from tablectl.core.events import CardDrawn, DealerInput, DealerKey, Event
 from tablectl.core.game.engine import HandState, Phase, apply
+from tablectl.core.game.variants import variant_from_code
 from tablectl.core.table import TableConfig, TableState, new_table, step
 from tablectl.formats.phh import PhhError, iter_sources, parse_phh
 from tablectl.sim.dealer import SimDealer, seated_table, simulate
@@ -41,7 +42,7 @@ def real_hands(paths: list[Path], profile: str, seed: int) -> Iterator[tuple[str
         try:
             yield source.split("/phh/")[-1], table_hand(parse_phh(text, source), rng, profile)
         except (PhhError, ValueError):
-            continue  # stud, razz and draw games are not dealt yet
+            continue  # a record no table can deal (an unknown variant, a hole card unnamed)
 
 
 def random_hands(profile: str, seed: int) -> Iterator[tuple[str, TableHand]]:
@@ -89,8 +90,9 @@ def run_table(
     for number, (title, table) in zip(range(1, count + 1), hands, strict=False):
         state = new_table(table.config, table.players, table.button)
         n = len(table.players)
+        with_button = variant_from_code(table.config.game).game.has_button
         labels = position_names(n, len(table.config.blinds))
-        names = [f"{table.players[k + 1][0]} ({labels[k]})" for k in range(n)]
+        names = [table.players[k + 1][0] + (f" ({labels[k]})" if with_button else "") for k in range(n)]
         narrator = Narrator(names)
         out("")
         out(f"=== Hand {number}: {title} ===")
@@ -107,7 +109,8 @@ def run_table(
                 publish(state, effects)  # to the displays, over MQTT: never blocks the table
             if state_before.hand is None and state.hand is not None:
                 game = state.hand.game
-                out(f"Seat {state.button} has the button.")
+                if with_button:  # stud has none: the bring-in and the up cards decide (STUD-5)
+                    out(f"Seat {state.button} has the button.")
                 for line in narrator.opening(game):
                     out(line)
             for effect in effects:

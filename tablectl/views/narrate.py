@@ -9,10 +9,21 @@ from collections.abc import Sequence
 
 from tablectl.core import evaluator
 from tablectl.core.cards import Card, cards_str
-from tablectl.core.game.actions import Action, BetRaise, CheckCall, DealBoard, DealHole, Fold, Show
+from tablectl.core.game.actions import (
+    Action,
+    BetRaise,
+    BringIn,
+    CheckCall,
+    DealBoard,
+    DealHole,
+    Discard,
+    Fold,
+    Show,
+)
 from tablectl.core.game.engine import HandState, Phase
 from tablectl.core.game.errors import RuleViolation
-from tablectl.core.game.variants import Ranking, Structure
+from tablectl.core.game.variants import Structure
+from tablectl.views.showdown import hand_in_words
 
 
 def position_names(n: int, blinds: int) -> list[str]:
@@ -35,19 +46,12 @@ def cards_text(cards: Sequence[Card]) -> str:
 
 
 def describe_hand(state: HandState, player: int) -> str:
-    hole, board = state.hole[player], state.board
-    if len(board) < 3 or any(c < 0 for c in hole):
+    """The player's hand shown, in words: "Pair of jacks", "Flush, ace high; low 8-6-4-2-A",
+    razz "Low 7-5-4-2-A"; "" when it cannot be valued."""
+    hand = hand_in_words(state, tuple(state.hole[player]))
+    if hand is None:
         return ""
-    if state.config.variant.game.ranking is Ranking.OMAHA:
-        high = evaluator.evaluate_omaha_high(hole, board)
-        low = evaluator.evaluate_omaha_low8(hole, board) if state.config.variant.game.hi_lo else None
-    else:
-        high = evaluator.evaluate_high(tuple(hole) + tuple(board))
-        low = evaluator.evaluate_low8(tuple(hole) + tuple(board)) if state.config.variant.game.hi_lo else None
-    text = evaluator.describe_high(high)
-    if low is not None:
-        text += f"; low {evaluator.describe_low(low)}"
-    return text
+    return hand.words + (f"; low {evaluator.describe_low(hand.low)}" if hand.low is not None else "")
 
 
 class Narrator:
@@ -64,6 +68,9 @@ class Narrator:
             stakes = f"{chips(cfg.small_bet)}/{chips(cfg.big_bet)}"
         else:
             stakes = "/".join(chips(b) for b in cfg.blinds)
+        if cfg.bring_in:  # stud: an ante each, no blinds
+            ante = max(cfg.antes, default=0)
+            stakes += (f", ante {chips(ante)}" if ante else "") + f", bring-in {chips(cfg.bring_in)}"
         name = cfg.variant.name
         lines.append(f"{name[:1].upper()}{name[1:]}, {stakes}, {state.n} players")
         for p in range(state.n):
@@ -81,12 +88,40 @@ class Narrator:
     def refused(self, error: RuleViolation) -> str:
         return f"  RULING {error.rule}: refused: {error.message}"
 
+    def holding(self, state: HandState, player: int) -> str:
+        """A player's cards: stud's down cards in brackets before the up cards."""
+        if not state.up:
+            return cards_text(state.hole[player])
+        up = state.up[player]
+        down = [c for c in state.hole[player] if c not in up]
+        return f"[{cards_text(down)}] {cards_text(up)}".strip()
+
     def step(self, before: HandState, action: Action, after: HandState) -> list[str]:
         lines: list[str] = []
+        game = before.config.variant.game
         if isinstance(action, DealHole):
-            if after.phase is not Phase.DEALING_HOLE and before.phase is Phase.DEALING_HOLE:
-                dealt = ", ".join(f"{self.who(p)} {cards_text(h)}" for p, h in enumerate(after.hole))
-                lines.append(f"Hole cards: {dealt}")
+            dealt_in = before.phase in (Phase.DEALING_HOLE, Phase.DRAWING)
+            if dealt_in and after.phase is not before.phase:
+                # The first deal, a stud street or a draw's replacements are all out.
+                players = [p for p in range(after.n) if not after.folded[p]]
+                dealt = ", ".join(f"{self.who(p)} {self.holding(after, p)}" for p in players)
+                if game.has_draws and before.phase is Phase.DRAWING:
+                    title = f"After the {game.streets[before.street].name}"
+                elif game.has_button:
+                    title = "Hole cards"
+                else:
+                    title = game.streets[before.street].name.capitalize()
+                lines.append(f"{title}: {dealt}")
+        elif isinstance(action, Discard):
+            count = len(action.cards)
+            thrown = cards_text(action.cards)
+            lines.append(
+                f"  {self.who(action.player)} "
+                + (f"discards {count}" + (f" ({thrown})" if thrown else "") if count else "stands pat")
+            )
+        elif isinstance(action, BringIn):
+            paid = after.bets[action.player] - before.bets[action.player]
+            lines.append(f"  {self.who(action.player)} brings in {chips(paid)}   (pot {chips(after.pot)})")
         elif isinstance(action, DealBoard):
             if not after.board_needed:
                 street = before.config.variant.game.streets[before.street].name.capitalize()
@@ -122,7 +157,10 @@ class Narrator:
             if before.high_bet == before.bets[p]:
                 return f"{who} checks"
             return f"{who} calls {chips(min(paid, before.stacks[p]))}{all_in}   (pot {chips(after.pot)})"
-        verb = "raises to" if before.high_bet else "bets"
+        if before.bringing_in or 0 < before.high_bet <= before.config.bring_in:
+            verb = "completes to"  # STUD-6: the bring-in made a full bet, not a raise
+        else:
+            verb = "raises to" if before.high_bet else "bets"
         return f"{who} {verb} {chips(action.to)}{all_in}   (pot {chips(after.pot)})"
 
     def _returned(self, before: HandState, after: HandState) -> list[str]:

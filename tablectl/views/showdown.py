@@ -7,7 +7,7 @@ a showdown names no hand), so nothing here can name a hole card that was not sho
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, NamedTuple
 
 from tablectl.core import evaluator
 from tablectl.core.cards import card_str
@@ -27,13 +27,31 @@ def _pot_name(index: int) -> str:
     return _POT_NAMES[index] if index < len(_POT_NAMES) else f"side pot {index}"
 
 
-def _values(game: HandState, cards: tuple[int, ...]) -> tuple[int, int | None] | None:
-    """The high and (hi/lo) low values of a hand shown, or None when it cannot be valued."""
+class HandInWords(NamedTuple):
+    """A hand shown, for the displays and the narration: its (high, or only) hand in words and,
+    in a hi/lo game, its eight-or-better low's value (None: no low)."""
+
+    words: str
+    low: int | None
+
+
+def hand_in_words(game: HandState, cards: tuple[int, ...], full: str = "full of") -> HandInWords | None:
+    """``cards`` with the board as the game ranks them: "Full house, nines over kings" (``full``
+    between a full house's ranks), razz "Low 7-5-4-2-A", deuce-to-seven "7-5-4-3-2" or "Pair of
+    nines"; None when it cannot be valued (a card unknown, too few cards)."""
     board = tuple(game.board)
     if UNKNOWN_CARD in cards or UNKNOWN_CARD in board:
         return None
     variant = game.config.variant.game
     try:
+        if variant.ranking is Ranking.ACE_TO_FIVE:
+            return HandInWords(
+                f"Low {evaluator.describe_low(evaluator.evaluate_low_a5(cards + board))}", None
+            )
+        if variant.ranking is Ranking.DEUCE_TO_SEVEN:
+            return HandInWords(
+                evaluator.describe_deuce_to_seven(evaluator.evaluate_low_27(cards + board)), None
+            )
         if variant.ranking is Ranking.OMAHA:
             high = evaluator.evaluate_omaha_high(cards, board)
             low = evaluator.evaluate_omaha_low8(cards, board) if variant.hi_lo else None
@@ -42,7 +60,7 @@ def _values(game: HandState, cards: tuple[int, ...]) -> tuple[int, int | None] |
             low = evaluator.evaluate_low8(cards + board) if variant.hi_lo else None
     except ValueError:
         return None
-    return high, low
+    return HandInWords(evaluator.describe_high(high, full=full), low)
 
 
 def winning_hand(game: HandState, award: Award) -> str | None:
@@ -53,13 +71,12 @@ def winning_hand(game: HandState, award: Award) -> str | None:
     shown = game.shown[award.shares[0][0]]
     if shown is None:
         return None
-    values = _values(game, tuple(shown))
-    if values is None:
+    hand = hand_in_words(game, tuple(shown), full="over")
+    if hand is None:
         return None
-    high, low = values
     if award.half == "low":
-        return f"Low: {evaluator.name_low(low)}" if low is not None else None
-    return evaluator.describe_high(high, full="over")
+        return f"Low: {evaluator.name_low(hand.low)}" if hand.low is not None else None
+    return hand.words
 
 
 def result(state: TableState) -> dict[str, Any] | None:

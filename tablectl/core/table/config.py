@@ -87,7 +87,7 @@ class TableConfig:
         else:
             out["rotation"] = self.rotation.to_json()
         if not self.bring_in:
-            del out["bring_in"]  # added for stud: left out at 0 (a journal compares a missing key at its default)
+            del out["bring_in"]  # added for stud, left out at 0 (journals read a missing key at its default)
         return out
 
     @classmethod
