@@ -104,14 +104,13 @@ def _after_game_change(hand: HandProgress, effects: list[Effect]) -> tuple[HandP
         hand = _evolve(hand, burned_round=False, reshuffle_after_round=True)
         effects.append(_ruling("BOARD-5", text, Severity.CORRECT))
     if game.phase is Phase.DEALING_HOLE and game.street and hand.premature:
-        # STUD-12: a stud street's premature cards are buried (streets.bury_premature's words).
+        # STUD-12: a stud street's premature cards (drawn._premature) are buried so that each player
+        # gets the card that was coming.
         others = max(0, len(game.live) - len(hand.premature))
         street = _street_name(hand, game.street)
         more = "no more cards" if not others else ("1 more card" if others == 1 else f"{others} more cards")
-        text = (
-            f"Bury the premature cards with the burn cards, and {more} for the other players, "
-            f"then deal {street} without burning again."
-        )
+        then = f"deal {street} without burning again" if hand.burned_round else f"burn and deal {street}"
+        text = f"Bury the premature cards with the burn cards, and {more} for the other players, then {then}."
         hand = _evolve(
             hand, burns=hand.burns + hand.premature, premature=(), premature_street=-1, bury_owed=others
         )

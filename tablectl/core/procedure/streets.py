@@ -178,26 +178,6 @@ def _short_draw(hand: HandProgress, position: int, effects: list[Effect]) -> Han
     return _evolve(hand, pending=Pending("reshuffle", "HO-9", text))
 
 
-def _stud_premature(hand: HandProgress, card: Card) -> tuple[HandProgress, tuple[Effect, ...]]:
-    """STUD-12: a card dealt before the round's betting is complete is not used. The first card
-    out early is the next street's burn and stays the burn; the others are buried."""
-    game = hand.game
-    street = game.street + 1
-    if not hand.burned_round:
-        hand = _evolve(hand, burns=hand.burns + (card,), burned_round=True, premature_street=street)
-        text: Said = (
-            "A card was burned before the betting is over: it stays the burn card. Finish the betting."
-        )
-        return hand, (_ruling("STUD-12", text, Severity.CORRECT),)
-    hand = _evolve(hand, premature=hand.premature + (card,), premature_street=street)
-    text = sentence(
-        f"Premature {_street_name(hand, street)} card: ",
-        _show(card),
-        " is not used; set it aside face down. Finish the betting first.",
-    )
-    return hand, (_ruling("STUD-12", text, Severity.CORRECT),)
-
-
 def street_cards(hand: HandProgress) -> dict[Card, int]:
     """Stud: the cards of the street last dealt (being dealt or bet on), and who got each."""
     cards: dict[Card, int] = {}
