@@ -2,14 +2,14 @@
 
 A misdeal called with or without its cause (MD-1, MD-a..MD-j; after the cut-off, IRR-8 kills a hand
 without the proper number of cards), a flashed card (IRR-6, IRR-7), the betting in turn (BET-14, and
-the wager's reading), and the showdown: cards shown (POT-4), a hand mucked that played the board
-(BOARD-7).
+the wager's reading; at stud an action out of turn that the next player establishes, STUD-10), and
+the showdown: cards shown (POT-4), a hand mucked that played the board (BOARD-7).
 """
 
 from __future__ import annotations
 
 from tablectl.core import evaluator
-from tablectl.core.effects import Applied, Effect, Severity
+from tablectl.core.effects import Applied, Effect, Prompt, Severity
 from tablectl.core.events import DealerInput, DealerKey
 from tablectl.core.game.actions import UNKNOWN_CARD, Action, BetRaise, BringIn, CheckCall, Fold, Show
 from tablectl.core.game.engine import HandState, Phase, call_cost, legal
@@ -19,7 +19,15 @@ from tablectl.core.game.variants import Ranking
 from tablectl.core.game.wagers import read_wager
 from tablectl.core.procedure.flow import _after_game_change, _kill
 from tablectl.core.procedure.ledger import _apply, _last_action, _run
-from tablectl.core.procedure.progress import HandProgress, Refused, _evolve, _hole_phase, misdeal_allowed
+from tablectl.core.procedure.progress import (
+    FirstToAct,
+    HandProgress,
+    Refused,
+    _actions_on,
+    _evolve,
+    _hole_phase,
+    misdeal_allowed,
+)
 from tablectl.core.procedure.prompts import prompt_for
 from tablectl.core.procedure.rulings import _MISDEAL_REASONS, _exposed, _misdeal, _ruling
 from tablectl.core.procedure.streets import discard, draw_card_exposed
@@ -114,10 +122,104 @@ def _betting_input(hand: HandProgress, event: DealerInput) -> tuple[HandProgress
         raise Refused("INPUT", f"seat {event.seat} has folded: no action from that seat")
     actor = game.actor
     assert actor is not None  # betting with nobody to act is the next phase: refused above
+    if hand.out_of_turn is not None and _stud_first_action(hand):
+        return _after_out_of_turn(hand, event, position)
+    if hand.out_of_turn is not None:
+        hand = _evolve(hand, out_of_turn=None)  # the round it was keyed on is over
     if position != actor:
         if game.stacks[position] == 0:
             raise Refused("INPUT", f"seat {event.seat} is all-in: no action from that seat")
+        if _stud_first_action(hand):
+            return _hold_out_of_turn(hand, event, position)
         raise Refused("BET-14", f"action is on seat {hand.seat(actor)}, not seat {event.seat}: out of turn")
+    return _bet_in_turn(hand, event, position)
+
+
+def _stud_first_action(hand: HandProgress) -> bool:
+    """Stud from fourth street: nobody has acted on the street yet, so a player may take himself
+    for the first to act (the best hand showing, STUD-8) and act out of turn (STUD-10)."""
+    game = hand.game
+    return (
+        not game.config.variant.game.has_button
+        and game.street >= 1
+        and game.phase is Phase.BETTING
+        and _actions_on(hand, game.street) == 0
+    )
+
+
+def _as_first(
+    hand: HandProgress, event: DealerInput, position: int
+) -> tuple[HandProgress, tuple[Effect, ...]]:
+    """``event``'s action as if ``position`` were first to act this round (STUD-10); Refused when it
+    is not one he could take there. The prompt is left out: the caller's action comes next."""
+    hand = _apply(_evolve(hand, out_of_turn=None), FirstToAct(position))
+    hand, effects = _bet_in_turn(hand, event, position)
+    return hand, tuple(e for e in effects if not isinstance(e, Prompt))
+
+
+def _hold_out_of_turn(
+    hand: HandProgress, event: DealerInput, position: int
+) -> tuple[HandProgress, tuple[Effect, ...]]:
+    """STUD-10: an action by a player who thinks he is first to act is held, not applied: it is
+    established once the next player acts behind him (002 action out of turn)."""
+    game = hand.game
+    assert game.actor is not None
+    trial, _ = _as_first(hand, event, position)
+    behind = trial.game.actor
+    seat, first = event.seat, hand.seat(game.actor)
+    if behind is None or trial.game.phase is not Phase.BETTING:
+        # Nobody is left to act behind him: there is nothing that could establish it.
+        raise Refused("BET-14", f"action is on seat {first}, not seat {seat}: out of turn")
+    hand = _evolve(hand, out_of_turn=event)
+    text = (
+        f"Seat {seat} acted out of turn: seat {first} is first to act. It stands once seat "
+        f"{hand.seat(behind)} acts behind it, and the betting goes on from seat {seat}; if seat {first} "
+        "acts first, it is not established (BET-14)."
+    )
+    return hand, (_ruling("STUD-10", text, Severity.INFO), prompt_for(hand))
+
+
+def _after_out_of_turn(
+    hand: HandProgress, event: DealerInput, position: int
+) -> tuple[HandProgress, tuple[Effect, ...]]:
+    """The next betting key after an action held out of turn (STUD-10): by the player behind it,
+    the held action stands as the round's first and the betting goes on from there; by the player
+    in turn, it is not established (BET-14); anyone else is out of turn."""
+    held = hand.out_of_turn
+    assert held is not None and hand.game.actor is not None
+    held_position = hand.position(held.seat)
+    established, applied = _as_first(hand, held, held_position)
+    behind = established.game.actor
+    first = hand.seat(hand.game.actor)
+    if position == behind:
+        after, effects = _bet_in_turn(established, event, position)
+        text = (
+            f"Seat {event.seat} acted behind seat {held.seat}: seat {held.seat}'s action out of turn "
+            f"stands, and the betting goes on as if seat {held.seat} were first to act."
+        )
+        return after, (_ruling("STUD-10", text, Severity.INFO),) + applied + effects
+    if position == hand.game.actor:
+        after, effects = _bet_in_turn(_evolve(hand, out_of_turn=None), event, position)
+        text = (
+            f"Seat {first} acted in turn before anyone acted behind seat {held.seat}: seat {held.seat}'s "
+            f"action out of turn is not established. Seat {held.seat} acts in turn (the same action, if "
+            "nobody bets or raises before it)."
+        )
+        return after, (_ruling("BET-14", text, Severity.INFO),) + effects
+    assert behind is not None
+    raise Refused(
+        "BET-14",
+        f"seat {held.seat} acted out of turn: the next to act is seat {hand.seat(behind)} "
+        f"(behind seat {held.seat}) or seat {first} (in turn), not seat {event.seat}",
+    )
+
+
+def _bet_in_turn(
+    hand: HandProgress, event: DealerInput, position: int
+) -> tuple[HandProgress, tuple[Effect, ...]]:
+    """A betting key for the player in turn: the wager read, the action given to the engine and
+    counted toward the misdeal cut-off (MD-1)."""
+    game = hand.game
     call_amount = call_cost(game, position)  # legal() would also work out the raises
     effects: list[Effect] = []
     action: Action

@@ -2,7 +2,8 @@
 
 Each entry is kept in ``HandProgress.log``, so the betting can be reconstructed (RULES TBL-5) and a
 board card corrected after the fact by replaying the log from ``HandProgress.start`` (BOARD-3). A
-``Refund`` (BOARD-6) is the one entry the engine does not see: the ledger gives the chips back itself.
+``Refund`` (BOARD-6) and ``FirstToAct`` (STUD-10) are the entries the engine does not see: the ledger
+gives the chips back, or moves the turn, itself.
 """
 
 from __future__ import annotations
@@ -11,10 +12,20 @@ from tablectl.core.cards import Card
 from tablectl.core.game.actions import BetRaise, CheckCall, DealBoard, Fold, Kill
 from tablectl.core.game.engine import HandState, apply
 from tablectl.core.game.errors import RuleViolation
-from tablectl.core.procedure.progress import HandProgress, LastAction, LogEntry, Refund, Refused, _evolve
+from tablectl.core.procedure.progress import (
+    FirstToAct,
+    HandProgress,
+    LastAction,
+    LogEntry,
+    Refund,
+    Refused,
+    _evolve,
+)
 
 
 def _run(game: HandState, entry: LogEntry) -> HandState:
+    if isinstance(entry, FirstToAct):
+        return game._replace(actor=entry.player, opener=entry.player)
     if isinstance(entry, Refund):
         stacks = list(game.stacks)
         contributed = list(game.contributed)

@@ -14,6 +14,7 @@ from typing import NamedTuple
 
 from tablectl.core.cards import Card
 from tablectl.core.effects import Ruling, Severity
+from tablectl.core.events import DealerInput
 from tablectl.core.game.actions import UNKNOWN_CARD, Action, DealHole
 from tablectl.core.game.engine import HandState, Phase
 from tablectl.core.game.profiles import HouseRules
@@ -52,7 +53,17 @@ class Refund:
     rule: str = "BOARD-6"
 
 
-LogEntry = Action | Refund
+@dataclass(frozen=True, slots=True)
+class FirstToAct:
+    """The betting goes on from ``player`` as if he were first to act this round: at stud his action
+    out of turn was established by the next player acting behind him (STUD-10, 002 action out of
+    turn). The engine knows no such thing: the ledger moves the turn itself."""
+
+    player: int
+    rule: str = "STUD-10"
+
+
+LogEntry = Action | Refund | FirstToAct
 
 
 class LastAction(NamedTuple):
@@ -107,6 +118,9 @@ class HandProgress(NamedTuple):
     chip_actions: int = 0  # of which put chips in
     street_actions: tuple[int, ...] = ()  # voluntary actions on each street (BOARD-3, BOARD-6)
     pending: Pending | None = None
+    # Stud: an action keyed out of turn by a player who thought he was first to act, held until the
+    # next player acts behind him (then it stands) or the player in turn acts first (STUD-10).
+    out_of_turn: DealerInput | None = None
     last_draw: Card | None = None  # the card last drawn, for a camera's confirmation
     start: HandState | None = None  # the game as the blinds were posted: the log replays from it
     log: tuple[LogEntry, ...] = ()  # every action given to the engine, in order (TBL-5)
