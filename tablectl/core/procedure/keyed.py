@@ -18,9 +18,11 @@ from tablectl.core.game.profiles import HouseRules
 from tablectl.core.game.variants import Ranking
 from tablectl.core.game.wagers import read_wager
 from tablectl.core.procedure.flow import _after_game_change, _kill
-from tablectl.core.procedure.ledger import _apply, _last_action, _run
+from tablectl.core.procedure.ledger import _apply, _apply_bet, _run
 from tablectl.core.procedure.progress import (
+    DarkAction,
     FirstToAct,
+    Forfeit,
     HandProgress,
     Refused,
     _actions_on,
@@ -111,6 +113,10 @@ def _dealer_misdeal(
 
 def _betting_input(hand: HandProgress, event: DealerInput) -> tuple[HandProgress, tuple[Effect, ...]]:
     game = hand.game
+    if game.phase is Phase.DRAWING and event.key in (DealerKey.CHECK, DealerKey.BET):
+        position = hand.position(event.seat)
+        if game.to_draw[position] >= 0 and not game.folded[position]:
+            return _in_the_dark(hand, event, position)  # he has said how many cards
     if game.phase is Phase.DRAWING and event.key is DealerKey.CHECK:
         # HO-11, DRAW-13: a rap at the draw is a check, never "pat"; the player must say it.
         raise Refused("HO-11", "a rap is not pat: the player says 'pat' (key 0 cards) or how many cards")
@@ -249,29 +255,78 @@ def _bet_in_turn(
             effects.append(_ruling(reading.rule, reading.note, Severity.CORRECT))
     else:
         raise Refused("INPUT", f"{key.value} is not a betting action")
-    after = _run(game, action)
-    if isinstance(action, BringIn):
-        # A forced bet like a blind: not an action toward the misdeal cut-off (HO-6, MD-1).
-        hand = _evolve(hand, game=after, log=hand.log + (action,))
-        effects.append(Applied(action))
-        return _after_game_change(hand, effects)
-    chips_in = after.stacks[position] < game.stacks[position] or (
-        isinstance(action, CheckCall) and call_amount > 0
-    )
-    street_actions = list(hand.street_actions)
-    street_actions[game.street] += 1
-    hand = _evolve(
-        hand,
-        game=after,
-        log=hand.log + (action,),
-        actions=hand.actions + 1,
-        chip_actions=hand.chip_actions + (1 if chips_in else 0),
-        acted=hand.acted if position in hand.acted else hand.acted + (position,),
-        street_actions=tuple(street_actions),
-        last_action=_last_action(game, after, action),
-    )
+    dark = _dark_bet_overtaken(hand, position)
+    if dark is not None:
+        hand, said = _dark_bet_settled(hand, action, dark)
+        effects.extend(said)
+    hand = _apply_bet(hand, action)
     effects.append(Applied(action))
     return _after_game_change(hand, effects)
+
+
+def _dark_bet_overtaken(hand: HandProgress, position: int) -> DarkAction | None:
+    """The bet ``position`` made in the dark for this round, which a bet reached before his turn."""
+    game = hand.game
+    for dark in hand.dark:
+        if dark.player == position and dark.street == game.street and dark.bet is not None:
+            return dark
+    return None
+
+
+def _dark_bet_settled(
+    hand: HandProgress, action: Action, dark: DarkAction
+) -> tuple[HandProgress, tuple[Effect, ...]]:
+    """DRAW-6: a bet made in the dark may not be taken back (002 action out of turn). Facing a bet at
+    his turn the player calls or raises for at least as much, or folds and leaves it in the pot."""
+    assert dark.bet is not None
+    game = hand.game
+    position = dark.player
+    seat = hand.seat(position)
+    hand = _evolve(hand, dark=tuple(d for d in hand.dark if d != dark))
+    if isinstance(action, Fold):
+        left = min(dark.bet - game.bets[position], game.stacks[position])
+        if left <= 0:
+            return hand, ()
+        hand = _apply(hand, Forfeit(position, left))
+        text = f"Seat {seat} folds: the {dark.bet:,} bet in the dark stays in the pot."
+        return hand, (_ruling("DRAW-6", text, Severity.INFO),)
+    after = _run(game, action)
+    total = game.bets[position] + game.stacks[position] - after.stacks[position]
+    if total < dark.bet and after.stacks[position] > 0:
+        raise Refused(
+            "DRAW-6",
+            f"seat {seat} bet {dark.bet:,} in the dark: it stays in the pot; call or raise for at least "
+            f"{dark.bet:,}, or fold and leave it in",
+        )
+    return hand, ()
+
+
+def _in_the_dark(
+    hand: HandProgress, event: DealerInput, position: int
+) -> tuple[HandProgress, tuple[Effect, ...]]:
+    """DRAW-6: a player who has said how many cards he takes may check or bet in the dark, before he
+    sees them: the action is his, in his turn, on the betting round after the draw, and a bet stays
+    in the pot (003 glossary dark, 002 action out of turn)."""
+    game = hand.game
+    seat = event.seat
+    street = game.street  # a street's draw comes before its betting (Street.draw)
+    if any(d.player == position and d.street == street for d in hand.dark):
+        raise Refused("DRAW-6", f"seat {seat} has already acted in the dark for this round")
+    if game.stacks[position] == 0:
+        raise Refused("INPUT", f"seat {seat} is all-in: no action from that seat")
+    bet = None
+    if event.key is DealerKey.BET:
+        if event.amount is None or event.amount <= 0:
+            raise Refused("INPUT", "a bet needs an amount")
+        bet = min(event.amount, game.stacks[position])
+        text = (
+            f"Seat {seat} bets {bet:,} in the dark: it is the bet in seat {seat}'s turn after the draw, "
+            "and it stays in the pot."
+        )
+    else:
+        text = f"Seat {seat} checks in the dark: it is the check in seat {seat}'s turn after the draw."
+    hand = _evolve(hand, dark=hand.dark + (DarkAction(position, street, bet),))
+    return hand, (_ruling("DRAW-6", text, Severity.INFO), prompt_for(hand))
 
 
 def _showdown_input(hand: HandProgress, event: DealerInput) -> tuple[HandProgress, tuple[Effect, ...]]:

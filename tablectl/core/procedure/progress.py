@@ -63,7 +63,25 @@ class FirstToAct:
     rule: str = "STUD-10"
 
 
-LogEntry = Action | Refund | FirstToAct
+@dataclass(frozen=True, slots=True)
+class Forfeit:
+    """Chips a player leaves in the pot outside a wager: a bet made in the dark that a bet overtook
+    stays in the pot when he folds (DRAW-6, 002 action out of turn)."""
+
+    player: int
+    amount: int
+    rule: str = "DRAW-6"
+
+
+class DarkAction(NamedTuple):
+    """Draw: an action taken in the dark at the draw, for the betting round after it (DRAW-6)."""
+
+    player: int
+    street: int  # the betting round it is for
+    bet: int | None  # the chips bet; None: a check
+
+
+LogEntry = Action | Refund | FirstToAct | Forfeit
 
 
 class LastAction(NamedTuple):
@@ -121,6 +139,7 @@ class HandProgress(NamedTuple):
     # Stud: an action keyed out of turn by a player who thought he was first to act, held until the
     # next player acts behind him (then it stands) or the player in turn acts first (STUD-10).
     out_of_turn: DealerInput | None = None
+    dark: tuple[DarkAction, ...] = ()  # draw: actions in the dark, each applied in its turn (DRAW-6)
     last_draw: Card | None = None  # the card last drawn, for a camera's confirmation
     start: HandState | None = None  # the game as the blinds were posted: the log replays from it
     log: tuple[LogEntry, ...] = ()  # every action given to the engine, in order (TBL-5)

@@ -16,7 +16,7 @@ from tablectl.core.effects import Applied, Effect, Severity
 from tablectl.core.game.actions import UNKNOWN_CARD, DealBoard, DealHole, Discard
 from tablectl.core.game.engine import Phase
 from tablectl.core.procedure.flow import _after_game_change
-from tablectl.core.procedure.ledger import _apply, _rebuild
+from tablectl.core.procedure.ledger import _apply, _counted, _rebuild
 from tablectl.core.procedure.progress import (
     HandProgress,
     Pending,
@@ -145,7 +145,8 @@ def discard(
         raise Refused("DRAW-4", f"seat {seat} holds {held} cards: a discard is 0 to {held} cards")
     named = cards or (UNKNOWN_CARD,) * count
     action = Discard(position, named)
-    hand = _apply(hand, action)
+    # DRAW-6: declaring how many cards one takes is action (004 glossary action), toward MD-1.
+    hand = _counted(_apply(hand, action), game.street, position, False)
     effects: list[Effect] = [Applied(action)]
     if count and hand.stub - 1 < count + (1 if burn_due(hand) else 0):
         hand = _short_draw(hand, position, effects)
