@@ -124,7 +124,7 @@ class HandProgress(NamedTuple):
     premature: tuple[Card, ...] = ()  # board cards turned before the betting was over (BOARD-4)
     premature_street: int = -1  # the street those cards (or an early burn) were meant for
     no_burn_next: bool = False  # after a reshuffle, the next board card comes without a burn
-    street_burn: Card | None = None  # stud: the card burned before the street last dealt (STUD-13)
+    street_burn: Card | None = None  # the burn before the stud street or draw last dealt (STUD-13, DRAW-7)
     bury_owed: int = 0  # stud: cards to bury before the street, after premature cards (STUD-12)
     stub: int = 52  # cards still in the deck, the bottom card included (STUD-14, HO-3, HO-9)
     community_next: bool = False  # stud: the street is one card face up for all (HO-3)

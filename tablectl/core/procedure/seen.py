@@ -41,7 +41,7 @@ from tablectl.core.procedure.progress import (
 )
 from tablectl.core.procedure.prompts import prompt_for
 from tablectl.core.procedure.rulings import _exposed, _misdeal, _ruling
-from tablectl.core.procedure.streets import draw_card_exposed, stud_burn_error
+from tablectl.core.procedure.streets import draw_burn_error, draw_card_exposed, stud_burn_error
 from tablectl.core.sentences import Mention, Said, sentence
 
 
@@ -107,7 +107,7 @@ def _seen_at_seat(
         if turned is not None:
             return turned
     if card is not None and holder is None:
-        burn_error = stud_burn_error(hand, card, position)
+        burn_error = stud_burn_error(hand, card, position) or draw_burn_error(hand, card, position)
         if burn_error is not None:
             return burn_error
     if event.face_up and hand.game.up and (holder is None or holder == position):
@@ -272,7 +272,7 @@ def _seen_in_burn(
         return hand, (_ruling("DEAL-2", text, Severity.CORRECT),)
     if card is None or card == UNKNOWN_CARD:
         return hand, ()
-    burn_error = stud_burn_error(hand, card, None)
+    burn_error = stud_burn_error(hand, card, None) or draw_burn_error(hand, card, None)
     if burn_error is not None:
         return burn_error
     game = hand.game
