@@ -141,6 +141,9 @@ def _betting_input(hand: HandProgress, event: DealerInput) -> tuple[HandProgress
     return _bet_in_turn(hand, event, position)
 
 
+Wager = BetRaise | CheckCall | Fold | BringIn  # what a betting key becomes
+
+
 def _stud_first_action(hand: HandProgress) -> bool:
     """Stud from fourth street: nobody has acted on the street yet, so a player may take himself
     for the first to act (the best hand showing, STUD-8) and act out of turn (STUD-10)."""
@@ -228,7 +231,7 @@ def _bet_in_turn(
     game = hand.game
     call_amount = call_cost(game, position)  # legal() would also work out the raises
     effects: list[Effect] = []
-    action: Action
+    action: Wager
     key = event.key
     if key is DealerKey.FOLD:
         action = Fold(position)
@@ -255,6 +258,9 @@ def _bet_in_turn(
             effects.append(_ruling(reading.rule, reading.note, Severity.CORRECT))
     else:
         raise Refused("INPUT", f"{key.value} is not a betting action")
+    if hand.action_button == position and game.street == 0:
+        hand, action, said = _action_button_post(hand, action, position)
+        effects.extend(said)
     dark = _dark_bet_overtaken(hand, position)
     if dark is not None:
         hand, said = _dark_bet_settled(hand, action, dark)
@@ -262,6 +268,36 @@ def _bet_in_turn(
     hand = _apply_bet(hand, action)
     effects.append(Applied(action))
     return _after_game_change(hand, effects)
+
+
+def _action_button_post(
+    hand: HandProgress, action: Wager, position: int
+) -> tuple[HandProgress, Wager, tuple[Effect, ...]]:
+    """STUD-18: at its holder's first turn on third street, the action button's post (a full
+    completion, posted before the deal) stands as the raise of the bring-in, and he may raise
+    further (003 glossary action button). A completion made before him: the post goes toward his
+    call, and if he folds it stays in the pot."""
+    game = hand.game
+    seat = hand.seat(position)
+    post = min(game.bet_unit, game.bets[position] + game.stacks[position])
+    hand = _evolve(hand, action_button=None)
+    if game.high_bet < post:
+        if isinstance(action, (Fold, CheckCall, BringIn)):
+            if isinstance(action, Fold):
+                raise Refused(
+                    "STUD-18",
+                    f"seat {seat}'s action button post stands as the raise of the bring-in: call it in",
+                )
+            text = f"Seat {seat}'s action button post stands as the raise of the bring-in: {post:,}."
+            return hand, BetRaise(position, post), (_ruling("STUD-18", text, Severity.INFO),)
+        return hand, action, ()
+    if isinstance(action, Fold):
+        left = min(post - game.bets[position], game.stacks[position])
+        if left > 0:
+            hand = _apply(hand, Forfeit(position, left, "STUD-18"))
+            text = f"Seat {seat} folds: the action button's {post:,} stays in the pot."
+            return hand, action, (_ruling("STUD-18", text, Severity.INFO),)
+    return hand, action, ()
 
 
 def _dark_bet_overtaken(hand: HandProgress, position: int) -> DarkAction | None:

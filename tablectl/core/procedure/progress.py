@@ -140,6 +140,9 @@ class HandProgress(NamedTuple):
     # next player acts behind him (then it stands) or the player in turn acts first (STUD-10).
     out_of_turn: DealerInput | None = None
     dark: tuple[DarkAction, ...] = ()  # draw: actions in the dark, each applied in its turn (DRAW-6)
+    # Stud/8: the position that posted the action button's completion, until it acts on third street
+    # (STUD-18: the post stands as the raise of the bring-in).
+    action_button: int | None = None
     last_draw: Card | None = None  # the card last drawn, for a camera's confirmation
     start: HandState | None = None  # the game as the blinds were posted: the log replays from it
     log: tuple[LogEntry, ...] = ()  # every action given to the engine, in order (TBL-5)
