@@ -3,7 +3,7 @@
 A hole card goes to the seat due (DEAL-1), a burn before each board round, then the board. Rules on
 the burn card put back (DEAL-2), a card drawn when the hand is over or the betting is (DEAL-6), the
 deck checks (IRR-1, IRR-2), a boxed card (IRR-3, MD-c), an extra card (IRR-5, MD-d) and a card turned
-before the betting is over (BOARD-4).
+before the betting is over (BOARD-4, STUD-12).
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ from tablectl.core.procedure.progress import (
 )
 from tablectl.core.procedure.prompts import prompt_for
 from tablectl.core.procedure.rulings import _check_identity, _misdeal, _ruling, _void
-from tablectl.core.procedure.streets import _replacement, _street_card, _stud_premature
+from tablectl.core.procedure.streets import _replacement, _street_card
 from tablectl.core.sentences import Mention, Said, sentence
 
 
@@ -83,8 +83,6 @@ def _card_drawn(
     if game.phase is Phase.BETTING:
         if game.street == 0 and hand.actions == 0:
             return _extra_card(hand, value, rules)
-        if game.up and game.street + 1 < len(game.config.variant.game.streets):
-            return _stud_premature(hand, value)
         return _premature(hand, value)
     if game.phase is Phase.DEALING_BOARD:
         return _board_card(hand, value)
@@ -161,8 +159,13 @@ def _extra_card(hand: HandProgress, card: Card, rules: HouseRules) -> tuple[Hand
 
 
 def _premature(hand: HandProgress, card: Card) -> tuple[HandProgress, tuple[Effect, ...]]:
-    """BOARD-4: a card turned before the betting round is complete is not used."""
+    """A card dealt before the round's betting is complete is not used (BOARD-4; STUD-12 at stud;
+    002 premature dealing, 000 section 4 rule 3): the same at a board game and at stud. The first card
+    out early is the next round's burn and stays the burn, unless that round has its burn or cards
+    out already; the others are set aside until the betting is over. Settling them is where the
+    games differ (flow.py: a reshuffle at a board game, BOARD-2 and BOARD-5; a burial at stud)."""
     game = hand.game
+    rule = _premature_rule(hand)
     nxt = game.street + 1
     if nxt >= len(game.config.variant.game.streets):
         text: Said = sentence(
@@ -170,19 +173,41 @@ def _premature(hand: HandProgress, card: Card) -> tuple[HandProgress, tuple[Effe
             _show(card),
             " is not used. Put it with the burn cards, unseen, and finish the betting.",
         )
-        return _evolve(hand, burns=hand.burns + (card,)), (_ruling("BOARD-4", text, Severity.CORRECT),)
+        return _evolve(hand, burns=hand.burns + (card,)), (_ruling(rule, text, Severity.CORRECT),)
     if not hand.premature and hand.premature_street != nxt and not hand.burned_round:
-        # The first card out early is the burn: it stays the burn card.
         hand = _evolve(hand, burns=hand.burns + (card,), burned_round=True, premature_street=nxt)
         text = "A card was burned before the betting is over: it stays the burn card. Finish the betting."
-        return hand, (_ruling("BOARD-4", text, Severity.CORRECT),)
+        return hand, (_ruling(rule, text, Severity.CORRECT),)
     hand = _evolve(hand, premature=hand.premature + (card,), premature_street=nxt)
-    text = sentence(
-        f"Premature {_street_name(hand, nxt)}: ",
+    return hand, (_ruling(rule, _premature_said(hand, card, nxt), Severity.CORRECT),)
+
+
+def _premature_rule(hand: HandProgress) -> str:
+    return "BOARD-4" if hand.game.config.variant.game.has_button else "STUD-12"
+
+
+def _premature_said(hand: HandProgress, card: Card, street: int) -> Said:
+    where = "" if hand.game.config.variant.game.has_button else " Set it aside face down."
+    return sentence(
+        f"Premature {_street_name(hand, street)}: ",
         _show(card),
-        " is not used, even if players fold; nobody may accept or reject it. Finish the betting first.",
+        " is not used, even if players fold; nobody may accept or reject it.",
+        f"{where} Finish the betting first.",
     )
-    return hand, (_ruling("BOARD-4", text, Severity.CORRECT),)
+
+
+def early_burn_turned_up(hand: HandProgress, card: Card) -> tuple[HandProgress, tuple[Effect, ...]] | None:
+    """The camera finds the card taken as the next round's early burn face up, on the board or at a
+    seat: the dealer dealt it without a burn. It is a premature card, and the next round still has
+    no burn (so the next card out early is premature too). None: not that card."""
+    game = hand.game
+    nxt = game.street + 1
+    if not (hand.burned_round and hand.burns and hand.burns[-1] == card and hand.premature_street == nxt):
+        return None
+    if game.phase is not Phase.BETTING or hand.premature:
+        return None
+    hand = _evolve(hand, burns=hand.burns[:-1], burned_round=False, premature=(card,))
+    return hand, (_ruling(_premature_rule(hand), _premature_said(hand, card, nxt), Severity.CORRECT),)
 
 
 def _board_card(hand: HandProgress, card: Card) -> tuple[HandProgress, tuple[Effect, ...]]:

@@ -1,16 +1,19 @@
 """After the game changes: what follows a complete deal, a complete board round or a dead hand.
 
 The engine gets every hole card once the deal is complete; a board round goes in when all its cards
-are out; between rounds, premature cards are settled (BOARD-2, BOARD-5) and the dealer is prompted.
+are out; between rounds, premature cards are settled (BOARD-2, BOARD-5, STUD-12), actions taken in the
+dark at a draw are taken in turn (DRAW-6), and the dealer is prompted.
 A dead hand (IRR-8, IRR-9, BOARD-6, for the callers that rule it) is killed in the engine.
 """
 
 from __future__ import annotations
 
 from tablectl.core.effects import Applied, Effect, Severity
-from tablectl.core.game.actions import UNKNOWN_CARD, DealBoard, DealHole, Kill
-from tablectl.core.game.engine import Phase
-from tablectl.core.procedure.ledger import _apply
+from tablectl.core.game.actions import UNKNOWN_CARD, BetRaise, CheckCall, DealBoard, DealHole, Kill
+from tablectl.core.game.engine import Phase, call_cost
+from tablectl.core.game.errors import RuleViolation
+from tablectl.core.game.wagers import read_wager
+from tablectl.core.procedure.ledger import _apply, _apply_bet
 from tablectl.core.procedure.progress import (
     HandProgress,
     Pending,
@@ -104,23 +107,73 @@ def _after_game_change(hand: HandProgress, effects: list[Effect]) -> tuple[HandP
         hand = _evolve(hand, burned_round=False, reshuffle_after_round=True)
         effects.append(_ruling("BOARD-5", text, Severity.CORRECT))
     if game.phase is Phase.DEALING_HOLE and game.street and hand.premature:
-        # STUD-12: a stud street's premature cards are buried (streets.bury_premature's words).
+        # STUD-12: a stud street's premature cards (drawn._premature) are buried so that each player
+        # gets the card that was coming.
         others = max(0, len(game.live) - len(hand.premature))
         street = _street_name(hand, game.street)
         more = "no more cards" if not others else ("1 more card" if others == 1 else f"{others} more cards")
-        text = (
-            f"Bury the premature cards with the burn cards, and {more} for the other players, "
-            f"then deal {street} without burning again."
-        )
+        then = f"deal {street} without burning again" if hand.burned_round else f"burn and deal {street}"
+        text = f"Bury the premature cards with the burn cards, and {more} for the other players, then {then}."
         hand = _evolve(
             hand, burns=hand.burns + hand.premature, premature=(), premature_street=-1, bury_owed=others
         )
         effects.append(_ruling("STUD-12", text, Severity.CORRECT))
     if game.phase is Phase.DEALING_HOLE and game.street and hand.pending is None:
         hand = _stud_short_deck(hand, effects)
-    if game.phase is not Phase.COMPLETE:
+    if hand.dark:
+        hand = _dark_actions(hand, effects)
+    if hand.game.phase is not Phase.COMPLETE:
         effects.append(prompt_for(hand))
     return hand, tuple(effects)
+
+
+def _dark_actions(hand: HandProgress, effects: list[Effect]) -> HandProgress:
+    """DRAW-6: the actions taken in the dark at the draw, each in its player's turn on the round
+    after it. A check stands if nobody has bet, else it lapses and the player acts; a bet stands if
+    nobody has bet, else it stays for the player's own action (keyed._dark_bet_settled)."""
+    while hand.game.phase is Phase.BETTING and hand.game.actor is not None:
+        game = hand.game
+        hand = _evolve(hand, dark=tuple(d for d in hand.dark if d.street >= game.street))
+        actor = game.actor
+        assert actor is not None
+        dark = next((d for d in hand.dark if d.player == actor and d.street == game.street), None)
+        if dark is None:
+            return hand
+        seat = hand.seat(actor)
+        facing = call_cost(game, actor)
+        if facing and dark.bet is not None:
+            text = (
+                f"Seat {seat} bet {dark.bet:,} in the dark and faces a bet now: the {dark.bet:,} stays "
+                f"in the pot. Seat {seat} calls or raises, or folds and leaves it in."
+            )
+            effects.append(_ruling("DRAW-6", text, Severity.CORRECT))
+            return hand
+        hand = _evolve(hand, dark=tuple(d for d in hand.dark if d != dark))
+        if facing:
+            text = f"Seat {seat} checked in the dark, but faces a bet now: seat {seat} acts."
+            effects.append(_ruling("DRAW-6", text, Severity.INFO))
+            return hand
+        action: BetRaise | CheckCall = CheckCall(actor)
+        text = f"Seat {seat} checked in the dark: the check stands."
+        if dark.bet is not None:
+            try:
+                reading = read_wager(game, actor, dark.bet)
+            except RuleViolation as exc:
+                said = sentence(
+                    f"Seat {seat}'s bet in the dark of {dark.bet:,} is not a bet here (",
+                    exc.said,
+                    f"): seat {seat} acts.",
+                )
+                effects.append(_ruling("DRAW-6", said, Severity.CORRECT))
+                return hand
+            assert isinstance(reading.action, (BetRaise, CheckCall))
+            action = reading.action
+            text = f"Seat {seat}'s bet in the dark stands: {dark.bet:,}."
+            if reading.rule is not None:
+                effects.append(_ruling(reading.rule, reading.note, Severity.CORRECT))
+        hand = _apply_bet(hand, action)
+        effects.extend((_ruling("DRAW-6", text, Severity.INFO), Applied(action)))
+    return hand
 
 
 def _stud_short_deck(hand: HandProgress, effects: list[Effect]) -> HandProgress:

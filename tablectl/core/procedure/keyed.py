@@ -2,14 +2,14 @@
 
 A misdeal called with or without its cause (MD-1, MD-a..MD-j; after the cut-off, IRR-8 kills a hand
 without the proper number of cards), a flashed card (IRR-6, IRR-7), the betting in turn (BET-14, and
-the wager's reading), and the showdown: cards shown (POT-4), a hand mucked that played the board
-(BOARD-7).
+the wager's reading; at stud an action out of turn that the next player establishes, STUD-10), and
+the showdown: cards shown (POT-4), a hand mucked that played the board (BOARD-7).
 """
 
 from __future__ import annotations
 
 from tablectl.core import evaluator
-from tablectl.core.effects import Applied, Effect, Severity
+from tablectl.core.effects import Applied, Effect, Prompt, Severity
 from tablectl.core.events import DealerInput, DealerKey
 from tablectl.core.game.actions import UNKNOWN_CARD, Action, BetRaise, BringIn, CheckCall, Fold, Show
 from tablectl.core.game.engine import HandState, Phase, call_cost, legal
@@ -18,8 +18,18 @@ from tablectl.core.game.profiles import HouseRules
 from tablectl.core.game.variants import Ranking
 from tablectl.core.game.wagers import read_wager
 from tablectl.core.procedure.flow import _after_game_change, _kill
-from tablectl.core.procedure.ledger import _apply, _last_action, _run
-from tablectl.core.procedure.progress import HandProgress, Refused, _evolve, _hole_phase, misdeal_allowed
+from tablectl.core.procedure.ledger import _apply, _apply_bet, _run
+from tablectl.core.procedure.progress import (
+    DarkAction,
+    FirstToAct,
+    Forfeit,
+    HandProgress,
+    Refused,
+    _actions_on,
+    _evolve,
+    _hole_phase,
+    misdeal_allowed,
+)
 from tablectl.core.procedure.prompts import prompt_for
 from tablectl.core.procedure.rulings import _MISDEAL_REASONS, _exposed, _misdeal, _ruling
 from tablectl.core.procedure.streets import discard, draw_card_exposed
@@ -103,6 +113,10 @@ def _dealer_misdeal(
 
 def _betting_input(hand: HandProgress, event: DealerInput) -> tuple[HandProgress, tuple[Effect, ...]]:
     game = hand.game
+    if game.phase is Phase.DRAWING and event.key in (DealerKey.CHECK, DealerKey.BET):
+        position = hand.position(event.seat)
+        if game.to_draw[position] >= 0 and not game.folded[position]:
+            return _in_the_dark(hand, event, position)  # he has said how many cards
     if game.phase is Phase.DRAWING and event.key is DealerKey.CHECK:
         # HO-11, DRAW-13: a rap at the draw is a check, never "pat"; the player must say it.
         raise Refused("HO-11", "a rap is not pat: the player says 'pat' (key 0 cards) or how many cards")
@@ -114,13 +128,110 @@ def _betting_input(hand: HandProgress, event: DealerInput) -> tuple[HandProgress
         raise Refused("INPUT", f"seat {event.seat} has folded: no action from that seat")
     actor = game.actor
     assert actor is not None  # betting with nobody to act is the next phase: refused above
+    if hand.out_of_turn is not None and _stud_first_action(hand):
+        return _after_out_of_turn(hand, event, position)
+    if hand.out_of_turn is not None:
+        hand = _evolve(hand, out_of_turn=None)  # the round it was keyed on is over
     if position != actor:
         if game.stacks[position] == 0:
             raise Refused("INPUT", f"seat {event.seat} is all-in: no action from that seat")
+        if _stud_first_action(hand):
+            return _hold_out_of_turn(hand, event, position)
         raise Refused("BET-14", f"action is on seat {hand.seat(actor)}, not seat {event.seat}: out of turn")
+    return _bet_in_turn(hand, event, position)
+
+
+Wager = BetRaise | CheckCall | Fold | BringIn  # what a betting key becomes
+
+
+def _stud_first_action(hand: HandProgress) -> bool:
+    """Stud from fourth street: nobody has acted on the street yet, so a player may take himself
+    for the first to act (the best hand showing, STUD-8) and act out of turn (STUD-10)."""
+    game = hand.game
+    return (
+        not game.config.variant.game.has_button
+        and game.street >= 1
+        and game.phase is Phase.BETTING
+        and _actions_on(hand, game.street) == 0
+    )
+
+
+def _as_first(
+    hand: HandProgress, event: DealerInput, position: int
+) -> tuple[HandProgress, tuple[Effect, ...]]:
+    """``event``'s action as if ``position`` were first to act this round (STUD-10); Refused when it
+    is not one he could take there. The prompt is left out: the caller's action comes next."""
+    hand = _apply(_evolve(hand, out_of_turn=None), FirstToAct(position))
+    hand, effects = _bet_in_turn(hand, event, position)
+    return hand, tuple(e for e in effects if not isinstance(e, Prompt))
+
+
+def _hold_out_of_turn(
+    hand: HandProgress, event: DealerInput, position: int
+) -> tuple[HandProgress, tuple[Effect, ...]]:
+    """STUD-10: an action by a player who thinks he is first to act is held, not applied: it is
+    established once the next player acts behind him (002 action out of turn)."""
+    game = hand.game
+    assert game.actor is not None
+    trial, _ = _as_first(hand, event, position)
+    behind = trial.game.actor
+    seat, first = event.seat, hand.seat(game.actor)
+    if behind is None or trial.game.phase is not Phase.BETTING:
+        # Nobody is left to act behind him: there is nothing that could establish it.
+        raise Refused("BET-14", f"action is on seat {first}, not seat {seat}: out of turn")
+    hand = _evolve(hand, out_of_turn=event)
+    text = (
+        f"Seat {seat} acted out of turn: seat {first} is first to act. It stands once seat "
+        f"{hand.seat(behind)} acts behind it, and the betting goes on from seat {seat}; if seat {first} "
+        "acts first, it is not established (BET-14)."
+    )
+    return hand, (_ruling("STUD-10", text, Severity.INFO), prompt_for(hand))
+
+
+def _after_out_of_turn(
+    hand: HandProgress, event: DealerInput, position: int
+) -> tuple[HandProgress, tuple[Effect, ...]]:
+    """The next betting key after an action held out of turn (STUD-10): by the player behind it,
+    the held action stands as the round's first and the betting goes on from there; by the player
+    in turn, it is not established (BET-14); anyone else is out of turn."""
+    held = hand.out_of_turn
+    assert held is not None and hand.game.actor is not None
+    held_position = hand.position(held.seat)
+    established, applied = _as_first(hand, held, held_position)
+    behind = established.game.actor
+    first = hand.seat(hand.game.actor)
+    if position == behind:
+        after, effects = _bet_in_turn(established, event, position)
+        text = (
+            f"Seat {event.seat} acted behind seat {held.seat}: seat {held.seat}'s action out of turn "
+            f"stands, and the betting goes on as if seat {held.seat} were first to act."
+        )
+        return after, (_ruling("STUD-10", text, Severity.INFO),) + applied + effects
+    if position == hand.game.actor:
+        after, effects = _bet_in_turn(_evolve(hand, out_of_turn=None), event, position)
+        text = (
+            f"Seat {first} acted in turn before anyone acted behind seat {held.seat}: seat {held.seat}'s "
+            f"action out of turn is not established. Seat {held.seat} acts in turn (the same action, if "
+            "nobody bets or raises before it)."
+        )
+        return after, (_ruling("BET-14", text, Severity.INFO),) + effects
+    assert behind is not None
+    raise Refused(
+        "BET-14",
+        f"seat {held.seat} acted out of turn: the next to act is seat {hand.seat(behind)} "
+        f"(behind seat {held.seat}) or seat {first} (in turn), not seat {event.seat}",
+    )
+
+
+def _bet_in_turn(
+    hand: HandProgress, event: DealerInput, position: int
+) -> tuple[HandProgress, tuple[Effect, ...]]:
+    """A betting key for the player in turn: the wager read, the action given to the engine and
+    counted toward the misdeal cut-off (MD-1)."""
+    game = hand.game
     call_amount = call_cost(game, position)  # legal() would also work out the raises
     effects: list[Effect] = []
-    action: Action
+    action: Wager
     key = event.key
     if key is DealerKey.FOLD:
         action = Fold(position)
@@ -147,29 +258,111 @@ def _betting_input(hand: HandProgress, event: DealerInput) -> tuple[HandProgress
             effects.append(_ruling(reading.rule, reading.note, Severity.CORRECT))
     else:
         raise Refused("INPUT", f"{key.value} is not a betting action")
-    after = _run(game, action)
-    if isinstance(action, BringIn):
-        # A forced bet like a blind: not an action toward the misdeal cut-off (HO-6, MD-1).
-        hand = _evolve(hand, game=after, log=hand.log + (action,))
-        effects.append(Applied(action))
-        return _after_game_change(hand, effects)
-    chips_in = after.stacks[position] < game.stacks[position] or (
-        isinstance(action, CheckCall) and call_amount > 0
-    )
-    street_actions = list(hand.street_actions)
-    street_actions[game.street] += 1
-    hand = _evolve(
-        hand,
-        game=after,
-        log=hand.log + (action,),
-        actions=hand.actions + 1,
-        chip_actions=hand.chip_actions + (1 if chips_in else 0),
-        acted=hand.acted if position in hand.acted else hand.acted + (position,),
-        street_actions=tuple(street_actions),
-        last_action=_last_action(game, after, action),
-    )
+    if hand.action_button == position and game.street == 0:
+        hand, action, said = _action_button_post(hand, action, position)
+        effects.extend(said)
+    dark = _dark_bet_overtaken(hand, position)
+    if dark is not None:
+        hand, said = _dark_bet_settled(hand, action, dark)
+        effects.extend(said)
+    hand = _apply_bet(hand, action)
     effects.append(Applied(action))
     return _after_game_change(hand, effects)
+
+
+def _action_button_post(
+    hand: HandProgress, action: Wager, position: int
+) -> tuple[HandProgress, Wager, tuple[Effect, ...]]:
+    """STUD-18: at its holder's first turn on third street, the action button's post (a full
+    completion, posted before the deal) stands as the raise of the bring-in, and he may raise
+    further (003 glossary action button). A completion made before him: the post goes toward his
+    call, and if he folds it stays in the pot."""
+    game = hand.game
+    seat = hand.seat(position)
+    post = min(game.bet_unit, game.bets[position] + game.stacks[position])
+    hand = _evolve(hand, action_button=None)
+    if game.high_bet < post:
+        if isinstance(action, (Fold, CheckCall, BringIn)):
+            if isinstance(action, Fold):
+                raise Refused(
+                    "STUD-18",
+                    f"seat {seat}'s action button post stands as the raise of the bring-in: call it in",
+                )
+            text = f"Seat {seat}'s action button post stands as the raise of the bring-in: {post:,}."
+            return hand, BetRaise(position, post), (_ruling("STUD-18", text, Severity.INFO),)
+        return hand, action, ()
+    if isinstance(action, Fold):
+        left = min(post - game.bets[position], game.stacks[position])
+        if left > 0:
+            hand = _apply(hand, Forfeit(position, left, "STUD-18"))
+            text = f"Seat {seat} folds: the action button's {post:,} stays in the pot."
+            return hand, action, (_ruling("STUD-18", text, Severity.INFO),)
+    return hand, action, ()
+
+
+def _dark_bet_overtaken(hand: HandProgress, position: int) -> DarkAction | None:
+    """The bet ``position`` made in the dark for this round, which a bet reached before his turn."""
+    game = hand.game
+    for dark in hand.dark:
+        if dark.player == position and dark.street == game.street and dark.bet is not None:
+            return dark
+    return None
+
+
+def _dark_bet_settled(
+    hand: HandProgress, action: Action, dark: DarkAction
+) -> tuple[HandProgress, tuple[Effect, ...]]:
+    """DRAW-6: a bet made in the dark may not be taken back (002 action out of turn). Facing a bet at
+    his turn the player calls or raises for at least as much, or folds and leaves it in the pot."""
+    assert dark.bet is not None
+    game = hand.game
+    position = dark.player
+    seat = hand.seat(position)
+    hand = _evolve(hand, dark=tuple(d for d in hand.dark if d != dark))
+    if isinstance(action, Fold):
+        left = min(dark.bet - game.bets[position], game.stacks[position])
+        if left <= 0:
+            return hand, ()
+        hand = _apply(hand, Forfeit(position, left))
+        text = f"Seat {seat} folds: the {dark.bet:,} bet in the dark stays in the pot."
+        return hand, (_ruling("DRAW-6", text, Severity.INFO),)
+    after = _run(game, action)
+    total = game.bets[position] + game.stacks[position] - after.stacks[position]
+    if total < dark.bet and after.stacks[position] > 0:
+        raise Refused(
+            "DRAW-6",
+            f"seat {seat} bet {dark.bet:,} in the dark: it stays in the pot; call or raise for at least "
+            f"{dark.bet:,}, or fold and leave it in",
+        )
+    return hand, ()
+
+
+def _in_the_dark(
+    hand: HandProgress, event: DealerInput, position: int
+) -> tuple[HandProgress, tuple[Effect, ...]]:
+    """DRAW-6: a player who has said how many cards he takes may check or bet in the dark, before he
+    sees them: the action is his, in his turn, on the betting round after the draw, and a bet stays
+    in the pot (003 glossary dark, 002 action out of turn)."""
+    game = hand.game
+    seat = event.seat
+    street = game.street  # a street's draw comes before its betting (Street.draw)
+    if any(d.player == position and d.street == street for d in hand.dark):
+        raise Refused("DRAW-6", f"seat {seat} has already acted in the dark for this round")
+    if game.stacks[position] == 0:
+        raise Refused("INPUT", f"seat {seat} is all-in: no action from that seat")
+    bet = None
+    if event.key is DealerKey.BET:
+        if event.amount is None or event.amount <= 0:
+            raise Refused("INPUT", "a bet needs an amount")
+        bet = min(event.amount, game.stacks[position])
+        text = (
+            f"Seat {seat} bets {bet:,} in the dark: it is the bet in seat {seat}'s turn after the draw, "
+            "and it stays in the pot."
+        )
+    else:
+        text = f"Seat {seat} checks in the dark: it is the check in seat {seat}'s turn after the draw."
+    hand = _evolve(hand, dark=hand.dark + (DarkAction(position, street, bet),))
+    return hand, (_ruling("DRAW-6", text, Severity.INFO), prompt_for(hand))
 
 
 def _showdown_input(hand: HandProgress, event: DealerInput) -> tuple[HandProgress, tuple[Effect, ...]]:

@@ -14,6 +14,7 @@ from typing import NamedTuple
 
 from tablectl.core.cards import Card
 from tablectl.core.effects import Ruling, Severity
+from tablectl.core.events import DealerInput
 from tablectl.core.game.actions import UNKNOWN_CARD, Action, DealHole
 from tablectl.core.game.engine import HandState, Phase
 from tablectl.core.game.profiles import HouseRules
@@ -52,7 +53,35 @@ class Refund:
     rule: str = "BOARD-6"
 
 
-LogEntry = Action | Refund
+@dataclass(frozen=True, slots=True)
+class FirstToAct:
+    """The betting goes on from ``player`` as if he were first to act this round: at stud his action
+    out of turn was established by the next player acting behind him (STUD-10, 002 action out of
+    turn). The engine knows no such thing: the ledger moves the turn itself."""
+
+    player: int
+    rule: str = "STUD-10"
+
+
+@dataclass(frozen=True, slots=True)
+class Forfeit:
+    """Chips a player leaves in the pot outside a wager: a bet made in the dark that a bet overtook
+    stays in the pot when he folds (DRAW-6, 002 action out of turn)."""
+
+    player: int
+    amount: int
+    rule: str = "DRAW-6"
+
+
+class DarkAction(NamedTuple):
+    """Draw: an action taken in the dark at the draw, for the betting round after it (DRAW-6)."""
+
+    player: int
+    street: int  # the betting round it is for
+    bet: int | None  # the chips bet; None: a check
+
+
+LogEntry = Action | Refund | FirstToAct | Forfeit
 
 
 class LastAction(NamedTuple):
@@ -95,7 +124,7 @@ class HandProgress(NamedTuple):
     premature: tuple[Card, ...] = ()  # board cards turned before the betting was over (BOARD-4)
     premature_street: int = -1  # the street those cards (or an early burn) were meant for
     no_burn_next: bool = False  # after a reshuffle, the next board card comes without a burn
-    street_burn: Card | None = None  # stud: the card burned before the street last dealt (STUD-13)
+    street_burn: Card | None = None  # the burn before the stud street or draw last dealt (STUD-13, DRAW-7)
     bury_owed: int = 0  # stud: cards to bury before the street, after premature cards (STUD-12)
     stub: int = 52  # cards still in the deck, the bottom card included (STUD-14, HO-3, HO-9)
     community_next: bool = False  # stud: the street is one card face up for all (HO-3)
@@ -107,6 +136,13 @@ class HandProgress(NamedTuple):
     chip_actions: int = 0  # of which put chips in
     street_actions: tuple[int, ...] = ()  # voluntary actions on each street (BOARD-3, BOARD-6)
     pending: Pending | None = None
+    # Stud: an action keyed out of turn by a player who thought he was first to act, held until the
+    # next player acts behind him (then it stands) or the player in turn acts first (STUD-10).
+    out_of_turn: DealerInput | None = None
+    dark: tuple[DarkAction, ...] = ()  # draw: actions in the dark, each applied in its turn (DRAW-6)
+    # Stud/8: the position that posted the action button's completion, until it acts on third street
+    # (STUD-18: the post stands as the raise of the bring-in).
+    action_button: int | None = None
     last_draw: Card | None = None  # the card last drawn, for a camera's confirmation
     start: HandState | None = None  # the game as the blinds were posted: the log replays from it
     log: tuple[LogEntry, ...] = ()  # every action given to the engine, in order (TBL-5)

@@ -16,6 +16,7 @@ from tablectl.core.events import CardSeen, Zone
 from tablectl.core.game.actions import UNKNOWN_CARD, DealBoard, DealHole
 from tablectl.core.game.engine import Phase
 from tablectl.core.game.profiles import HouseRules
+from tablectl.core.procedure.drawn import early_burn_turned_up
 from tablectl.core.procedure.flow import _commit_board, _give_hole_cards, _kill
 from tablectl.core.procedure.ledger import _board_entry, _rebuild
 from tablectl.core.procedure.progress import (
@@ -40,7 +41,7 @@ from tablectl.core.procedure.progress import (
 )
 from tablectl.core.procedure.prompts import prompt_for
 from tablectl.core.procedure.rulings import _exposed, _misdeal, _ruling
-from tablectl.core.procedure.streets import draw_card_exposed, stud_burn_error
+from tablectl.core.procedure.streets import draw_burn_error, draw_card_exposed, stud_burn_error
 from tablectl.core.sentences import Mention, Said, sentence
 
 
@@ -100,8 +101,13 @@ def _seen_at_seat(
         return hand, ()
     position = hand.position(seat)
     holder = _holder(hand, card)
+    if card is not None and holder is None and event.face_up and not hand.game.config.variant.game.has_button:
+        # STUD-12: the card taken as the next street's early burn was dealt face up to a player.
+        turned = early_burn_turned_up(hand, card)
+        if turned is not None:
+            return turned
     if card is not None and holder is None:
-        burn_error = stud_burn_error(hand, card, position)
+        burn_error = stud_burn_error(hand, card, position) or draw_burn_error(hand, card, position)
         if burn_error is not None:
             return burn_error
     if event.face_up and hand.game.up and (holder is None or holder == position):
@@ -266,7 +272,7 @@ def _seen_in_burn(
         return hand, (_ruling("DEAL-2", text, Severity.CORRECT),)
     if card is None or card == UNKNOWN_CARD:
         return hand, ()
-    burn_error = stud_burn_error(hand, card, None)
+    burn_error = stud_burn_error(hand, card, None) or draw_burn_error(hand, card, None)
     if burn_error is not None:
         return burn_error
     game = hand.game
@@ -374,18 +380,9 @@ def _seen_on_board(hand: HandProgress, event: CardSeen) -> tuple[HandProgress, t
         if street == 1 and _actions_on(hand, street) == 0 and game.phase is Phase.BETTING:
             return _too_many_flop(hand, card)
         # The card after this round was turned up without a burn: a premature board card.
-        hand = _evolve(
-            hand,
-            burns=hand.burns[:-1],
-            burned_round=False,
-            premature=(card,),
-        )
-        text = sentence(
-            f"Premature {_street_name(hand, street + 1)}: ",
-            Mention(card),
-            " is not used, even if players fold; nobody may accept or reject it. Finish the betting first.",
-        )
-        return hand, (_ruling("BOARD-4", text, Severity.CORRECT),)
+        turned = early_burn_turned_up(hand, card)
+        if turned is not None:
+            return turned
     return _no_burn_found_late(hand, card)
 
 

@@ -16,7 +16,7 @@ from tablectl.core.effects import Applied, Effect, Severity
 from tablectl.core.game.actions import UNKNOWN_CARD, DealBoard, DealHole, Discard
 from tablectl.core.game.engine import Phase
 from tablectl.core.procedure.flow import _after_game_change
-from tablectl.core.procedure.ledger import _apply, _rebuild
+from tablectl.core.procedure.ledger import _apply, _counted, _rebuild
 from tablectl.core.procedure.progress import (
     HandProgress,
     Pending,
@@ -72,7 +72,7 @@ def _replacement(hand: HandProgress, card: Card) -> tuple[HandProgress, tuple[Ef
         said = f"seat {hand.seat(turn)} has not said how many cards" if turn is not None else "no card is due"
         raise Refused("DRAW-4", f"{said}: key the discards first; put the card back on top of the deck")
     if burn_due(hand):
-        hand = _evolve(hand, burns=hand.burns + (card,), burned_round=True)
+        hand = _evolve(hand, burns=hand.burns + (card,), burned_round=True, street_burn=card)
         return hand, (prompt_for(hand),)
     action = DealHole(position, (card,))
     hand = _apply(hand, action)
@@ -145,7 +145,8 @@ def discard(
         raise Refused("DRAW-4", f"seat {seat} holds {held} cards: a discard is 0 to {held} cards")
     named = cards or (UNKNOWN_CARD,) * count
     action = Discard(position, named)
-    hand = _apply(hand, action)
+    # DRAW-6: declaring how many cards one takes is action (004 glossary action), toward MD-1.
+    hand = _counted(_apply(hand, action), game.street, position, False)
     effects: list[Effect] = [Applied(action)]
     if count and hand.stub - 1 < count + (1 if burn_due(hand) else 0):
         hand = _short_draw(hand, position, effects)
@@ -176,26 +177,6 @@ def _short_draw(hand: HandProgress, position: int, effects: list[Effect]) -> Han
     )
     effects.append(_ruling("HO-9", text, Severity.CORRECT, True))
     return _evolve(hand, pending=Pending("reshuffle", "HO-9", text))
-
-
-def _stud_premature(hand: HandProgress, card: Card) -> tuple[HandProgress, tuple[Effect, ...]]:
-    """STUD-12: a card dealt before the round's betting is complete is not used. The first card
-    out early is the next street's burn and stays the burn; the others are buried."""
-    game = hand.game
-    street = game.street + 1
-    if not hand.burned_round:
-        hand = _evolve(hand, burns=hand.burns + (card,), burned_round=True, premature_street=street)
-        text: Said = (
-            "A card was burned before the betting is over: it stays the burn card. Finish the betting."
-        )
-        return hand, (_ruling("STUD-12", text, Severity.CORRECT),)
-    hand = _evolve(hand, premature=hand.premature + (card,), premature_street=street)
-    text = sentence(
-        f"Premature {_street_name(hand, street)} card: ",
-        _show(card),
-        " is not used; set it aside face down. Finish the betting first.",
-    )
-    return hand, (_ruling("STUD-12", text, Severity.CORRECT),)
 
 
 def street_cards(hand: HandProgress) -> dict[Card, int]:
@@ -245,3 +226,82 @@ def stud_burn_error(
         )
         return hand, (_ruling("STUD-13", text, Severity.FLOOR),)
     return hand, (_ruling("STUD-13", what, Severity.CORRECT), prompt_for(hand))
+
+
+def _draw_run(hand: HandProgress) -> int:
+    """Where the last draw's declarations and replacements start in the log (the betting after it,
+    if any, left out)."""
+    index = len(hand.log)
+    while index and not isinstance(hand.log[index - 1], (DealHole, Discard)):
+        index -= 1
+    while index and isinstance(hand.log[index - 1], (DealHole, Discard)):
+        index -= 1
+    return index
+
+
+def draw_burn_error(
+    hand: HandProgress, card: Card, position: int | None
+) -> tuple[HandProgress, tuple[Effect, ...]] | None:
+    """DRAW-7: the camera (or the dealer's screen) finds the draw's burn card at a seat (no burn), or
+    a replacement of the draw in the burn pile (two burns). At draw the cards play as dealt once a
+    player could have seen his card (002 burncards): only a second burn found before any card came
+    after it goes to its player. Otherwise the cards stay as they lie and the record follows them
+    for the player being dealt to; found later (another player's cards dealt since, or the betting
+    begun), the floor corrects the record. None: no burn error of a draw."""
+    game = hand.game
+    if not game.config.variant.game.has_draws or game.phase not in (Phase.DRAWING, Phase.BETTING):
+        return None
+    start = _draw_run(hand)
+    run = hand.log[start:]
+    if not any(isinstance(entry, Discard) for entry in run) or hand.street_burn is None:
+        return None
+    name = _street_name(hand, game.street)
+    drawing = game.phase is Phase.DRAWING
+    if position is not None and card == hand.street_burn and card in hand.burns:
+        owner = position
+        what: Said = sentence(
+            f"No burn before the {name}: ", Mention(card), f" went to seat {hand.seat(owner)}"
+        )
+    elif position is None:
+        dealt = [e for e in run if isinstance(e, DealHole) and card in e.cards]
+        if not dealt:
+            return None
+        owner = dealt[0].player
+        what = sentence(
+            f"Two cards burned before the {name}: ", Mention(card), f" was seat {hand.seat(owner)}'s card"
+        )
+        if drawing and hand.last_draw == card:
+            text = sentence(
+                what, f": nothing was dealt after it, so give it to seat {hand.seat(owner)}; one burn only."
+            )
+            return hand, (_ruling("DRAW-7", text, Severity.CORRECT), prompt_for(hand))
+    else:
+        return None
+    # The record follows the cards only while the player is being dealt to: the last declaration is
+    # his and he is still owed cards.
+    own = max(k for k, e in enumerate(hand.log) if isinstance(e, Discard))
+    last = hand.log[own]
+    if not (
+        drawing and isinstance(last, Discard) and last.player == owner and drawing_position(hand) == owner
+    ):
+        text = sentence(what, ": the cards play as dealt. Call the floor to correct the record.")
+        return hand, (_ruling("DRAW-7", text, Severity.FLOOR),)
+    log = list(hand.log)
+    if position is not None:
+        # No burn: the card taken as the burn is the player's first replacement.
+        log.insert(own + 1, DealHole(owner, (card,)))
+        burns = tuple(c for c in hand.burns if c != card)
+        then = f"it is one of seat {hand.seat(owner)}'s cards; no burn is made up."
+    else:
+        # Two burns: the card stays burned; the player gets one card more.
+        for k in range(own + 1, len(log)):
+            entry = log[k]
+            if isinstance(entry, DealHole) and card in entry.cards:
+                log[k] = DealHole(owner, tuple(c for c in entry.cards if c != card), entry.up)
+        log = [e for e in log if not (isinstance(e, DealHole) and not e.cards)]
+        burns = hand.burns + (card,)
+        then = f"it stays with the burn cards, and seat {hand.seat(owner)} gets one card more."
+    hand = _evolve(_rebuild(hand, tuple(log)), burns=burns)
+    text = sentence(what, ": a player could see his card, so the cards play as dealt: ", then)
+    effects: list[Effect] = [_ruling("DRAW-7", text, Severity.CORRECT)]
+    return _round_dealt(hand, effects)

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from tablectl.core.game.profiles import HouseRules, house_rules
-from tablectl.core.game.variants import Structure, variant_from_code
+from tablectl.core.game.variants import STUD_HI_LO, Structure, variant_from_code
 from tablectl.core.table.rotation import Rotation, RotationError
 
 
@@ -49,6 +49,9 @@ class TableConfig:
     profile: str = "tda"
     options: tuple[tuple[str, Any], ...] = ()  # house-rule overrides
     rotation: Rotation | None = None  # mixed games (HO-13): the games in turn, each with its stakes
+    # STUD-18, a house option of stud eight-or-better: the winner of a scooped pot of more than this
+    # many chips takes the action button and posts a completion on the next deal; 0: not played.
+    action_button: int = 0
 
     def __post_init__(self) -> None:
         if not 2 <= self.seats <= 10:
@@ -73,7 +76,21 @@ class TableConfig:
             raise TableConfigError("small_bet, big_bet: a fixed-limit game needs both, e.g. 100 and 200")
         if variant.structure is Structure.SPREAD_LIMIT and self.spread_max <= 0:
             raise TableConfigError("spread_max: a spread-limit game needs its largest bet")
+        if type(self.action_button) is not int or self.action_button < 0:
+            raise TableConfigError(
+                "action_button: the pot a scoop must exceed, in chips (0: no action button), "
+                f"got {self.action_button!r}"
+            )
+        if self.action_button and not self._deals_stud_hi_lo():
+            raise TableConfigError(
+                "action_button: the action button is stud eight-or-better's (STUD-18) and this table "
+                "does not deal F7S/8: set action_button = 0"
+            )
         self.rules()  # unknown profile or option: the message names it
+
+    def _deals_stud_hi_lo(self) -> bool:
+        codes = [self.game] if self.rotation is None else [entry.game for entry in self.rotation.games]
+        return any(variant_from_code(code).game is STUD_HI_LO for code in codes)
 
     def rules(self) -> HouseRules:
         return _rules_for(self.profile, self.options)

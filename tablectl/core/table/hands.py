@@ -16,8 +16,8 @@ from typing import NamedTuple
 from tablectl.core.effects import Effect, HandEnded, Prompt, Ruling, Severity
 from tablectl.core.events import CardDrawn, CardSeen, DealerInput, DealerKey, Event
 from tablectl.core.game.engine import ConfigError, HandConfig, start_hand
-from tablectl.core.game.variants import Structure, variant_from_code
-from tablectl.core.procedure import Refused, new_hand, prompt_for
+from tablectl.core.game.variants import STUD_HI_LO, Structure, variant_from_code
+from tablectl.core.procedure import HandProgress, Refused, new_hand, prompt_for
 from tablectl.core.table.button import (
     _draw_for_button,
     _fair_button,
@@ -166,6 +166,15 @@ def _start_hand(state: TableState) -> tuple[TableState, tuple[Effect, ...]]:
         raise Refused("INPUT", f"this hand cannot be dealt ({exc}): the floor sets blinds that fit") from None
     number = state.hand_number + 1
     hand = new_hand(number, seats_in, start_hand(hand_config))
+    holder = state.action_button
+    if holder is not None and holder in seats_in and variant.game is STUD_HI_LO:
+        # STUD-18: the action button posts a full completion before the deal (003 glossary).
+        hand = hand._replace(action_button=seats_in.index(holder))
+        text = (
+            f"Seat {holder} has the action button: seat {holder} posts {hand_config.small_bet:,} before the "
+            f"deal; when the betting reaches seat {holder}, it stands as the raise of the bring-in."
+        )
+        effects.append(Ruling("STUD-18", text, Severity.INFO))
     if rotation is not None and progress is not None and not state.redeal:
         progress = record_deal(rotation, progress, None if frozen else button)
     state = _evolve(
@@ -261,5 +270,25 @@ def _hand_complete(state: TableState, effects: tuple[Effect, ...]) -> tuple[Tabl
         for position, chips in award.shares:
             won[hand.seat(position)] = won.get(hand.seat(position), 0) + chips
     pushes = ", ".join(f"seat {seat} {chips:,}" for seat, chips in sorted(won.items()))
+    holder = _action_button_won(state, hand)
+    if holder is not None:
+        text = (
+            f"Seat {holder} scooped a pot of more than {state.config.action_button:,}: seat {holder} takes "
+            "the action button and posts a completion on the next deal."
+        )
+        out.append(Ruling("STUD-18", text, Severity.INFO))
     out.append(Prompt(f"Push the pot: {pushes}. Press new hand to deal the next one."))
-    return _evolve(state, seats=tuple(seats), hand=None, last_hand=hand), tuple(out)
+    return _evolve(state, seats=tuple(seats), hand=None, last_hand=hand, action_button=holder), tuple(out)
+
+
+def _action_button_won(state: TableState, hand: HandProgress) -> int | None:
+    """STUD-18: the seat that won the whole of a stud/8 pot (every half and side pot, chips returned
+    left out) of more than the table's ``action_button`` chips; None: nobody (it lapses)."""
+    if not state.config.action_button or hand.game.config.variant.game is not STUD_HI_LO:
+        return None
+    awards = [award for award in hand.game.awards if award.half != "returned"]
+    winners = {position for award in awards for position, chips in award.shares if chips}
+    pot = sum(award.amount for award in awards)
+    if len(winners) != 1 or pot <= state.config.action_button:
+        return None
+    return hand.seat(winners.pop())

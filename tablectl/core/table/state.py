@@ -115,6 +115,8 @@ class TableState(NamedTuple):
     hand_times: tuple[float, ...] = ()
     # HO-13: the game in play of the table's rotation and how much of it is dealt (None: one game).
     rotation: RotationProgress | None = None
+    # STUD-18: the seat holding the action button (it posts a completion on the next stud/8 deal).
+    action_button: int | None = None
 
     def seat(self, number: int) -> Seat | None:
         if not 1 <= number <= len(self.seats):

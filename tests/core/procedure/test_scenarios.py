@@ -31,8 +31,8 @@ PROCEDURE_RULES = (
     + [f"BOARD-{n}" for n in range(1, 8)]
     + [f"TBL-{n}" for n in range(1, 6)]
     # Stud and draw at the table (docs/rules.md says which are the engine's and which not built).
-    + [f"STUD-{n}" for n in (1, 4, 5, 6, 7, 8, 9, 11, 12, 13, 14, 15, 16, 17)]
-    + [f"DRAW-{n}" for n in (3, 4, 5, 8, 9, 11, 12)]
+    + [f"STUD-{n}" for n in (1, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18)]
+    + [f"DRAW-{n}" for n in (3, 4, 5, 6, 7, 8, 9, 11, 12)]
     + [f"HO-{n}" for n in (1, 2, 3, 4, 5, 6, 7, 8, 9, 11)]
 )
 
