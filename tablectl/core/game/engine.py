@@ -513,7 +513,8 @@ def _apply_betting(state: HandState, action: Fold | CheckCall | BetRaise) -> Han
     contributed = list(state.contributed)
     if kind is CheckCall:
         # A call: chips move; nothing about the round's wagers changes.
-        paid = min(state.high_bet - bets[i], stacks[i])
+        owed = state.high_bet - bets[i]
+        paid = owed if owed < stacks[i] else stacks[i]  # all-in for less (min() is slower)
         stacks[i] -= paid
         bets[i] += paid
         contributed[i] += paid
@@ -725,7 +726,7 @@ def _start_round(state: HandState) -> HandState:
         and street == 1
         and cfg.rules.stud_open_pair_big_bet
         and cfg.big_bet > unit
-        and any(_has_pair(state.up[i]) for i in state.live)
+        and _pair_showing(state)
     ):
         option = cfg.big_bet
     acted = (-1,) * len(state.stacks)
@@ -773,6 +774,23 @@ def _open_with_bring_in(state: HandState, rule: Opener) -> HandState:
     return _evolve(state, actor=payer, bringing_in=True, opener=payer)
 
 
+def _pair_showing(state: HandState) -> bool:
+    """STUD-9: a live hand shows a pair (its up cards' weight, or with an unknown card or more
+    than four up cards, the cards themselves)."""
+    weight = _SHOWING_WEIGHT
+    ups = state.up
+    for i, folded in enumerate(state.folded):
+        if folded:
+            continue
+        up = ups[i]
+        paired = _SHOWING_PAIRED.get(sum([weight.get(c, 0) for c in up])) if UNKNOWN_CARD not in up else None
+        if paired is None:
+            paired = _has_pair(up)
+        if paired:
+            return True
+    return False
+
+
 def _has_pair(cards: Sequence[Card]) -> bool:
     ranks = [c >> 2 for c in cards if c != UNKNOWN_CARD]
     return len(set(ranks)) < len(ranks)
@@ -795,13 +813,15 @@ def _ranks_showing_key(ranks: Sequence[int]) -> tuple[tuple[int, ...], tuple[int
 
 # STUD-8 on every later street: up to four up cards as a sum of 3-bit rank counts (aces high, or
 # aces low for razz), mapped to their key's place among all such keys, so that comparing two
-# places is comparing the keys (_showing_key). More up cards (HO-4) take the keys themselves.
+# places is comparing the keys (_showing_key). More up cards (HO-4, no place) or an unknown one
+# (no weight) take the keys themselves.
 _SHOWING_MAX = 4
-_SHOWING_WEIGHT = tuple(1 << 3 * (c >> 2) for c in range(52))
-_SHOWING_WEIGHT_ACE_LOW = tuple(1 << 3 * (((c >> 2) + 1) % 13) for c in range(52))
+_SHOWING_WEIGHT = {c: 1 << 3 * (c >> 2) for c in range(52)}
+_SHOWING_WEIGHT_ACE_LOW = {c: 1 << 3 * (((c >> 2) + 1) % 13) for c in range(52)}
 
 
-def _build_showing_places() -> dict[int, int]:
+def _build_showing_places() -> tuple[dict[int, int], dict[int, bool]]:
+    """(weight -> place, weight -> whether a pair or better shows) for up to four up cards."""
     keyed = {
         sum(1 << 3 * r for r in ranks): _ranks_showing_key(ranks)
         for size in range(_SHOWING_MAX + 1)
@@ -809,29 +829,32 @@ def _build_showing_places() -> dict[int, int]:
     }
     ordered = sorted(set(keyed.values()))
     place = {key: k for k, key in enumerate(ordered)}
-    return {weight: place[key] for weight, key in keyed.items()}
+    paired = {weight: bool(counts) and counts[0] >= 2 for weight, (counts, _) in keyed.items()}
+    return {weight: place[key] for weight, key in keyed.items()}, paired
 
 
-_SHOWING_PLACE = _build_showing_places()
+_SHOWING_PLACE, _SHOWING_PAIRED = _build_showing_places()
 
 
 def _best_showing(state: HandState, rule: Opener) -> int:
     """STUD-8: the best hand showing opens (razz: the lowest, a pair counting against it); ties go
     to the tied player nearest the dealer's left (HO-2)."""
     low = rule is Opener.LOW_HAND
-    weight = _SHOWING_WEIGHT_ACE_LOW if low else _SHOWING_WEIGHT
+    weight = (_SHOWING_WEIGHT_ACE_LOW if low else _SHOWING_WEIGHT).__getitem__
     places = _SHOWING_PLACE
+    ups = state.up
     best = -1
     best_place = 0
-    for i, folded in enumerate(state.folded):
-        if folded:
-            continue
-        up = state.up[i]
-        if len(up) > _SHOWING_MAX or UNKNOWN_CARD in up:
-            return _best_showing_by_keys(state, low)
-        place = places[sum([weight[c] for c in up])]
-        if best < 0 or (place < best_place if low else place > best_place):
-            best, best_place = i, place
+    try:
+        for i, folded in enumerate(state.folded):
+            if folded:
+                continue
+            # KeyError: an unknown card (no weight) or more than four up cards (no place).
+            place = places[sum(map(weight, ups[i]))]
+            if best < 0 or (place < best_place if low else place > best_place):
+                best, best_place = i, place
+    except KeyError:
+        return _best_showing_by_keys(state, low)
     return best if best >= 0 else 0
 
 
@@ -1086,8 +1109,8 @@ def _drawn_values(state: HandState, i: int, hole: list[tuple[Card, ...]]) -> lis
 def _after_drawing(values: list[Any], to_draw: tuple[int, ...], folded: tuple[bool, ...]) -> HandState:
     """At a draw, the state of ``values``; the round opens once every live hand has discarded and
     been dealt as many (DRAW-4)."""
-    for owed, out in zip(to_draw, folded, strict=True):
-        if owed and not out:
+    for j, owed in enumerate(to_draw):
+        if owed and not folded[j]:
             return _new_tuple(HandState, values)
     values[_TO_DRAW] = ()
     values[_DISCARDS] = ()
@@ -1231,12 +1254,13 @@ def _show(state: HandState, action: Show) -> HandState:
             _check_new_cards(state, fresh)
     shown = list(state.shown)
     shown[i] = cards
-    changes: dict[str, Any] = {"shown": tuple(shown)}
+    values = list(state)
+    values[_SHOWN] = tuple(shown)
     if cards != dealt:
         hole = list(state.hole)
         hole[i] = cards
-        changes["hole"] = tuple(hole)
-    return _maybe_award(_evolve(state, **changes))
+        values[_HOLE] = tuple(hole)
+    return _maybe_award(_new_tuple(HandState, values))
 
 
 def _kill(state: HandState, action: Kill) -> HandState:
@@ -1284,8 +1308,11 @@ def _maybe_award(state: HandState) -> HandState:
 
 
 def _award(state: HandState) -> HandState:
-    awards = award_pots(state)
-    return _evolve(state, **{"awards": awards, "phase": COMPLETE, "actor": None})
+    values = list(state)
+    values[_AWARDS] = award_pots(state)
+    values[_PHASE] = COMPLETE
+    values[_ACTOR] = None
+    return _new_tuple(HandState, values)
 
 
 def show_down_all(state: HandState) -> HandState:

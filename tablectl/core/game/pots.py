@@ -45,10 +45,14 @@ def side_pots(contributed: Sequence[int], folded: Sequence[bool], dead: int = 0)
     for level in live_levels:
         if level == 0:
             continue
+        # What each player put in between the previous level and this one (min() is slower).
         if previous:
-            amount = sum([min(c, level) - min(c, previous) for c in contributed]) + dead
+            amount = sum(
+                [(c if c < level else level) - (c if c < previous else previous) for c in contributed]
+            )
         else:
-            amount = sum([min(c, level) for c in contributed]) + dead
+            amount = sum([c if c < level else level for c in contributed])
+        amount += dead
         # Every live hand reached the lowest level; the others, those who put in as much.
         eligible = live if level == live_levels[0] else tuple([i for i in live if contributed[i] >= level])
         dead = 0
@@ -95,17 +99,20 @@ def split(amount: int, winners: Sequence[int], unit: int) -> list[tuple[int, int
     return shares
 
 
+_OMAHA, _ACE_TO_FIVE, _DEUCE_TO_SEVEN = Ranking.OMAHA, Ranking.ACE_TO_FIVE, Ranking.DEUCE_TO_SEVEN
+
+
 def _hand_values(state: HandState, player: int, game: Game) -> tuple[int, int | None]:
     hole = state.hole[player]
     board = state.board
     ranking = game.ranking
-    if ranking is Ranking.OMAHA:
+    if ranking is _DEUCE_TO_SEVEN:  # DRAW-9
+        return evaluator.evaluate_low_27(hole), None
+    if ranking is _OMAHA:
         high = evaluator.evaluate_omaha_high(hole, board)
         low = evaluator.evaluate_omaha_low8(hole, board) if game.hi_lo else None
-    elif ranking is Ranking.ACE_TO_FIVE:  # razz: the best low takes the pot (STUD-16)
+    elif ranking is _ACE_TO_FIVE:  # razz: the best low takes the pot (STUD-16)
         high, low = evaluator.evaluate_low_a5(tuple(hole) + tuple(board)), None
-    elif ranking is Ranking.DEUCE_TO_SEVEN:  # DRAW-9
-        high, low = evaluator.evaluate_low_27(hole), None
     else:
         cards = tuple(hole) + tuple(board)
         high = evaluator.evaluate_high(cards)
