@@ -467,9 +467,10 @@ def apply(state: HandState, action: Action) -> HandState:
     """The state after ``action``, or :class:`RuleViolation` with ``state`` unchanged."""
     if state.phase is COMPLETE:
         raise RuleViolation("INPUT", "the hand is over; start a new hand")
-    handler = _HANDLERS.get(type(action))
-    if handler is None:
-        raise RuleViolation("INPUT", f"{action!r} is not an action of the hand")
+    try:
+        handler = _HANDLERS[type(action)]
+    except KeyError:
+        raise RuleViolation("INPUT", f"{action!r} is not an action of the hand") from None
     new: HandState = handler(state, action)
     return new
 
