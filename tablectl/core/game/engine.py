@@ -15,6 +15,7 @@ from __future__ import annotations
 import enum
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from itertools import combinations_with_replacement
 from typing import Any, NamedTuple
 
 from tablectl.core.cards import Card
@@ -34,7 +35,7 @@ from tablectl.core.game.actions import (
 from tablectl.core.game.errors import RuleViolation
 from tablectl.core.game.pots import Award, award_pots
 from tablectl.core.game.profiles import HouseRules, house_rules
-from tablectl.core.game.variants import Opener, Structure, Variant
+from tablectl.core.game.variants import Game, Opener, Structure, Variant
 from tablectl.core.records import copier
 from tablectl.core.sentences import Mention, sentence
 
@@ -305,10 +306,13 @@ def start_hand(config: HandConfig) -> HandState:
     # Antes every player posts are each player's own contribution: an all-in player wins from
     # each opponent only what they put in (POT-1). One ante posted for the table (a big-blind
     # ante) is dead money in the main pot.
-    table_ante = sum(1 for a in config.antes if a) == 1
+    antes = config.antes
+    table_ante = len(antes) - antes.count(0) == 1
     game = config.variant.game
     swap_heads_up = n == 2 and game.has_button  # heads-up the antes swap with the blinds (DEAL-4)
-    for pos, ante in enumerate(config.antes):
+    for pos, ante in enumerate(antes):
+        if not ante:
+            continue
         k = config.forced_position(pos) if swap_heads_up else pos
         paid = min(ante, stacks[k])
         stacks[k] -= paid
@@ -386,23 +390,28 @@ def legal(state: HandState) -> Legal | None:
 
 def _why_no_raise(state: HandState, i: int, all_in_to: int) -> str:
     """The rule that forbids player ``i`` to raise now, or "" when they may."""
+    high_bet = state.high_bet
+    if all_in_to <= high_bet:
+        return "BET-17: no chips left beyond a call"
+    stacks = state.stacks
+    for k, out in enumerate(state.folded):
+        if not out and stacks[k] > 0 and k != i:
+            break
+    else:
+        return "BET-17: every opponent is all-in; nobody could call a raise"
+    acted = state.acted[i]
+    if acted >= 0 and high_bet - acted < _reopen_threshold(state):
+        return "BET-5: the betting was not reopened by a full raise since this player acted"
     cfg = state.config
     rules = cfg.rules
     structure = cfg.variant.structure
-    why = ""
-    if all_in_to <= state.high_bet:
-        why = "BET-17: no chips left beyond a call"
-    elif not any(k != i and not state.folded[k] and state.stacks[k] > 0 for k in range(state.n)):
-        why = "BET-17: every opponent is all-in; nobody could call a raise"
-    elif state.acted[i] >= 0 and state.high_bet - state.acted[i] < _reopen_threshold(state):
-        why = "BET-5: the betting was not reopened by a full raise since this player acted"
-    elif structure.is_limit:
+    if structure is FIXED_LIMIT or structure is SPREAD_LIMIT:
         capped = state.wagers >= rules.limit_cap_bets
         if capped and not (rules.limit_no_cap_heads_up and state.round_players == 2):
-            why = f"BET-6: the betting is capped at {rules.limit_cap_bets} bets"
+            return f"BET-6: the betting is capped at {rules.limit_cap_bets} bets"
     elif rules.big_bet_max_raises is not None and state.wagers >= 1 + rules.big_bet_max_raises:
-        why = f"BET-2: {rules.big_bet_max_raises} raises at most in a betting round ({rules.profile})"
-    return why
+        return f"BET-2: {rules.big_bet_max_raises} raises at most in a betting round ({rules.profile})"
+    return ""
 
 
 def _reopen_threshold(state: HandState) -> int:
@@ -458,9 +467,10 @@ def apply(state: HandState, action: Action) -> HandState:
     """The state after ``action``, or :class:`RuleViolation` with ``state`` unchanged."""
     if state.phase is COMPLETE:
         raise RuleViolation("INPUT", "the hand is over; start a new hand")
-    handler = _HANDLERS.get(type(action))
-    if handler is None:
-        raise RuleViolation("INPUT", f"{action!r} is not an action of the hand")
+    try:
+        handler = _HANDLERS[type(action)]
+    except KeyError:
+        raise RuleViolation("INPUT", f"{action!r} is not an action of the hand") from None
     new: HandState = handler(state, action)
     return new
 
@@ -472,29 +482,25 @@ def _check_player(state: HandState, player: int) -> None:
 
 def _apply_betting(state: HandState, action: Fold | CheckCall | BetRaise) -> HandState:
     i = action.player
-    _check_player(state, i)
-    if state.phase is not BETTING:
-        raise RuleViolation("BET-14", f"no betting now: the hand is {state.phase.value}")
-    if i != state.actor:
-        raise RuleViolation("BET-14", f"action out of turn: it is position {state.actor}'s turn, not {i}'s")
-    if state.bringing_in and type(action) is not BetRaise:
-        raise RuleViolation(
-            "STUD-5", f"position {i} has the bring-in: post it or complete to {state.bet_unit:,}"
-        )
+    if type(i) is not int or i != state.actor or state.phase is not BETTING or state.bringing_in:
+        _check_betting_turn(state, action)  # raises, unless a bring-in is completed
+    kind = type(action)
     acted = list(state.acted)
     acted[i] = state.high_bet
-    if type(action) is Fold:
+    if kind is Fold:
         folded = list(state.folded)
         folded[i] = True
-        fold_changes: dict[str, Any] = {"folded": tuple(folded), "acted": tuple(acted)}
         nxt = None
         if folded.count(False) > 1:
             nxt = _first_to_act(folded, state.stacks, state.bets, acted, state.high_bet, i + 1)
+        values = list(state)
+        values[_FOLDED] = tuple(folded)
+        values[_ACTED] = tuple(acted)
         if nxt is None:
-            return _finish_round(_evolve(state, **fold_changes))
-        fold_changes["actor"] = nxt
-        return _evolve(state, **fold_changes)
-    if type(action) is CheckCall and state.bets[i] == state.high_bet:
+            return _finish_round(_new_tuple(HandState, values))
+        values[_ACTOR] = nxt
+        return _new_tuple(HandState, values)
+    if kind is CheckCall and state.bets[i] == state.high_bet:
         # A check: only who has acted changes.
         nxt = _first_to_act(state.folded, state.stacks, state.bets, acted, state.high_bet, i + 1)
         values = list(state)
@@ -506,9 +512,10 @@ def _apply_betting(state: HandState, action: Fold | CheckCall | BetRaise) -> Han
     stacks = list(state.stacks)
     bets = list(state.bets)
     contributed = list(state.contributed)
-    if type(action) is CheckCall:
+    if kind is CheckCall:
         # A call: chips move; nothing about the round's wagers changes.
-        paid = min(state.high_bet - bets[i], stacks[i])
+        owed = state.high_bet - bets[i]
+        paid = owed if owed < stacks[i] else stacks[i]  # all-in for less (min() is slower)
         stacks[i] -= paid
         bets[i] += paid
         contributed[i] += paid
@@ -522,11 +529,10 @@ def _apply_betting(state: HandState, action: Fold | CheckCall | BetRaise) -> Han
             return _finish_round(_new_tuple(HandState, values))
         values[_ACTOR] = nxt
         return _new_tuple(HandState, values)
-    changes: dict[str, Any] = {}
-    assert isinstance(action, BetRaise)
-    to = action.to
+    to = action.to  # type: ignore[union-attr]  # a BetRaise: Fold and CheckCall returned above
     if type(to) is not int:
         raise RuleViolation("INPUT", f"a bet must be a whole number of chips, got {to!r}")
+    high_bet = state.high_bet
     all_in_to = bets[i] + stacks[i]
     why_not = _why_no_raise(state, i, all_in_to)
     if why_not:
@@ -539,60 +545,74 @@ def _apply_betting(state: HandState, action: Fold | CheckCall | BetRaise) -> Han
         raise RuleViolation(
             "BET-17", f"table stakes: position {i} has only {all_in_to} to bet this round, not {to}"
         )
-    if to <= state.high_bet:
-        raise RuleViolation("BET-4", f"a raise must make it more than {state.high_bet}; {to} is a call")
-    if to < min_to and to == _deepest_opponent(state, i) and state.high_bet:
+    if to <= high_bet:
+        raise RuleViolation("BET-4", f"a raise must make it more than {high_bet}; {to} is a call")
+    if to < min_to and high_bet and to == _deepest_opponent(state, i):
         # POT-2: a raise to all the deepest opponent can call stands for the full raise, whose
         # rest would come back uncalled (a raise that puts the last opponent all-in).
         min_to = to
     if to < min_to:
-        rule = "BET-4" if state.high_bet else "BET-3"
-        what = "raise" if state.high_bet else "bet"
+        rule = "BET-4" if high_bet else "BET-3"
+        what = "raise" if high_bet else "bet"
         raise RuleViolation(
             rule, f"the smallest {what} is to {min_to:,}, not {to:,} (all-in is {all_in_to:,})"
         )
+    structure = state.config.variant.structure
     if to > max_to:
-        structure = state.config.variant.structure
         rule = {POT_LIMIT: "BET-10"}.get(structure, "BET-1")
         raise RuleViolation(rule, f"the largest {structure.value} bet or raise is to {max_to:,}, not {to:,}")
+    values = list(state)
     if state.bet_unit_option:
         # STUD-9 open pair: the small or the big bet, nothing between (unless all-in).
         if to != min_to and to != max_to and to != all_in_to:
             raise RuleViolation("STUD-9", f"open pair: a wager is to {min_to:,} or {max_to:,}, not {to:,}")
         if to - state.counted_level == state.bet_unit_option:
-            changes["bet_unit"] = state.bet_unit_option
-            changes["bet_unit_option"] = 0
+            values[_BET_UNIT] = state.bet_unit_option
+            values[_BET_UNIT_OPTION] = 0
     if state.bringing_in:
-        changes["bringing_in"] = False  # the bring-in player completes at once (STUD-6)
-    increment = to - state.high_bet
+        values[_BRINGING_IN] = False  # the bring-in player completes at once (STUD-6)
+    increment = to - high_bet
     paid = to - bets[i]
     stacks[i] -= paid
     bets[i] = to
     contributed[i] += paid
-    changes["high_bet"] = to
-    changes["aggressor"] = i
-    counts = _counts_as_raise(state, increment, to, all_in_to)
-    if counts and state.wagers == 0 and state.street == 0 and not state.config.variant.game.has_button:
-        # STUD-7: the completion is the first bet of the round and reopens the betting: who
-        # called the bring-in acts again as if for the first time.
-        for j in range(len(acted)):
-            if acted[j] >= 0:
-                acted[j] = -1
-    if counts:
-        changes["wagers"] = state.wagers + 1
-        changes["counted_level"] = to
-        if state.config.variant.structure is not FIXED_LIMIT:
-            changes["full_raise"] = max(state.full_raise, increment)
-    acted[i] = changes.get("high_bet", state.high_bet)
-    changes.update(stacks=tuple(stacks), bets=tuple(bets), contributed=tuple(contributed), acted=tuple(acted))
-    folded = changes.get("folded", state.folded)
+    values[_HIGH_BET] = to
+    values[_AGGRESSOR] = i
+    if _counts_as_raise(state, increment, to, all_in_to):
+        if state.wagers == 0 and state.street == 0 and not state.config.variant.game.has_button:
+            # STUD-7: the completion is the first bet of the round and reopens the betting: who
+            # called the bring-in acts again as if for the first time.
+            for j in range(len(acted)):
+                if acted[j] >= 0:
+                    acted[j] = -1
+        values[_WAGERS] = state.wagers + 1
+        values[_COUNTED_LEVEL] = to
+        if structure is not FIXED_LIMIT:
+            values[_FULL_RAISE] = max(state.full_raise, increment)
+    acted[i] = to
+    values[_STACKS], values[_BETS], values[_CONTRIBUTED] = tuple(stacks), tuple(bets), tuple(contributed)
+    values[_ACTED] = tuple(acted)
     nxt = None
-    if folded.count(False) > 1:
-        nxt = _first_to_act(folded, stacks, bets, acted, changes.get("high_bet", state.high_bet), i + 1)
+    if state.folded.count(False) > 1:
+        nxt = _first_to_act(state.folded, stacks, bets, acted, to, i + 1)
     if nxt is None:
-        return _finish_round(_evolve(state, **changes))
-    changes["actor"] = nxt
-    return _evolve(state, **changes)
+        return _finish_round(_new_tuple(HandState, values))
+    values[_ACTOR] = nxt
+    return _new_tuple(HandState, values)
+
+
+def _check_betting_turn(state: HandState, action: Fold | CheckCall | BetRaise) -> None:
+    """Raise the rule a betting action breaks by whose turn it is; a bring-in may be completed."""
+    i = action.player
+    _check_player(state, i)
+    if state.phase is not BETTING:
+        raise RuleViolation("BET-14", f"no betting now: the hand is {state.phase.value}")
+    if i != state.actor:
+        raise RuleViolation("BET-14", f"action out of turn: it is position {state.actor}'s turn, not {i}'s")
+    if state.bringing_in and type(action) is not BetRaise:
+        raise RuleViolation(
+            "STUD-5", f"position {i} has the bring-in: post it or complete to {state.bet_unit:,}"
+        )
 
 
 def _deepest_opponent(state: HandState, i: int) -> int:
@@ -633,7 +653,12 @@ def _first_to_act(
         if acted[j] < 0:
             # Not yet acted and already matched: acts only if someone can still bet against them.
             if with_chips < 0:
-                with_chips = sum(1 for k in range(n) if not folded[k] and stacks[k] > 0)
+                with_chips = 0
+                for k, out in enumerate(folded):
+                    if not out and stacks[k] > 0:
+                        with_chips += 1
+                        if with_chips == 2:
+                            break
             if with_chips >= 2:
                 return j
     return None
@@ -646,10 +671,13 @@ def _next_to_act(state: HandState, start: int) -> int | None:
 def _finish_round(state: HandState) -> HandState:
     """Close a betting round: return an uncalled bet (POT-2), collect, move on."""
     bets = state.bets
-    ranked = sorted(bets)
-    top, second = ranked[-1], ranked[-2]
-    base: dict[str, Any] = {"bets": (0,) * len(bets), "actor": None}
+    n = len(bets)
+    values = list(state)
+    values[_BETS] = (0,) * n
+    values[_ACTOR] = None
+    top = max(bets)
     leader = bets.index(top)
+    second = max(bets[:leader] + bets[leader + 1 :])
     if top > second and (not state.folded[leader] or _all_live_all_in(state)):
         # POT-2: the uncalled part goes back. A folded hand gets it back only when no live
         # hand could have called it (POT-1, a folded blind above an all-in player); a dead
@@ -658,21 +686,25 @@ def _finish_round(state: HandState) -> HandState:
         contributed = list(state.contributed)
         stacks[leader] += top - second
         contributed[leader] -= top - second
-        base["stacks"] = tuple(stacks)
-        base["contributed"] = tuple(contributed)
+        values[_STACKS] = tuple(stacks)
+        values[_CONTRIBUTED] = tuple(contributed)
     if state.folded.count(False) == 1:
-        return _award(_evolve(state, **base))
+        return _award(_new_tuple(HandState, values))
     streets = state.config.variant.game.streets
-    if state.street + 1 >= len(streets):
-        return _maybe_award(_evolve(state, **{**base, "phase": SHOWDOWN}))
-    coming = streets[state.street + 1]
+    street = state.street + 1
+    if street >= len(streets):
+        values[_PHASE] = SHOWDOWN
+        return _maybe_award(_new_tuple(HandState, values))
+    values[_STREET] = street
+    coming = streets[street]
     if coming.draw:
         # DRAW-4: every hand still in draws, all-in or not.
-        base["to_draw"] = tuple(0 if f else -1 for f in state.folded)
-        base["discards"] = ((),) * len(bets)
-        return _evolve(state, **{**base, "phase": DRAWING, "street": state.street + 1})
-    phase = DEALING_HOLE if coming.cards_up else DEALING_BOARD
-    return _evolve(state, **{**base, "phase": phase, "street": state.street + 1})
+        values[_PHASE] = DRAWING
+        values[_TO_DRAW] = tuple([0 if f else -1 for f in state.folded])
+        values[_DISCARDS] = ((),) * n
+    else:
+        values[_PHASE] = DEALING_HOLE if coming.cards_up else DEALING_BOARD
+    return _new_tuple(HandState, values)
 
 
 def _all_live_all_in(state: HandState) -> bool:
@@ -685,41 +717,41 @@ def _start_round(state: HandState) -> HandState:
     (STUD-5) or with the best hand showing (STUD-8)."""
     cfg = state.config
     game = cfg.variant.game
+    street = state.street
     fixed = cfg.variant.structure is FIXED_LIMIT
-    unit = cfg.bet_size(state.street) if fixed else 0
+    unit = cfg.bet_size(street) if fixed else 0
     option = 0
     if (
         fixed
         and game.open_pair
-        and state.street == 1
+        and street == 1
         and cfg.rules.stud_open_pair_big_bet
         and cfg.big_bet > unit
-        and any(_has_pair(state.up[i]) for i in state.live)
+        and _pair_showing(state)
     ):
         option = cfg.big_bet
-    full = unit if fixed else cfg.opening_min
     acted = (-1,) * len(state.stacks)
-    rule = game.streets[state.street].opener
-    new = _evolve(
-        state,
-        phase=BETTING,
-        high_bet=0,
-        full_raise=full,
-        counted_level=0,
-        wagers=0,
-        acted=acted,
-        aggressor=None,
-        round_players=state.folded.count(False),
-        bet_unit=unit,
-        bet_unit_option=option,
-    )
+    rule = game.streets[street].opener
+    values = list(state)
+    values[_PHASE] = BETTING
+    values[_HIGH_BET] = 0
+    values[_FULL_RAISE] = unit if fixed else cfg.opening_min
+    values[_COUNTED_LEVEL] = 0
+    values[_WAGERS] = 0
+    values[_ACTED] = acted
+    values[_AGGRESSOR] = None
+    values[_ROUND_PLAYERS] = state.folded.count(False)
+    values[_BET_UNIT] = unit
+    values[_BET_UNIT_OPTION] = option
     if rule is Opener.LOW_CARD or rule is Opener.HIGH_CARD:
-        return _open_with_bring_in(new, rule)
+        return _open_with_bring_in(_new_tuple(HandState, values), rule)
     opener = 0 if rule is Opener.BLINDS else _best_showing(state, rule)
     first = _first_to_act(state.folded, state.stacks, state.bets, acted, 0, opener)
     if first is None:
-        return _finish_round(new)
-    return _evolve(new, actor=first, opener=opener)
+        return _finish_round(_new_tuple(HandState, values))
+    values[_ACTOR] = first
+    values[_OPENER] = opener
+    return _new_tuple(HandState, values)
 
 
 def _bring_in_key(card: Card, rule: Opener) -> int:
@@ -743,6 +775,23 @@ def _open_with_bring_in(state: HandState, rule: Opener) -> HandState:
     return _evolve(state, actor=payer, bringing_in=True, opener=payer)
 
 
+def _pair_showing(state: HandState) -> bool:
+    """STUD-9: a live hand shows a pair (its up cards' weight, or with an unknown card or more
+    than four up cards, the cards themselves)."""
+    weight = _SHOWING_WEIGHT
+    ups = state.up
+    for i, folded in enumerate(state.folded):
+        if folded:
+            continue
+        up = ups[i]
+        paired = _SHOWING_PAIRED.get(sum([weight.get(c, 0) for c in up])) if UNKNOWN_CARD not in up else None
+        if paired is None:
+            paired = _has_pair(up)
+        if paired:
+            return True
+    return False
+
+
 def _has_pair(cards: Sequence[Card]) -> bool:
     ranks = [c >> 2 for c in cards if c != UNKNOWN_CARD]
     return len(set(ranks)) < len(ranks)
@@ -751,7 +800,11 @@ def _has_pair(cards: Sequence[Card]) -> bool:
 def _showing_key(cards: Sequence[Card], ace_low: bool) -> tuple[tuple[int, ...], tuple[int, ...]]:
     """What up cards show (HO-2): only pairs, two pair, trips and quads count, then the ranks from
     the biggest group down; straights and flushes never. A larger key is a higher hand."""
-    ranks = [((c >> 2) + 1) % 13 if ace_low else c >> 2 for c in cards if c != UNKNOWN_CARD]
+    known = [c for c in cards if c != UNKNOWN_CARD]
+    return _ranks_showing_key([((c >> 2) + 1) % 13 if ace_low else c >> 2 for c in known])
+
+
+def _ranks_showing_key(ranks: Sequence[int]) -> tuple[tuple[int, ...], tuple[int, ...]]:
     counts: dict[int, int] = {}
     for r in ranks:
         counts[r] = counts.get(r, 0) + 1
@@ -759,10 +812,54 @@ def _showing_key(cards: Sequence[Card], ace_low: bool) -> tuple[tuple[int, ...],
     return tuple(c for _, c in groups), tuple(r for r, _ in groups)
 
 
+# STUD-8 on every later street: up to four up cards as a sum of 3-bit rank counts (aces high, or
+# aces low for razz), mapped to their key's place among all such keys, so that comparing two
+# places is comparing the keys (_showing_key). More up cards (HO-4, no place) or an unknown one
+# (no weight) take the keys themselves.
+_SHOWING_MAX = 4
+_SHOWING_WEIGHT = {c: 1 << 3 * (c >> 2) for c in range(52)}
+_SHOWING_WEIGHT_ACE_LOW = {c: 1 << 3 * (((c >> 2) + 1) % 13) for c in range(52)}
+
+
+def _build_showing_places() -> tuple[dict[int, int], dict[int, bool]]:
+    """(weight -> place, weight -> whether a pair or better shows) for up to four up cards."""
+    keyed = {
+        sum(1 << 3 * r for r in ranks): _ranks_showing_key(ranks)
+        for size in range(_SHOWING_MAX + 1)
+        for ranks in combinations_with_replacement(range(13), size)
+    }
+    ordered = sorted(set(keyed.values()))
+    place = {key: k for k, key in enumerate(ordered)}
+    paired = {weight: bool(counts) and counts[0] >= 2 for weight, (counts, _) in keyed.items()}
+    return {weight: place[key] for weight, key in keyed.items()}, paired
+
+
+_SHOWING_PLACE, _SHOWING_PAIRED = _build_showing_places()
+
+
 def _best_showing(state: HandState, rule: Opener) -> int:
     """STUD-8: the best hand showing opens (razz: the lowest, a pair counting against it); ties go
     to the tied player nearest the dealer's left (HO-2)."""
     low = rule is Opener.LOW_HAND
+    weight = (_SHOWING_WEIGHT_ACE_LOW if low else _SHOWING_WEIGHT).__getitem__
+    places = _SHOWING_PLACE
+    ups = state.up
+    best = -1
+    best_place = 0
+    try:
+        for i, folded in enumerate(state.folded):
+            if folded:
+                continue
+            # KeyError: an unknown card (no weight) or more than four up cards (no place).
+            place = places[sum(map(weight, ups[i]))]
+            if best < 0 or (place < best_place if low else place > best_place):
+                best, best_place = i, place
+    except KeyError:
+        return _best_showing_by_keys(state, low)
+    return best if best >= 0 else 0
+
+
+def _best_showing_by_keys(state: HandState, low: bool) -> int:
     best: int | None = None
     best_key: tuple[tuple[int, ...], tuple[int, ...]] | None = None
     for i in state.live:
@@ -782,8 +879,11 @@ def _check_new_cards(state: HandState, cards: tuple[Card, ...]) -> None:
         if not (isinstance(card, int) and 0 <= card < 52):
             raise RuleViolation("INPUT", f"{card!r} is not a card")
         duplicate = card in fresh or card in state.board
-        for hand in state.hole:
-            duplicate = duplicate or card in hand
+        if not duplicate:
+            for hand in state.hole:
+                if card in hand:
+                    duplicate = True
+                    break
         if duplicate:
             raise RuleViolation(
                 "IRR-2",
@@ -794,6 +894,24 @@ def _check_new_cards(state: HandState, cards: tuple[Card, ...]) -> None:
 
 def _deal_hole(state: HandState, action: DealHole) -> HandState:
     i = action.player
+    cards = action.cards
+    if (
+        state.phase is DEALING_HOLE
+        and not state.street
+        and type(i) is int
+        and type(cards) is tuple
+        and len(cards) == 1
+        and action.up is None
+    ):
+        # The common case, the first deal one card at a time as the game declares it: one copy.
+        dealt = state.hole
+        card = cards[0]
+        game = state.config.variant.game
+        if 0 <= i < len(dealt) and type(card) is int and 0 <= card < 52 and len(dealt[i]) < game.hole_cards:
+            for hand in dealt:
+                if card in hand:
+                    _check_new_cards(state, cards)  # raises IRR-2
+            return _dealt_first_card(state, i, card, game)
     _check_player(state, i)
     if state.phase is DRAWING:
         return _deal_replacements(state, action)
@@ -828,11 +946,46 @@ def _deal_hole(state: HandState, action: DealHole) -> HandState:
         return _evolve(state, **changes)
     if not state.config.variant.game.has_button:
         return _start_round(_evolve(state, **changes))  # stud: the bring-in (STUD-5)
-    new = _evolve(state, **{**changes, "phase": BETTING})
-    first = _next_to_act(new, len(state.config.blinds) if state.config.players > 2 else 1)
+    return _open_blind_round(_evolve(state, **changes))
+
+
+def _dealt_first_card(state: HandState, i: int, card: Card, game: Game) -> HandState:
+    """Position ``i``'s next first-round card, checked by the caller (a new card, one owed):
+    a down card, or in stud up as the streets declare; the first round opens on the last."""
+    hole = list(state.hole)
+    have = len(hole[i])
+    hole[i] = hole[i] + (card,)
+    values = list(state)
+    values[_HOLE] = tuple(hole)
+    if state.up:
+        layout = game.cards_up_in_order
+        if have < len(layout) and layout[have]:
+            up = list(state.up)
+            up[i] = up[i] + (card,)
+            values[_UP] = tuple(up)
+    new = _new_tuple(HandState, values)
+    want = game.hole_cards
+    if have + 1 < want:
+        return new
+    for hand in hole:
+        if len(hand) < want:
+            return new
+    if not game.has_button:
+        return _start_round(new)  # stud: the bring-in (STUD-5)
+    return _open_blind_round(new)
+
+
+def _open_blind_round(state: HandState) -> HandState:
+    """Every hand is dealt in a game with blinds: the first to act is left of the last blind."""
+    values = list(state)
+    values[_PHASE] = BETTING
+    cfg = state.config
+    start = len(cfg.blinds) if len(state.stacks) > 2 else 1
+    first = _first_to_act(state.folded, state.stacks, state.bets, state.acted, state.high_bet, start)
     if first is None:
-        return _finish_round(new)
-    return _evolve(new, **{"actor": first})
+        return _finish_round(_new_tuple(HandState, values))
+    values[_ACTOR] = first
+    return _new_tuple(HandState, values)
 
 
 def _with_up_cards(
@@ -864,19 +1017,24 @@ def _deal_street_card(state: HandState, action: DealHole) -> HandState:
     if state.folded[i]:
         raise RuleViolation("MD-i", f"position {i} folded: no cards are dealt to a dead hand")
     cards = action.cards if type(action.cards) is tuple else tuple(action.cards)
-    have = len(state.hole[i])
-    want = _hole_target(state)
+    dealt = state.hole
+    have = len(dealt[i])
+    game = state.config.variant.game
+    want = game.hole_after[state.street] - len(state.board)  # _hole_target
     if have + len(cards) > want:
         raise RuleViolation("MD-e", f"position {i} would hold {have + len(cards)} cards not {want}")
     if len(cards) == 1 and action.up is None and state.shown[i] is None and type(card := cards[0]) is int:
         # The common case, one card as the street declares it: one copy of the state.
-        if not 0 <= card < 52 or card in state.board or any(card in hand for hand in state.hole):
+        if not 0 <= card < 52 or card in state.board:
             _check_new_cards(state, cards)  # raises, naming the rule
+        for hand in dealt:
+            if card in hand:
+                _check_new_cards(state, cards)  # raises IRR-2
         values = list(state)
-        hole = list(state.hole)
+        hole = list(dealt)
         hole[i] = hole[i] + cards
         values[_HOLE] = tuple(hole)
-        if state.config.variant.game.cards_up_in_order[have]:
+        if game.cards_up_in_order[have]:
             up = list(state.up)
             up[i] = up[i] + cards
             values[_UP] = tuple(up)
@@ -923,14 +1081,41 @@ def _deal_replacements(state: HandState, action: DealHole) -> HandState:
         raise RuleViolation("HO-7", f"position {i} has not drawn yet: replacements follow the discards")
     if len(cards) > owed:
         raise RuleViolation("DRAW-4", f"position {i} is owed {owed} cards, not {len(cards)}")
-    if any(c in state.discards[i] for c in cards if c != UNKNOWN_CARD):
-        raise RuleViolation("HO-9", f"position {i} cannot be dealt back a card he discarded at this draw")
+    discarded = state.discards[i]
+    for card in cards:
+        if card in discarded and card != UNKNOWN_CARD:
+            raise RuleViolation("HO-9", f"position {i} cannot be dealt back a card he discarded at this draw")
     _check_new_cards(state, cards)
     hole = list(state.hole)
     hole[i] = hole[i] + cards
-    to_draw = list(state.to_draw)
-    to_draw[i] = owed - len(cards)
-    return _start_round_when_dealt(_unshown(_evolve(state, hole=tuple(hole), to_draw=tuple(to_draw)), i))
+    still_owed = list(state.to_draw)
+    still_owed[i] = owed - len(cards)
+    values = _drawn_values(state, i, hole)
+    values[_TO_DRAW] = to_draw = tuple(still_owed)
+    return _after_drawing(values, to_draw, state.folded)
+
+
+def _drawn_values(state: HandState, i: int, hole: list[tuple[Card, ...]]) -> list[Any]:
+    """The state's fields with position ``i``'s hand changed at a draw: a hand shown during an
+    all-in run-out is shown again once it holds other cards."""
+    values = list(state)
+    values[_HOLE] = tuple(hole)
+    if state.shown[i] is not None:
+        shown = list(state.shown)
+        shown[i] = None
+        values[_SHOWN] = tuple(shown)
+    return values
+
+
+def _after_drawing(values: list[Any], to_draw: tuple[int, ...], folded: tuple[bool, ...]) -> HandState:
+    """At a draw, the state of ``values``; the round opens once every live hand has discarded and
+    been dealt as many (DRAW-4)."""
+    for j, owed in enumerate(to_draw):
+        if owed and not folded[j]:
+            return _new_tuple(HandState, values)
+    values[_TO_DRAW] = ()
+    values[_DISCARDS] = ()
+    return _start_round(_new_tuple(HandState, values))
 
 
 def _discard(state: HandState, action: Discard) -> HandState:
@@ -940,7 +1125,8 @@ def _discard(state: HandState, action: Discard) -> HandState:
     _check_player(state, i)
     if state.phase is not DRAWING:
         raise RuleViolation("DRAW-4", f"no draw now: the hand is {state.phase.value}")
-    turn = state.next_to_draw
+    to_draw = state.to_draw
+    turn = to_draw.index(-1) if -1 in to_draw else None  # HO-7; -1: not drawn yet (next_to_draw)
     if turn != i:
         raise RuleViolation("HO-7", f"it is position {turn}'s turn to draw, not {i}'s")
     cards = action.cards if type(action.cards) is tuple else tuple(action.cards)
@@ -960,12 +1146,16 @@ def _discard(state: HandState, action: Discard) -> HandState:
         held = [UNKNOWN_CARD] * (len(held) - unnamed)
     hole = list(state.hole)
     hole[i] = tuple(held)
-    to_draw = list(state.to_draw)
-    to_draw[i] = len(cards)
+    owed = list(to_draw)
+    owed[i] = len(cards)
     discards = list(state.discards)
     discards[i] = cards
-    new = _unshown(_evolve(state, hole=tuple(hole), to_draw=tuple(to_draw), discards=tuple(discards)), i)
-    return _start_round_when_dealt(new) if new.next_to_draw is None else new
+    values = _drawn_values(state, i, hole)
+    values[_TO_DRAW] = to_draw = tuple(owed)
+    values[_DISCARDS] = tuple(discards)
+    if -1 in to_draw:  # others still to discard
+        return _new_tuple(HandState, values)
+    return _after_drawing(values, to_draw, state.folded)
 
 
 def _bring_in(state: HandState, action: BringIn) -> HandState:
@@ -1015,9 +1205,11 @@ def _deal_board(state: HandState, action: DealBoard) -> HandState:
     if len(cards) > needed:
         raise RuleViolation("BOARD-1", f"{len(cards)} board cards dealt where {needed} are due this round")
     _check_new_cards(state, cards)
+    values = list(state)
+    values[_BOARD] = state.board + cards
     if len(cards) < needed:
-        return _evolve(state, **{"board": state.board + cards})
-    return _start_round(state._replace(board=state.board + cards))
+        return _new_tuple(HandState, values)
+    return _start_round(_new_tuple(HandState, values))
 
 
 def _deal_community_card(state: HandState, action: DealBoard) -> HandState:
@@ -1063,12 +1255,13 @@ def _show(state: HandState, action: Show) -> HandState:
             _check_new_cards(state, fresh)
     shown = list(state.shown)
     shown[i] = cards
-    changes: dict[str, Any] = {"shown": tuple(shown)}
+    values = list(state)
+    values[_SHOWN] = tuple(shown)
     if cards != dealt:
         hole = list(state.hole)
         hole[i] = cards
-        changes["hole"] = tuple(hole)
-    return _maybe_award(_evolve(state, **changes))
+        values[_HOLE] = tuple(hole)
+    return _maybe_award(_new_tuple(HandState, values))
 
 
 def _kill(state: HandState, action: Kill) -> HandState:
@@ -1116,8 +1309,11 @@ def _maybe_award(state: HandState) -> HandState:
 
 
 def _award(state: HandState) -> HandState:
-    awards = award_pots(state)
-    return _evolve(state, **{"awards": awards, "phase": COMPLETE, "actor": None})
+    values = list(state)
+    values[_AWARDS] = award_pots(state)
+    values[_PHASE] = COMPLETE
+    values[_ACTOR] = None
+    return _new_tuple(HandState, values)
 
 
 def show_down_all(state: HandState) -> HandState:
@@ -1145,6 +1341,12 @@ def showdown_order(state: HandState) -> tuple[int, ...]:
 _INDEX = {name: index for index, name in enumerate(HandState._fields)}
 _HOLE, _ACTED, _ACTOR, _UP = _INDEX["hole"], _INDEX["acted"], _INDEX["actor"], _INDEX["up"]
 _STACKS, _BETS, _CONTRIBUTED = _INDEX["stacks"], _INDEX["bets"], _INDEX["contributed"]
+_PHASE, _STREET, _FOLDED, _SHOWN = _INDEX["phase"], _INDEX["street"], _INDEX["folded"], _INDEX["shown"]
+_HIGH_BET, _FULL_RAISE, _COUNTED_LEVEL = _INDEX["high_bet"], _INDEX["full_raise"], _INDEX["counted_level"]
+_WAGERS, _AGGRESSOR, _ROUND_PLAYERS = _INDEX["wagers"], _INDEX["aggressor"], _INDEX["round_players"]
+_BET_UNIT, _BET_UNIT_OPTION, _OPENER = _INDEX["bet_unit"], _INDEX["bet_unit_option"], _INDEX["opener"]
+_TO_DRAW, _DISCARDS, _AWARDS = _INDEX["to_draw"], _INDEX["discards"], _INDEX["awards"]
+_BRINGING_IN, _BOARD = _INDEX["bringing_in"], _INDEX["board"]
 
 
 _new_tuple = tuple.__new__

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, NamedTuple
 
 from tablectl.core import evaluator
-from tablectl.core.game.variants import Ranking
+from tablectl.core.game.variants import Game, Ranking
 
 if TYPE_CHECKING:
     from tablectl.core.game.engine import HandState
@@ -34,7 +34,7 @@ def side_pots(contributed: Sequence[int], folded: Sequence[bool], dead: int = 0)
     player); folded players' chips count toward the pots they reached. Antes are
     dead money and go to the main pot, which every live hand may win.
     """
-    live = tuple(i for i, f in enumerate(folded) if not f)
+    live = tuple([i for i, f in enumerate(folded) if not f])
     live_levels = sorted({contributed[i] for i in live})
     pots: list[Pot] = []
     if dead and live_levels[0] == 0:
@@ -45,12 +45,20 @@ def side_pots(contributed: Sequence[int], folded: Sequence[bool], dead: int = 0)
     for level in live_levels:
         if level == 0:
             continue
-        amount = sum(min(c, level) - min(c, previous) for c in contributed) + dead
+        # What each player put in between the previous level and this one (min() is slower).
+        if previous:
+            amount = sum(
+                [(c if c < level else level) - (c if c < previous else previous) for c in contributed]
+            )
+        else:
+            amount = sum([c if c < level else level for c in contributed])
+        amount += dead
+        # Every live hand reached the lowest level; the others, those who put in as much.
+        eligible = live if level == live_levels[0] else tuple([i for i in live if contributed[i] >= level])
         dead = 0
-        eligible = tuple(i for i in live if contributed[i] >= level)
         pots.append(Pot(amount, eligible))
         previous = level
-    above = sum(c - previous for c in contributed if c > previous)
+    above = sum([c - previous for c in contributed if c > previous])
     if above:
         # A dead hand's chips above every live hand's total stay in the pot (000 misdeals 2).
         if pots:
@@ -66,9 +74,10 @@ def unclaimable(contributed: Sequence[int], folded: Sequence[bool], stacks: Sequ
     they put in), so they go back to who put them in (a folded blind facing a short straddle).
     With a live player who still has chips, dead chips stay in the pot (a fouled hand's chips)."""
     live = [i for i, f in enumerate(folded) if not f]
-    if any(stacks[i] > 0 for i in live):
-        return [0] * len(contributed)
-    top = max((contributed[i] for i in live), default=0)
+    for i in live:
+        if stacks[i] > 0:
+            return [0] * len(contributed)
+    top = max([contributed[i] for i in live], default=0)
     return [max(0, c - top) for c in contributed]
 
 
@@ -90,18 +99,20 @@ def split(amount: int, winners: Sequence[int], unit: int) -> list[tuple[int, int
     return shares
 
 
-def _hand_values(state: HandState, player: int) -> tuple[int, int | None]:
-    game = state.config.variant.game
+_OMAHA, _ACE_TO_FIVE, _DEUCE_TO_SEVEN = Ranking.OMAHA, Ranking.ACE_TO_FIVE, Ranking.DEUCE_TO_SEVEN
+
+
+def _hand_values(state: HandState, player: int, game: Game) -> tuple[int, int | None]:
     hole = state.hole[player]
     board = state.board
     ranking = game.ranking
-    if ranking is Ranking.OMAHA:
+    if ranking is _DEUCE_TO_SEVEN:  # DRAW-9
+        return evaluator.evaluate_low_27(hole), None
+    if ranking is _OMAHA:
         high = evaluator.evaluate_omaha_high(hole, board)
         low = evaluator.evaluate_omaha_low8(hole, board) if game.hi_lo else None
-    elif ranking is Ranking.ACE_TO_FIVE:  # razz: the best low takes the pot (STUD-16)
+    elif ranking is _ACE_TO_FIVE:  # razz: the best low takes the pot (STUD-16)
         high, low = evaluator.evaluate_low_a5(tuple(hole) + tuple(board)), None
-    elif ranking is Ranking.DEUCE_TO_SEVEN:  # DRAW-9
-        high, low = evaluator.evaluate_low_27(hole), None
     else:
         cards = tuple(hole) + tuple(board)
         high = evaluator.evaluate_high(cards)
@@ -118,28 +129,34 @@ def _high_card_showing(up: Sequence[int], ace_low: bool) -> int:
 
 def award_pots(state: HandState) -> tuple[Award, ...]:
     """Award every pot: to the last live hand, or to the best shown hands (POT-4, POT-6, POT-9)."""
-    unit = state.config.chip_unit
-    returned = unclaimable(state.contributed, state.folded, state.stacks)
+    config = state.config
+    unit = config.chip_unit
+    game = config.variant.game
+    folded = state.folded
+    returned = unclaimable(state.contributed, folded, state.stacks)
     refunds: tuple[Award, ...] = ()
     contributed: Sequence[int] = state.contributed
     if any(returned):
         contributed = [c - r for c, r in zip(state.contributed, returned, strict=True)]
         refunds = tuple(Award(-1, "returned", r, ((p, r),), True) for p, r in enumerate(returned) if r)
-    pots = side_pots(contributed, state.folded, state.dead)
-    live = state.live
+    pots = side_pots(contributed, folded, state.dead)
+    live = [i for i, out in enumerate(folded) if not out]
     if len(live) == 1:
-        total = sum(p.amount for p in pots)
+        total = sum([p.amount for p in pots])
         return (Award(0, "all", total, ((live[0], total),), uncontested=True), *refunds)
-    shown = [i for i in live if state.shown[i] is not None]
-    values = {i: _hand_values(state, i) for i in shown}
-    game = state.config.variant.game
+    shown = state.shown
+    values = {i: _hand_values(state, i, game) for i in live if shown[i] is not None}
     hi_lo = game.hi_lo
-    if not game.has_button:
+    rank_of_player: dict[int, int] = {}  # HO-5, worked out for the first split without a button
+
+    def high_first(player: int) -> int:
         # HO-5: without a button the odd chip goes to the high card by suit showing.
-        ace_low = game.ranking is Ranking.ACE_TO_FIVE
-        order = sorted(live, key=lambda p: _high_card_showing(state.up[p], ace_low), reverse=True)
-        rank_of_player = {p: k for k, p in enumerate(order)}
-        high_first = rank_of_player.__getitem__
+        if not rank_of_player:
+            ace_low = game.ranking is Ranking.ACE_TO_FIVE
+            order = sorted(live, key=lambda p: _high_card_showing(state.up[p], ace_low), reverse=True)
+            rank_of_player.update((p, k) for k, p in enumerate(order))
+        return rank_of_player[player]
+
     awards: list[Award] = []
     for index, pot in enumerate(pots):
         contenders = [i for i in pot.eligible if i in values]
@@ -149,15 +166,16 @@ def award_pots(state: HandState) -> tuple[Award, ...]:
             standing = [i for i in pot.eligible if not state.mucked[i]] or list(pot.eligible)
             awards.append(Award(index, "all", pot.amount, tuple(split(pot.amount, standing, unit)), True))
             continue
-        best_high = max(values[i][0] for i in contenders)
-        high_winners = [i for i in contenders if values[i][0] == best_high]
-        lows = [values[i][1] for i in contenders if values[i][1] is not None]
-        if not game.has_button:
+        highs = [values[i][0] for i in contenders]
+        best_high = max(highs)
+        high_winners = [i for i, v in zip(contenders, highs, strict=True) if v == best_high]
+        if not game.has_button and len(high_winners) > 1:
             high_winners.sort(key=high_first)
-        if hi_lo and lows:
-            best_low = max(v for v in lows if v is not None)
+        lows = [low for i in contenders if (low := values[i][1]) is not None] if hi_lo else []
+        if lows:
+            best_low = max(lows)
             low_winners = [i for i in contenders if values[i][1] == best_low]
-            if not game.has_button:
+            if not game.has_button and len(low_winners) > 1:
                 low_winners.sort(key=high_first)
             low_amount = pot.amount // 2 // unit * unit  # the odd chip goes to the high half
             high_amount = pot.amount - low_amount

@@ -239,6 +239,34 @@ def test_razz_lowest_hand_showing_opens_a_pair_counts_against_it() -> None:
     assert state.actor == 1
 
 
+def test_the_opener_from_the_up_card_table_is_the_one_by_the_showing_keys() -> None:
+    # STUD-8, HO-2: the engine looks up each hand showing in a table of up-card rank multisets
+    # (engine._SHOWING_PLACE); it must pick the player the keys themselves pick, tie-breaks
+    # included, for stud and razz, with folded hands, unknown cards and more than four up cards.
+    from tablectl.core.game.engine import (
+        Opener,
+        _best_showing,
+        _best_showing_by_keys,
+        _has_pair,
+        _pair_showing,
+    )
+
+    rng = random.Random(2027)
+    base = stud(SEVEN_CARD_STUD, ["2s3dAc", "2h3h5c", "4c4d9d", "5s6s7s", "8h9hTh", "JcQcKc"])
+    for _ in range(3000):
+        deck = rng.sample(range(52), 52)
+        size = rng.choice((1, 2, 3, 4, 4, 5))
+        up = tuple(tuple(deck[6 * k + j] for j in range(size)) for k in range(6))
+        if rng.random() < 0.1:
+            up = (up[0][:-1] + (-1,), *up[1:])  # a hand history's unknown card
+        folded = tuple(rng.random() < 0.3 for _ in range(6))
+        state = base._replace(up=up, folded=folded)
+        for rule in (Opener.HIGH_HAND, Opener.LOW_HAND):
+            assert _best_showing(state, rule) == _best_showing_by_keys(state, rule is Opener.LOW_HAND)
+        live = [up[i] for i in range(6) if not folded[i]]
+        assert _pair_showing(state) == any(_has_pair(cards) for cards in live)
+
+
 def test_seventh_street_opens_with_the_same_player_as_sixth() -> None:
     state = _to_fourth(SEVEN_CARD_STUD, ["2s3dAc", "2h3h5c"])
     for cards in (["Kd", "5d"], ["7c", "8c"]):
