@@ -17,9 +17,18 @@ import numpy as np
 
 from tablectl.core.cards import SUITS
 from vision.backs import Backs
-from vision.corners import MIN_CARD_WIDTH_PX, CornerFrame, PaperBlob, corner_frames, find_blobs, whiteness
+from vision.corners import (
+    CARD_ASPECT,
+    MIN_CARD_WIDTH_PX,
+    CornerFrame,
+    PaperBlob,
+    corner_frames,
+    find_blobs,
+    whiteness,
+)
+from vision.faces import INDEX_PRINT, light_print
 from vision.index_patch import PATCH_H, PATCH_W, cut_patch, normalise_all
-from vision.index_reader import RANK_LABELS, IndexRead, IndexReader
+from vision.index_reader import NONE_RANK, RANK_LABELS, IndexRead, IndexReader
 from vision.sighting import ACT_CONFIDENCE, CardSighting, Facing
 from vision.types import BGRImage
 
@@ -32,6 +41,12 @@ SECOND_LOOK = (0.9, 1.1)  # card widths, relative to the corner's guess, of the 
 # patches, and no real dark deck), and its colour says nothing of the suit (gold hearts and gold
 # spades): reads on a dark card show it face up with its name, below acting confidence.
 DARK_CARD_CONFIDENCE = 0.85
+FACE_RANK_P = 0.8  # a rank seen this surely at a dark card's corner is a glyph printed there
+SEEN_ASPECTS = (1.85, 1.6, CARD_ASPECT, 1.2, 1.05)  # a card's height over width as seen: slanted
+# views and photos stretched to a square (backs-cardcounter's) make it anything in this range
+ON_DARK_CARD = 0.85  # of a dark card's outline guessed from a corner, at least this on its blob
+FAR_CORNER = 0.15  # of the width: the opposite corner of the outline is this near the blob's edge
+SAME_DARK_FACE = 0.1  # two unread dark faces on one blob overlapping this much are one card
 MAX_SIDE = 960  # larger frames are read scaled down: glyphs stay >= ~10 px on a card a tenth as wide
 # (vision/crops.py reads a camera's larger frames zone by zone instead)
 
@@ -63,11 +78,13 @@ class CardReader:
         )
         blobs = find_blobs(work)
         frames = corner_frames(blobs, work.shape)
-        reads = self._read_all(work, blobs, frames)
-        reads = self._second_look(work, blobs, frames, reads)
+        first_reads = self._read_all(work, blobs, frames)
+        reads = self._second_look(work, blobs, frames, first_reads)
         cards = self._merge(frames, reads, blobs)
         sightings = [self._sighting(c, scale) for c in cards]
-        sightings += self._unread_cards(work, blobs, cards, scale)
+        seen: list[np.ndarray] = [card.quad for card in cards]
+        sightings += self._dark_faces(work, blobs, frames, first_reads, seen, scale)
+        sightings += self._unread_cards(work, blobs, seen, scale)
         return sightings
 
     def _read_all(
@@ -164,14 +181,66 @@ class CardReader:
             why,
         )
 
+    def _dark_faces(
+        self,
+        image: BGRImage,
+        blobs: list[PaperBlob],
+        frames: list[CornerFrame],
+        reads: list[IndexRead],
+        seen: list[np.ndarray],
+        scale: float,
+    ) -> list[CardSighting]:
+        """Dark cards whose name was not read but whose face shows. The card's outline is taken
+        from one of its corners (at the seen aspect that keeps it on the dark blob: a slanted view
+        or a stretched photo shortens a card) and must show light print in a face's few marks
+        (vision/faces.py); and either the classifier saw a rank at that corner (its first look,
+        before the second look or the merge halved or dropped it: the name is unsure, the glyph
+        is there), or, with calibrated backs, the corner's index window is printed too and the
+        outline matches no back. A plain back gives the classifier no rank and has no print.
+        Appends the cards' outlines to ``seen``."""
+        sightings: list[CardSighting] = []
+        masks: dict[int, np.ndarray] = {}
+        found: dict[int, list[np.ndarray]] = {}  # the dark faces found, by blob
+        for frame, read in zip(frames, reads, strict=True):
+            blob = blobs[frame.blob]
+            rank_seen = read.rank != NONE_RANK and read.rank_p >= FACE_RANK_P
+            if not blob.dark or (not rank_seen and self.backs is None):
+                continue
+            if frame.blob not in masks:
+                masks[frame.blob] = np.zeros(image.shape[:2], np.uint8)
+                cv2.drawContours(masks[frame.blob], [blob.contour], -1, 1, -1)
+            quad = _outline_on(blob, masks[frame.blob], frame, anchored=rank_seen)
+            if quad is None:
+                continue
+            if any(_overlap(quad, other) > 0.3 for other in seen):
+                continue
+            if any(_overlap(quad, other) > SAME_DARK_FACE for other in found.get(frame.blob, [])):
+                continue  # the same card from another of its corners, with another width guess
+            look = light_print(image, quad)
+            if not look.printed:
+                continue
+            if rank_seen:
+                why = "light print on a dark card and a rank at its corner, index unread"
+            elif (
+                look.corner >= INDEX_PRINT
+                and self.backs is not None
+                and self.backs.match(image, quad) is None
+            ):
+                why = "light print on a dark card, at its index corner too, unlike the calibrated backs"
+            else:
+                continue
+            seen.append(quad)
+            found.setdefault(frame.blob, []).append(quad)
+            sightings.append(CardSighting(_points(quad, scale), Facing.UP, None, None, 0.0, why))
+        return sightings
+
     def _unread_cards(
-        self, image: BGRImage, blobs: list[PaperBlob], cards: list[_Candidate], scale: float
+        self, image: BGRImage, blobs: list[PaperBlob], seen: list[np.ndarray], scale: float
     ) -> list[CardSighting]:
         """Whole cards with no index read: face up if their inside is white paper, face down if
-        nothing of it is, unknown in between."""
+        nothing of it is, unknown in between. Appends the cards' outlines to ``seen``."""
         sightings: list[CardSighting] = []
         white = whiteness(image) >= WHITE_INSIDE_LEVEL
-        seen: list[np.ndarray] = [card.quad for card in cards]
         for blob in blobs:
             rect = cv2.minAreaRect(blob.contour)
             (_, _), (w, h), _ = rect
@@ -196,18 +265,56 @@ class CardReader:
             seen.append(quad)
             inside = _white_inside(white, quad)
             back = self.backs.match(image, quad) if self.backs is not None and inside < 0.6 else None
+            look = light_print(image, quad) if blob.dark and inside < 0.6 and self.backs is not None else None
+            printed = look is not None and look.printed  # in a face's few marks
             if inside >= 0.6:
                 facing, why = Facing.UP, "white face, index unread"
+            elif back is not None and printed:
+                # a mostly black face (an ace) can have the colour of a plain black back
+                facing, why = Facing.UNKNOWN, f"the {back.name} back's colour, a face's print"
             elif back is not None:
                 facing, why = Facing.DOWN, f"the {back.name} back"
+            elif printed and self.backs is not None:
+                facing, why = Facing.UP, "light print on a dark card, unlike the calibrated backs"
             elif self.backs is not None:
                 facing, why = Facing.UNKNOWN, "no face showing, no calibrated back"
             elif inside <= 0.2:
+                # a guess that the calibrated backs replace: a dark deck's face shows no white
+                # either, and a dark back may carry a logo or a few gold marks, so print without
+                # calibrated backs tells nothing (calibrate learns such backs from these cards)
                 facing, why = Facing.DOWN, "a whole card, no face showing"
             else:
                 facing, why = Facing.UNKNOWN, "card, face not decided"
             sightings.append(CardSighting(_points(quad, scale), facing, None, None, 0.0, why))
         return sightings
+
+
+def _outline_on(
+    blob: PaperBlob, blob_mask: np.ndarray, frame: CornerFrame, anchored: bool
+) -> np.ndarray | None:
+    """The outline of a dark card from one of its corners: the tallest of SEEN_ASPECTS that stays
+    within the frame and on the dark blob (``blob_mask``, filled). Not ``anchored`` by a read at the
+    corner, its opposite corner must also lie on the blob's edge: a wrong width guess would cut a
+    second card out of one."""
+    height, width = blob_mask.shape
+    for aspect in SEEN_ASPECTS:
+        quad = frame.card_quad(aspect)
+        if (
+            quad[:, 0].min() < 0
+            or quad[:, 1].min() < 0
+            or quad[:, 0].max() >= width
+            or quad[:, 1].max() >= height
+        ):
+            continue  # the card would run out of the frame: its outline is a guess
+        outline = np.zeros(blob_mask.shape, np.uint8)
+        cv2.fillConvexPoly(outline, np.round(quad).astype(np.int32), 1)
+        if float(blob_mask[outline > 0].mean()) < ON_DARK_CARD:
+            continue  # the outline runs off the dark card: the print could be another's
+        far = (float(quad[2][0]), float(quad[2][1]))
+        if not anchored and abs(cv2.pointPolygonTest(blob.contour, far, True)) > FAR_CORNER * frame.width:
+            continue
+        return quad
+    return None
 
 
 def _white_inside(white: np.ndarray, quad: np.ndarray) -> float:
