@@ -2,10 +2,12 @@
 
 Unsure is always better than wrong. A card is face up only on positive evidence: its index read
 (rank and suit) at a confidence, or, with no index read, a single whole card whose inside is
-white paper. It is face down when it is one whole card-shaped region with no index read anywhere
-on it that matches a back learned by calibration (vision/backs.py); without calibrated backs,
-when it has no white inside ('no face showing', which a dark-faced deck can also be). Anything
-else is unknown.
+white paper, or a dark card showing light print in a face's few marks (vision/faces.py) with a
+rank seen at its corner or, with calibrated backs, print at its index corner and no back matched.
+It is face down when it is one whole card-shaped region with no index read anywhere on it that
+matches a back learned by calibration (vision/backs.py) and shows no face's print; without
+calibrated backs, when it has no white inside ('no face showing', which a dark-faced deck can
+also be). Anything else is unknown.
 """
 
 from __future__ import annotations
@@ -45,6 +47,7 @@ FACE_RANK_P = 0.8  # a rank seen this surely at a dark card's corner is a glyph 
 SEEN_ASPECTS = (1.85, 1.6, CARD_ASPECT, 1.2, 1.05)  # a card's height over width as seen: slanted
 # views and photos stretched to a square (backs-cardcounter's) make it anything in this range
 ON_DARK_CARD = 0.85  # of a dark card's outline guessed from a corner, at least this on its blob
+BLOB_MASK_STEP = 4  # the blob's mask for that test is made at a quarter of the frame's size
 FAR_CORNER = 0.15  # of the width: the opposite corner of the outline is this near the blob's edge
 SAME_DARK_FACE = 0.1  # two unread dark faces on one blob overlapping this much are one card
 MAX_SIDE = 960  # larger frames are read scaled down: glyphs stay >= ~10 px on a card a tenth as wide
@@ -206,10 +209,15 @@ class CardReader:
             rank_seen = read.rank != NONE_RANK and read.rank_p >= FACE_RANK_P
             if not blob.dark or (not rank_seen and self.backs is None):
                 continue
-            if frame.blob not in masks:
-                masks[frame.blob] = np.zeros(image.shape[:2], np.uint8)
-                cv2.drawContours(masks[frame.blob], [blob.contour], -1, 1, -1)
-            quad = _outline_on(blob, masks[frame.blob], frame, anchored=rank_seen)
+            if any(cv2.pointPolygonTest(other, frame.point, False) >= 0 for other in seen):
+                continue  # a corner of a card already found
+            if frame.blob not in masks:  # the blob filled, at a quarter of the frame's size
+                masks[frame.blob] = np.zeros(
+                    (-(-image.shape[0] // BLOB_MASK_STEP), -(-image.shape[1] // BLOB_MASK_STEP)), np.uint8
+                )
+                small = np.round(blob.contour / BLOB_MASK_STEP).astype(np.int32)
+                cv2.drawContours(masks[frame.blob], [small], -1, 1, -1)
+            quad = _outline_on(blob, masks[frame.blob], frame, image.shape, anchored=rank_seen)
             if quad is None:
                 continue
             if any(_overlap(quad, other) > 0.3 for other in seen):
@@ -290,13 +298,14 @@ class CardReader:
 
 
 def _outline_on(
-    blob: PaperBlob, blob_mask: np.ndarray, frame: CornerFrame, anchored: bool
+    blob: PaperBlob, blob_mask: np.ndarray, frame: CornerFrame, size: tuple[int, ...], anchored: bool
 ) -> np.ndarray | None:
     """The outline of a dark card from one of its corners: the tallest of SEEN_ASPECTS that stays
-    within the frame and on the dark blob (``blob_mask``, filled). Not ``anchored`` by a read at the
-    corner, its opposite corner must also lie on the blob's edge: a wrong width guess would cut a
-    second card out of one."""
-    height, width = blob_mask.shape
+    within the frame (of shape ``size``) and on the dark blob (``blob_mask``: filled, at 1 /
+    BLOB_MASK_STEP of the frame's size). Not ``anchored`` by a read at the corner, its opposite
+    corner must also lie on the blob's edge: a wrong width guess would cut a second card out of
+    one."""
+    height, width = size[:2]
     for aspect in SEEN_ASPECTS:
         quad = frame.card_quad(aspect)
         if (
@@ -307,7 +316,7 @@ def _outline_on(
         ):
             continue  # the card would run out of the frame: its outline is a guess
         outline = np.zeros(blob_mask.shape, np.uint8)
-        cv2.fillConvexPoly(outline, np.round(quad).astype(np.int32), 1)
+        cv2.fillConvexPoly(outline, np.round(quad / BLOB_MASK_STEP).astype(np.int32), 1)
         if float(blob_mask[outline > 0].mean()) < ON_DARK_CARD:
             continue  # the outline runs off the dark card: the print could be another's
         far = (float(quad[2][0]), float(quad[2][1]))
