@@ -300,12 +300,14 @@ class CardReader:
 def _outline_on(
     blob: PaperBlob, blob_mask: np.ndarray, frame: CornerFrame, size: tuple[int, ...], anchored: bool
 ) -> np.ndarray | None:
-    """The outline of a dark card from one of its corners: the tallest of SEEN_ASPECTS that stays
-    within the frame (of shape ``size``) and on the dark blob (``blob_mask``: filled, at 1 /
-    BLOB_MASK_STEP of the frame's size). Not ``anchored`` by a read at the corner, its opposite
-    corner must also lie on the blob's edge: a wrong width guess would cut a second card out of
-    one."""
+    """The outline of a dark card from one of its corners: of SEEN_ASPECTS, those that stay within
+    the frame (of shape ``size``) and on the dark blob (``blob_mask``: filled, at 1 /
+    BLOB_MASK_STEP of the frame's size), the one whose opposite corner lies nearest the blob's
+    edge (a taller one would run over a card the blob has merged with). Not ``anchored`` by a read
+    at the corner, that corner must lie on the edge: a wrong width guess would cut a second card
+    out of one."""
     height, width = size[:2]
+    best: tuple[float, np.ndarray] | None = None
     for aspect in SEEN_ASPECTS:
         quad = frame.card_quad(aspect)
         if (
@@ -319,11 +321,12 @@ def _outline_on(
         cv2.fillConvexPoly(outline, np.round(quad / BLOB_MASK_STEP).astype(np.int32), 1)
         if float(blob_mask[outline > 0].mean()) < ON_DARK_CARD:
             continue  # the outline runs off the dark card: the print could be another's
-        far = (float(quad[2][0]), float(quad[2][1]))
-        if not anchored and abs(cv2.pointPolygonTest(blob.contour, far, True)) > FAR_CORNER * frame.width:
-            continue
-        return quad
-    return None
+        far = abs(cv2.pointPolygonTest(blob.contour, (float(quad[2][0]), float(quad[2][1])), True))
+        if best is None or far < best[0]:
+            best = (far, quad)
+    if best is None or (not anchored and best[0] > FAR_CORNER * frame.width):
+        return None
+    return best[1]
 
 
 def _white_inside(white: np.ndarray, quad: np.ndarray) -> float:
