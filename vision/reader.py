@@ -28,7 +28,7 @@ from vision.corners import (
     find_blobs,
     whiteness,
 )
-from vision.faces import INDEX_PRINT, light_print
+from vision.faces import INDEX_PRINT, PRINT_RISE, light_print
 from vision.index_patch import PATCH_H, PATCH_W, cut_patch, normalise_all
 from vision.index_reader import NONE_RANK, RANK_LABELS, IndexRead, IndexReader
 from vision.sighting import ACT_CONFIDENCE, CardSighting, Facing
@@ -209,6 +209,8 @@ class CardReader:
             rank_seen = read.rank != NONE_RANK and read.rank_p >= FACE_RANK_P
             if not blob.dark or (not rank_seen and self.backs is None):
                 continue
+            if not rank_seen and not _corner_lit(image, frame):
+                continue  # nothing light at the corner: no index there (most corners of a dark back)
             if any(cv2.pointPolygonTest(other, frame.point, False) >= 0 for other in seen):
                 continue  # a corner of a card already found
             if frame.blob not in masks:  # the blob filled, at a quarter of the frame's size
@@ -295,6 +297,15 @@ class CardReader:
                 facing, why = Facing.UNKNOWN, "card, face not decided"
             sightings.append(CardSighting(_points(quad, scale), facing, None, None, 0.0, why))
         return sightings
+
+
+def _corner_lit(image: BGRImage, frame: CornerFrame) -> bool:
+    """Whether anything in the corner's index window stands PRINT_RISE above the window's level:
+    a cheap first look for print (vision.faces.light_print decides)."""
+    values = cut_patch(image, frame).max(axis=2).ravel()
+    middle, high = len(values) // 2, len(values) * 49 // 50
+    ranked = np.partition(values, (middle, high))
+    return int(ranked[high]) - int(ranked[middle]) >= PRINT_RISE
 
 
 def _outline_on(
