@@ -7,8 +7,14 @@ accuracy_any       the same at any confidence (what an 'unsure' display would sh
 wrong_confident    labelled cards read wrongly at an acting confidence (goal 0)
 face_down_called_up  on ../shared/data/cards/backs-cardcounter (per-image counts, no boxes): cards called
                    face up beyond the number of the image's face-up cards (an upper bound)
+face_up_called_down  the same for cards called face down beyond the image's face-down cards
 backs_wrong_confident  cards read there at an acting confidence that are not among the image's face-up cards
-face_up_recall     of those images' 43 face-up cards, how many were called face up
+face_up_recall     of those images' 43 face-up cards, how many were called face up (at most the image's
+                   count per image: a card called twice is caught once)
+..._calibrated     the same four as a card room runs it, with its deck's back calibrated: for each
+                   image the black back is learned (vision.calibrate.back_samples, vision.backs.learn)
+                   from the face-down cards that the uncalibrated reader finds on the OTHER 21 images,
+                   never on the image scored (leave one image out)
 frame_ms           median ms per 640x480 frame with ten cards (rendered from geaxgx's MIT faces);
 frame_ms_photos    the same over the test photos scaled to 640x480
 mouth_ms           median ms per 640x480 frame of the fast shoe-mouth check alone (vision/mouth.py), the
@@ -35,6 +41,9 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from vision.backs import Backs, learn  # noqa: E402
+from vision.calibrate import back_samples  # noqa: E402
+from vision.index_reader import IndexReader  # noqa: E402
 from vision.reader import ACT_CONFIDENCE, CardReader, CardSighting, Facing  # noqa: E402
 from vision.sources import Frame, read_image  # noqa: E402
 
@@ -112,7 +121,8 @@ def test_set(reader: CardReader, limit: int | None) -> dict[str, object]:
     }
 
 
-def backs_set(reader: CardReader, limit: int | None) -> dict[str, object]:
+def _backs_labels() -> tuple[dict[str, Counter[str]], Counter[str]]:
+    """backs-cardcounter's labels: per image, its face-up cards, and how many are face down."""
     up: dict[str, Counter[str]] = {}
     down: Counter[str] = Counter()
     with open(BACKS / "labels.csv", newline="") as handle:
@@ -124,15 +134,37 @@ def backs_set(reader: CardReader, limit: int | None) -> dict[str, object]:
                 ] += 1
             else:
                 down[row["file"]] += 1
+    return up, down
+
+
+def backs_set(reader: CardReader, limit: int | None, calibrated: bool = False) -> dict[str, object]:
+    """Facing on backs-cardcounter. ``calibrated``: as a card room runs it, with the deck's back
+    learned (vision.calibrate.back_samples, vision.backs.learn) from the face-down cards the
+    uncalibrated reader finds on the OTHER images (leave one image out: never on the image
+    scored); the fields then end in ``_calibrated``."""
+    up, down = _backs_labels()
     files = sorted(up)[:limit]
-    called_up_wrongly = wrong_cards = caught = face_up = face_down = 0
+    images = {}
     for name in files:
         frame = read_image(BACKS / name)
         assert isinstance(frame, Frame), frame
-        called = [s for s in reader.read(frame.image) if s.facing is Facing.UP]
+        images[name] = frame.image
+    if calibrated:
+        samples = {name: back_samples([image], reader) for name, image in images.items()}
+        index = IndexReader()
+    called_up_wrongly = called_down_wrongly = wrong_cards = caught = face_up = face_down = 0
+    for name, image in images.items():
+        scorer = reader
+        if calibrated:
+            others = [sample for other, found in samples.items() if other != name for sample in found]
+            back, _ = learn("black", others)
+            scorer = CardReader(index, Backs((back,)))
+        sightings = scorer.read(image)
+        called = [s for s in sightings if s.facing is Facing.UP]
         present = +up[name]
         n_up = sum(present.values())
         called_up_wrongly += max(len(called) - n_up, 0)
+        called_down_wrongly += max(sum(s.facing is Facing.DOWN for s in sightings) - down[name], 0)
         wrong_cards += sum(
             1
             for s in called
@@ -141,13 +173,16 @@ def backs_set(reader: CardReader, limit: int | None) -> dict[str, object]:
         caught += min(len(called), n_up)
         face_up += n_up
         face_down += down[name]
-    return {
-        "face_down_called_up": called_up_wrongly,
-        "face_up_recall": round(caught / face_up, 4) if face_up else None,
-        "backs_wrong_confident": wrong_cards,
-        "face_down_cards": face_down,
-        "face_up_cards": face_up,
+    suffix = "_calibrated" if calibrated else ""
+    report: dict[str, object] = {
+        "face_down_called_up" + suffix: called_up_wrongly,
+        "face_up_called_down" + suffix: called_down_wrongly,
+        "face_up_recall" + suffix: round(caught / face_up, 4) if face_up else None,
+        "backs_wrong_confident" + suffix: wrong_cards,
     }
+    if not calibrated:
+        report.update(face_down_cards=face_down, face_up_cards=face_up)
+    return report
 
 
 def ten_card_frames(count: int) -> list[np.ndarray]:
@@ -238,6 +273,7 @@ def main() -> int:
     report: dict[str, object] = {}
     report.update(test_set(reader, args.limit))
     report.update(backs_set(reader, args.limit))
+    report.update(backs_set(reader, args.limit, calibrated=True))
     ten = ten_card_frames(4 if args.limit else 20)
     photos = []
     for name in sorted(p.name for p in TEST.glob("*.[jJ][pP]*[gG]"))[: args.limit or None]:

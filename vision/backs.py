@@ -100,15 +100,17 @@ class Backs:
         return Backs(tuple(b for b in self.backs if b.name != back.name) + (back,))
 
 
-def upright(image: BGRImage, quad: np.ndarray) -> BGRImage:
-    """The card at ``quad`` (four corners in order around it) warped to CARD_W x CARD_H, its long
-    side down, whichever corner the quad starts at."""
+def upright(image: BGRImage, quad: np.ndarray, size: tuple[int, int] = (CARD_W, CARD_H)) -> BGRImage:
+    """The card at ``quad`` (four corners in order around it) warped to ``size`` (width, height),
+    its long side down, whichever corner the quad starts at (a quad whose first side is short
+    starts the warp there)."""
     points = np.asarray(quad, np.float32).reshape(4, 2)
     if np.hypot(*(points[1] - points[0])) > np.hypot(*(points[2] - points[1])):
         points = np.roll(points, -1, axis=0)  # the first side is a short one
-    target = np.array([[0, 0], [CARD_W, 0], [CARD_W, CARD_H], [0, CARD_H]], np.float32)
+    width, height = size
+    target = np.array([[0, 0], [width, 0], [width, height], [0, height]], np.float32)
     matrix = cv2.getPerspectiveTransform(points, target)
-    card: BGRImage = cv2.warpPerspective(image, matrix, (CARD_W, CARD_H), flags=cv2.INTER_AREA)
+    card: BGRImage = cv2.warpPerspective(image, matrix, size, flags=cv2.INTER_AREA)
     return card
 
 

@@ -35,11 +35,12 @@ class CornerFrame:
     width: float  # the card's short side, in pixels
     blob: int  # which paper blob it came from
 
-    def card_quad(self) -> np.ndarray:
-        """The card's four corners if it were whole: from this corner, clockwise."""
+    def card_quad(self, aspect: float = CARD_ASPECT) -> np.ndarray:
+        """The card's four corners if it were whole: from this corner, clockwise; ``aspect``: its
+        height over its width as seen (a slanted view or a stretched photo shortens one)."""
         p = np.array(self.point)
         a = np.array(self.across) * self.width
-        d = np.array(self.down) * self.width * CARD_ASPECT
+        d = np.array(self.down) * self.width * aspect
         return np.array([p, p + a, p + a + d, p + d], dtype=np.float32)
 
 

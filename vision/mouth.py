@@ -13,11 +13,14 @@ alone and decides
   inside of the zone (its central ``INNER``), scaled down to ``SMALL`` pixels, is mostly white
   paper (unsaturated, above a floor, near the brightest of the zone and the frame, and of the
   colour of its brightest part: the scene's white under the table's light) with ink on
-  it: black (dark and grey) or red print only, in a few marks (not a back's repeated pattern, none
-  across the card, some whole inside the zone: a card's edge, a shadow or the shoe at the side are
+  it: black (dark and grey) or red print only, in a few marks (vision.faces.marks_verdict, the
+  rule the reader uses for a dark card's light print: not a back's repeated pattern, none
+  across the card) printed on the paper (a card's edge, a shadow or the shoe at the side are
   no marks), the paper and the ink together nearly all of it, and more white than any calibrated
-  back shows. Without calibrated backs there is nothing to be unlike: paper with ink is then
-  ``unknown``, and a face is left to the index read;
+  back shows; or, for a dark-faced deck, light print in a face's few marks on a dark card
+  (vision.faces.light_print) that matches no calibrated back. Without calibrated backs
+  there is nothing to be unlike: paper with ink, or print on a dark card, is then ``unknown``,
+  and a face is left to the index read;
 - ``empty``: no white paper in the zone and its brightness even (no card; a card shows paper: a
   face, or a casino back's white border);
 - ``unknown``: anything else (a card half in view, a hand, too dark, glare, a court card's
@@ -38,6 +41,7 @@ import cv2
 import numpy as np
 
 from vision.backs import COLOUR_BINS, GREYS, HUES, Backs, describe
+from vision.faces import PRINT_FIELD, light_print, marks_verdict
 from vision.types import BGRImage
 from vision.zones import ZoneArea
 
@@ -52,8 +56,6 @@ INK_DARK = 0.6  # ink is at most this share of the paper's brightness and at mos
 INK_GREY = 80  # saturated (black print: a dark green or blue back's field is no ink) ...
 INK_SATURATION = 100  # ... or red (a hue within RED_HUES of red) and this saturated: a face is
 RED_HUES = 12  # printed in black and red; a back's pattern in another colour is no ink
-INK_MARKS = 20  # a face's ink is a few marks (pips, the index): more is a back's repeated pattern
-INK_MARK_SPAN = 0.6  # and none spans this share of the inside's width or height (a lattice, a line)
 FACE_WHITE = 0.5  # a face's inside is at least half white paper ...
 FACE_INK = (0.01, 0.45)  # ... with some ink on it, not more than paper ...
 FACE_PAPER_AND_INK = 0.85  # ... and the two together nearly all of it (not a coloured back)
@@ -178,6 +180,12 @@ class MouthCheck:
             return MouthLook(MouthState.BACK, f"the {back} back", back=back)
         if bright < DARK:
             return MouthLook(MouthState.UNKNOWN, "too dark to tell")
+        # a dark card (or the empty mouth): a dark-faced deck's face is light print in a face's
+        # few marks (the rule of vision.faces that the reader applies to a dark card; the zone is
+        # the card's outline, and shows its middle, not its index corners)
+        dark_field = float(np.median(value[self._inner])) <= PRINT_FIELD
+        if self.backs is not None and dark_field and light_print(image, self._quad).printed:
+            return MouthLook(MouthState.FACE, "light print on a dark card, unlike the calibrated backs")
         view = float(np.percentile(image[::8, ::8].max(axis=2), 99))  # the frame's bright level
         paper = (saturation <= PAPER_SATURATION) & (
             value >= max(PAPER_FLOOR, PAPER_RELATIVE * max(bright, view))
@@ -207,17 +215,9 @@ class MouthCheck:
             return MouthLook(MouthState.UNKNOWN, "dark areas, not ink on paper", white=white, ink=ink)
         if white + ink < FACE_PAPER_AND_INK:
             return MouthLook(MouthState.UNKNOWN, "paper and something else", white=white, ink=ink)
-        count, _, stats, _ = cv2.connectedComponentsWithStats(ink_mask.astype(np.uint8), connectivity=8)
-        marks = stats[1:]
-        if count - 1 > INK_MARKS:
-            return MouthLook(
-                MouthState.UNKNOWN, "a repeated pattern, not a face's marks", white=white, ink=ink
-            )
-        wide = (marks[:, cv2.CC_STAT_WIDTH] >= INK_MARK_SPAN * self._inner_size[0]) | (
-            marks[:, cv2.CC_STAT_HEIGHT] >= INK_MARK_SPAN * self._inner_size[1]
-        )
-        if wide.any():
-            return MouthLook(MouthState.UNKNOWN, "a mark across the card, not a face's", white=white, ink=ink)
+        verdict = marks_verdict(ink_mask, self._inner_size)
+        if verdict is not None:
+            return MouthLook(MouthState.UNKNOWN, verdict, white=white, ink=ink)
         # a face's marks are printed on its paper: holes in it. The card's edge, a shadow, the shoe
         # at the side, a back's pattern around a glare reach the edge of the zone without crossing
         # paper (the zone's outside counts as not paper)

@@ -2,10 +2,12 @@
 
 Unsure is always better than wrong. A card is face up only on positive evidence: its index read
 (rank and suit) at a confidence, or, with no index read, a single whole card whose inside is
-white paper. It is face down when it is one whole card-shaped region with no index read anywhere
-on it that matches a back learned by calibration (vision/backs.py); without calibrated backs,
-when it has no white inside ('no face showing', which a dark-faced deck can also be). Anything
-else is unknown.
+white paper, or a dark card showing light print in a face's few marks (vision/faces.py) with a
+rank seen at its corner or, with calibrated backs, print at its index corner and no back matched.
+It is face down when it is one whole card-shaped region with no index read anywhere on it that
+matches a back learned by calibration (vision/backs.py) and shows no face's print; without
+calibrated backs, when it has no white inside ('no face showing', which a dark-faced deck can
+also be). Anything else is unknown.
 """
 
 from __future__ import annotations
@@ -17,9 +19,18 @@ import numpy as np
 
 from tablectl.core.cards import SUITS
 from vision.backs import Backs
-from vision.corners import MIN_CARD_WIDTH_PX, CornerFrame, PaperBlob, corner_frames, find_blobs, whiteness
+from vision.corners import (
+    CARD_ASPECT,
+    MIN_CARD_WIDTH_PX,
+    CornerFrame,
+    PaperBlob,
+    corner_frames,
+    find_blobs,
+    whiteness,
+)
+from vision.faces import INDEX_PRINT, PRINT_RISE, light_print
 from vision.index_patch import PATCH_H, PATCH_W, cut_patch, normalise_all
-from vision.index_reader import RANK_LABELS, IndexRead, IndexReader
+from vision.index_reader import NONE_RANK, RANK_LABELS, IndexRead, IndexReader
 from vision.sighting import ACT_CONFIDENCE, CardSighting, Facing
 from vision.types import BGRImage
 
@@ -32,6 +43,13 @@ SECOND_LOOK = (0.9, 1.1)  # card widths, relative to the corner's guess, of the 
 # patches, and no real dark deck), and its colour says nothing of the suit (gold hearts and gold
 # spades): reads on a dark card show it face up with its name, below acting confidence.
 DARK_CARD_CONFIDENCE = 0.85
+FACE_RANK_P = 0.8  # a rank seen this surely at a dark card's corner is a glyph printed there
+SEEN_ASPECTS = (1.85, 1.6, CARD_ASPECT, 1.2, 1.05)  # a card's height over width as seen: slanted
+# views and photos stretched to a square (backs-cardcounter's) make it anything in this range
+ON_DARK_CARD = 0.85  # of a dark card's outline guessed from a corner, at least this on its blob
+BLOB_MASK_STEP = 4  # the blob's mask for that test is made at a quarter of the frame's size
+FAR_CORNER = 0.15  # of the width: the opposite corner of the outline is this near the blob's edge
+SAME_DARK_FACE = 0.1  # two unread dark faces on one blob overlapping this much are one card
 MAX_SIDE = 960  # larger frames are read scaled down: glyphs stay >= ~10 px on a card a tenth as wide
 # (vision/crops.py reads a camera's larger frames zone by zone instead)
 
@@ -63,11 +81,13 @@ class CardReader:
         )
         blobs = find_blobs(work)
         frames = corner_frames(blobs, work.shape)
-        reads = self._read_all(work, blobs, frames)
-        reads = self._second_look(work, blobs, frames, reads)
+        first_reads = self._read_all(work, blobs, frames)
+        reads = self._second_look(work, blobs, frames, first_reads)
         cards = self._merge(frames, reads, blobs)
         sightings = [self._sighting(c, scale) for c in cards]
-        sightings += self._unread_cards(work, blobs, cards, scale)
+        seen: list[np.ndarray] = [card.quad for card in cards]
+        sightings += self._dark_faces(work, blobs, frames, first_reads, seen, scale)
+        sightings += self._unread_cards(work, blobs, seen, scale)
         return sightings
 
     def _read_all(
@@ -164,14 +184,73 @@ class CardReader:
             why,
         )
 
+    def _dark_faces(
+        self,
+        image: BGRImage,
+        blobs: list[PaperBlob],
+        frames: list[CornerFrame],
+        reads: list[IndexRead],
+        seen: list[np.ndarray],
+        scale: float,
+    ) -> list[CardSighting]:
+        """Dark cards whose name was not read but whose face shows. The card's outline is taken
+        from one of its corners (at the seen aspect that keeps it on the dark blob: a slanted view
+        or a stretched photo shortens a card) and must show light print in a face's few marks
+        (vision/faces.py); and either the classifier saw a rank at that corner (its first look,
+        before the second look or the merge halved or dropped it: the name is unsure, the glyph
+        is there), or, with calibrated backs, the corner's index window is printed too and the
+        outline matches no back. A plain back gives the classifier no rank and has no print.
+        Appends the cards' outlines to ``seen``."""
+        sightings: list[CardSighting] = []
+        masks: dict[int, np.ndarray] = {}
+        found: dict[int, list[np.ndarray]] = {}  # the dark faces found, by blob
+        for frame, read in zip(frames, reads, strict=True):
+            blob = blobs[frame.blob]
+            rank_seen = read.rank != NONE_RANK and read.rank_p >= FACE_RANK_P
+            if not blob.dark or (not rank_seen and self.backs is None):
+                continue
+            if not rank_seen and not _corner_lit(image, frame):
+                continue  # nothing light at the corner: no index there (most corners of a dark back)
+            if any(cv2.pointPolygonTest(other, frame.point, False) >= 0 for other in seen):
+                continue  # a corner of a card already found
+            if frame.blob not in masks:  # the blob filled, at a quarter of the frame's size
+                masks[frame.blob] = np.zeros(
+                    (-(-image.shape[0] // BLOB_MASK_STEP), -(-image.shape[1] // BLOB_MASK_STEP)), np.uint8
+                )
+                small = np.round(blob.contour / BLOB_MASK_STEP).astype(np.int32)
+                cv2.drawContours(masks[frame.blob], [small], -1, 1, -1)
+            quad = _outline_on(blob, masks[frame.blob], frame, image.shape, anchored=rank_seen)
+            if quad is None:
+                continue
+            if any(_overlap(quad, other) > 0.3 for other in seen):
+                continue
+            if any(_overlap(quad, other) > SAME_DARK_FACE for other in found.get(frame.blob, [])):
+                continue  # the same card from another of its corners, with another width guess
+            look = light_print(image, quad)
+            if not look.printed:
+                continue
+            if rank_seen:
+                why = "light print on a dark card and a rank at its corner, index unread"
+            elif (
+                look.corner >= INDEX_PRINT
+                and self.backs is not None
+                and self.backs.match(image, quad) is None
+            ):
+                why = "light print on a dark card, at its index corner too, unlike the calibrated backs"
+            else:
+                continue
+            seen.append(quad)
+            found.setdefault(frame.blob, []).append(quad)
+            sightings.append(CardSighting(_points(quad, scale), Facing.UP, None, None, 0.0, why))
+        return sightings
+
     def _unread_cards(
-        self, image: BGRImage, blobs: list[PaperBlob], cards: list[_Candidate], scale: float
+        self, image: BGRImage, blobs: list[PaperBlob], seen: list[np.ndarray], scale: float
     ) -> list[CardSighting]:
         """Whole cards with no index read: face up if their inside is white paper, face down if
-        nothing of it is, unknown in between."""
+        nothing of it is, unknown in between. Appends the cards' outlines to ``seen``."""
         sightings: list[CardSighting] = []
         white = whiteness(image) >= WHITE_INSIDE_LEVEL
-        seen: list[np.ndarray] = [card.quad for card in cards]
         for blob in blobs:
             rect = cv2.minAreaRect(blob.contour)
             (_, _), (w, h), _ = rect
@@ -196,18 +275,69 @@ class CardReader:
             seen.append(quad)
             inside = _white_inside(white, quad)
             back = self.backs.match(image, quad) if self.backs is not None and inside < 0.6 else None
+            look = light_print(image, quad) if blob.dark and inside < 0.6 and self.backs is not None else None
+            printed = look is not None and look.printed  # in a face's few marks
             if inside >= 0.6:
                 facing, why = Facing.UP, "white face, index unread"
+            elif back is not None and printed:
+                # a mostly black face (an ace) can have the colour of a plain black back
+                facing, why = Facing.UNKNOWN, f"the {back.name} back's colour, a face's print"
             elif back is not None:
                 facing, why = Facing.DOWN, f"the {back.name} back"
+            elif printed and self.backs is not None:
+                facing, why = Facing.UP, "light print on a dark card, unlike the calibrated backs"
             elif self.backs is not None:
                 facing, why = Facing.UNKNOWN, "no face showing, no calibrated back"
             elif inside <= 0.2:
+                # a guess that the calibrated backs replace: a dark deck's face shows no white
+                # either, and a dark back may carry a logo or a few gold marks, so print without
+                # calibrated backs tells nothing (calibrate learns such backs from these cards)
                 facing, why = Facing.DOWN, "a whole card, no face showing"
             else:
                 facing, why = Facing.UNKNOWN, "card, face not decided"
             sightings.append(CardSighting(_points(quad, scale), facing, None, None, 0.0, why))
         return sightings
+
+
+def _corner_lit(image: BGRImage, frame: CornerFrame) -> bool:
+    """Whether anything in the corner's index window stands PRINT_RISE above the window's level:
+    a cheap first look for print (vision.faces.light_print decides)."""
+    values = cut_patch(image, frame).max(axis=2).ravel()
+    middle, high = len(values) // 2, len(values) * 49 // 50
+    ranked = np.partition(values, (middle, high))
+    return int(ranked[high]) - int(ranked[middle]) >= PRINT_RISE
+
+
+def _outline_on(
+    blob: PaperBlob, blob_mask: np.ndarray, frame: CornerFrame, size: tuple[int, ...], anchored: bool
+) -> np.ndarray | None:
+    """The outline of a dark card from one of its corners: of SEEN_ASPECTS, those that stay within
+    the frame (of shape ``size``) and on the dark blob (``blob_mask``: filled, at 1 /
+    BLOB_MASK_STEP of the frame's size), the one whose opposite corner lies nearest the blob's
+    edge (a taller one would run over a card the blob has merged with). Not ``anchored`` by a read
+    at the corner, that corner must lie on the edge: a wrong width guess would cut a second card
+    out of one."""
+    height, width = size[:2]
+    best: tuple[float, np.ndarray] | None = None
+    for aspect in SEEN_ASPECTS:
+        quad = frame.card_quad(aspect)
+        if (
+            quad[:, 0].min() < 0
+            or quad[:, 1].min() < 0
+            or quad[:, 0].max() >= width
+            or quad[:, 1].max() >= height
+        ):
+            continue  # the card would run out of the frame: its outline is a guess
+        outline = np.zeros(blob_mask.shape, np.uint8)
+        cv2.fillConvexPoly(outline, np.round(quad / BLOB_MASK_STEP).astype(np.int32), 1)
+        if float(blob_mask[outline > 0].mean()) < ON_DARK_CARD:
+            continue  # the outline runs off the dark card: the print could be another's
+        far = abs(cv2.pointPolygonTest(blob.contour, (float(quad[2][0]), float(quad[2][1])), True))
+        if best is None or far < best[0]:
+            best = (far, quad)
+    if best is None or (not anchored and best[0] > FAR_CORNER * frame.width):
+        return None
+    return best[1]
 
 
 def _white_inside(white: np.ndarray, quad: np.ndarray) -> float:

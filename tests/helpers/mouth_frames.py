@@ -157,6 +157,24 @@ def real_faces(reader: CardReader, limit: int = 12) -> list[tuple[str, np.ndarra
     return faces[:limit]
 
 
+# face-up cards of backs-cardcounter's black deck, their corners picked by eye on the photos
+# (clockwise from the index corner): silver and gold print on black
+DARK_FACES = {
+    "6c": ("IMG_7723", ((96, 216), (393, 187), (443, 535), (145, 563))),
+    "7h": ("IMG_7719", ((475, 260), (635, 288), (609, 419), (449, 391))),
+}
+
+
+def dark_faces() -> list[tuple[str, np.ndarray]]:
+    """The black deck's faces of DARK_FACES, each warped upright from its photo."""
+    faces = []
+    for card, (name, corners) in DARK_FACES.items():
+        image = cv2.imread(str(BLACK_DECK / f"{name}.jpg"))
+        assert image is not None, name
+        faces.append((card, _upright(image, np.array(corners, np.float32))))
+    return faces
+
+
 def rendered_faces(cards: list[str]) -> list[tuple[str, np.ndarray]]:
     return [(card, face(card, CARD_W)) for card in cards]
 

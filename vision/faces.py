@@ -1,0 +1,110 @@
+"""Positive evidence of a face: print on a card, in a few marks, and not a back's pattern.
+
+A face is printed in a few marks (pips, the index, a court card's picture) on a plain field; a
+back is one repeated pattern, or a plain field. Two polarities share that rule:
+
+- ink on white paper (the shoe's mouth, vision/mouth.py: dark or red marks on the paper);
+- light print on a dark card (a black deck with gold or silver print, vision/reader.py: light
+  strokes on the dark field, found as what stands above the field's local level, so that a
+  glare's slow rise across a plain black back is no print).
+
+:func:`marks_verdict` is the rule on the marks that both use; :func:`light_print` finds the
+marks of a dark card. Neither calls a card a face on its own: a dark card's print is a face only
+where it matches no calibrated back (a dark back may carry a logo), at the mouth and in the
+reader, or where the classifier saw a rank at the card's corner; paper with ink at the mouth
+also needs the mouth's paper rules.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from vision.backs import upright
+from vision.index_patch import WINDOW_ACROSS, WINDOW_DOWN
+from vision.types import BGRImage
+
+MAX_MARKS = 20  # a face's print is a few marks (pips, the index): more is a back's repeated pattern
+MAX_MARK_SPAN = 0.6  # and none spans this share of the inside's width or height (a lattice, a line)
+
+# light print on a dark card, looked at on the card warped upright to PRINT_W x PRINT_H
+PRINT_W, PRINT_H = 100, 140
+PRINT_BORDER = 8  # pixels of the warped card left out at each side: its edge and what lies beyond
+PRINT_FIELD = 90  # the dark card's field (the inside's median brightness) is at most this
+PRINT_RISE = 50  # print stands this much above the field's local level (an opening of PRINT_SPOT)
+PRINT_SPOT = 15  # pixels: wider than a stroke or a pip's arm, narrower than a glare
+PRINT_MARK_AREA = 6  # pixels: smaller specks are the card's grain or sensor noise
+PRINT_SHARE = (0.04, 0.45)  # the share of the inside that is print: a face's, not a back's sheen
+PRINT_SATURATION = 60  # print is unsaturated (silver, white) ...
+GOLD_HUES = (8, 40)  # ... or gold (OpenCV hue, 0-180): a keyboard's blue or green glow is no print
+PRINT_COLOURED = 0.7  # of the print's pixels at least this share are silver, white or gold
+INDEX_PRINT = 0.04  # of a corner's index window, the share of print that an index makes
+
+_SPOT = np.ones((PRINT_SPOT, PRINT_SPOT), np.uint8)
+
+
+def marks_verdict(marks: np.ndarray, inside: tuple[int, int], min_area: int = 1) -> str | None:
+    """Why the marks (a boolean mask) are not a face's print, or None when they may be: at most
+    MAX_MARKS of them (of ``min_area`` pixels or more), none spanning MAX_MARK_SPAN of the inside
+    (``inside``: its width and height in pixels)."""
+    _, _, stats, _ = cv2.connectedComponentsWithStats(marks.astype(np.uint8), connectivity=8)
+    found = stats[1:]
+    found = found[found[:, cv2.CC_STAT_AREA] >= min_area]
+    if len(found) > MAX_MARKS:
+        return "a repeated pattern, not a face's marks"
+    wide = (found[:, cv2.CC_STAT_WIDTH] >= MAX_MARK_SPAN * inside[0]) | (
+        found[:, cv2.CC_STAT_HEIGHT] >= MAX_MARK_SPAN * inside[1]
+    )
+    if wide.any():
+        return "a mark across the card, not a face's"
+    return None
+
+
+@dataclass(frozen=True)
+class PrintLook:
+    printed: bool  # light print in a face's few marks on a dark field
+    why: str
+    share: float = 0.0  # of the inside that is print
+    corner: float = 0.0  # of the index window at the quad's first corner (vision.index_patch's
+    # window: WINDOW_ACROSS of the width across, WINDOW_DOWN down), the share that is print
+
+
+def light_print(image: BGRImage, quad: np.ndarray) -> PrintLook:
+    """Whether the card at ``quad`` (four corners in order around it; its short side first, as a
+    corner frame's outline is, vision.corners.CornerFrame.card_quad, for ``corner`` to be its
+    first corner's) is a dark card with light print on it in a face's few marks, and how much
+    print the index window at its first corner shows."""
+    card = upright(image, quad, (PRINT_W, PRINT_H))
+    b = PRINT_BORDER
+    inner = np.ascontiguousarray(card[b : PRINT_H - b, b : PRINT_W - b])
+    hsv = cv2.cvtColor(inner, cv2.COLOR_BGR2HSV)
+    value = hsv[:, :, 2]
+    if float(np.median(value[::2, ::2])) > PRINT_FIELD:
+        return PrintLook(False, "not a dark card")
+    level = cv2.morphologyEx(value, cv2.MORPH_OPEN, _SPOT)
+    rise = value.astype(np.int16) - level.astype(np.int16) >= PRINT_RISE
+    _, labels, stats, _ = cv2.connectedComponentsWithStats(rise.astype(np.uint8), connectivity=8)
+    x, y = stats[:, cv2.CC_STAT_LEFT], stats[:, cv2.CC_STAT_TOP]
+    inside = (x > 0) & (y > 0) & (x + stats[:, cv2.CC_STAT_WIDTH] < value.shape[1])
+    inside &= y + stats[:, cv2.CC_STAT_HEIGHT] < value.shape[0]
+    # print is printed on the card: light reaching the edge of its inside is its edge, a glare
+    # or what lies beyond it (the shoe, the cloth, another card)
+    kept = (stats[:, cv2.CC_STAT_AREA] >= PRINT_MARK_AREA) & inside
+    kept[0] = False  # the background
+    marks = kept[labels]
+    share = float(marks.mean())
+    if not PRINT_SHARE[0] <= share <= PRINT_SHARE[1]:
+        why = "no print" if share < PRINT_SHARE[0] else "too much light for print"
+        return PrintLook(False, why, share)
+    hue, saturation = hsv[:, :, 0][marks], hsv[:, :, 1][marks]
+    coloured = (saturation < PRINT_SATURATION) | ((hue >= GOLD_HUES[0]) & (hue <= GOLD_HUES[1]))
+    if float(coloured.mean()) < PRINT_COLOURED:
+        return PrintLook(False, "light of another colour than print", share)
+    across, down = round(WINDOW_ACROSS * PRINT_W) - b, round(WINDOW_DOWN * PRINT_W) - b
+    corner = float(marks[:down, :across].mean())
+    verdict = marks_verdict(marks, (inner.shape[1], inner.shape[0]))
+    if verdict is not None:
+        return PrintLook(False, verdict, share, corner)
+    return PrintLook(True, "light print on a dark card", share, corner)
