@@ -85,8 +85,12 @@ class CardReader:
     ) -> list[IndexRead]:
         """Read every index again through windows a little smaller and larger: a true index reads
         the same through all three, a fluke of one window rarely does. The read keeps the mean
-        confidence of the three, halved when they disagree."""
+        confidence of the three, halved when they disagree. A read that the card's other index
+        corner confirms (the same card, read at the opposite corner) has had that check already: two
+        windows apart agree, and the merge combines them."""
         chosen = [i for i, read in enumerate(reads) if read.is_index and read.confidence >= READ_CONFIDENCE]
+        confirmed = _confirmed_at_opposite_corners(frames, reads, chosen)
+        chosen = [i for i in chosen if i not in confirmed]
         if not chosen:
             return reads
         looks = [replace(frames[i], width=frames[i].width * factor) for i in chosen for factor in SECOND_LOOK]
@@ -222,14 +226,35 @@ def _white_inside(white: np.ndarray, quad: np.ndarray) -> float:
 
 def _same_card(one: _Candidate, other: _Candidate) -> bool:
     """Two reads are of one card when they are at one corner (two width guesses), or at its two
-    index corners (the other read sits at this card's opposite corner, turned half round). Cards
-    of a fan overlap, so an overlap of the estimated outlines would merge neighbours."""
+    index corners. Cards of a fan overlap, so an overlap of the estimated outlines would merge
+    neighbours."""
     p, q = np.array(one.frame.point), np.array(other.frame.point)
-    width = one.frame.width
-    if float(np.hypot(*(p - q))) < 0.2 * width:
+    if float(np.hypot(*(p - q))) < 0.2 * one.frame.width:
         return True
-    facing = float(np.dot(one.frame.across, other.frame.across))
-    return facing < -0.8 and float(np.hypot(*(one.quad[2] - q))) < 0.25 * width
+    return _at_opposite_corner(one.frame, other.frame)
+
+
+def _at_opposite_corner(one: CornerFrame, other: CornerFrame) -> bool:
+    """``other`` sits at the corner of ``one``'s card opposite ``one``, turned half round: the
+    card's other index corner."""
+    facing = float(np.dot(one.across, other.across))
+    far_corner = one.card_quad()[2]
+    return facing < -0.8 and float(np.hypot(*(far_corner - np.array(other.point)))) < 0.25 * one.width
+
+
+def _confirmed_at_opposite_corners(
+    frames: list[CornerFrame], reads: list[IndexRead], chosen: list[int]
+) -> set[int]:
+    """The reads among ``chosen`` that another read of the same card confirms from the card's
+    opposite index corner (each confirms the other)."""
+    confirmed: set[int] = set()
+    for n, i in enumerate(chosen):
+        for j in chosen[n + 1 :]:
+            if (reads[i].rank, reads[i].suit) != (reads[j].rank, reads[j].suit):
+                continue
+            if _at_opposite_corner(frames[i], frames[j]) and _at_opposite_corner(frames[j], frames[i]):
+                confirmed.update((i, j))
+    return confirmed
 
 
 def _overlap(one: np.ndarray, other: np.ndarray) -> float:
