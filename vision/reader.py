@@ -231,15 +231,14 @@ def _same_card(one: _Candidate, other: _Candidate) -> bool:
     p, q = np.array(one.frame.point), np.array(other.frame.point)
     if float(np.hypot(*(p - q))) < 0.2 * one.frame.width:
         return True
-    return _at_opposite_corner(one.frame, other.frame)
+    return _at_opposite_corner(one.frame, one.quad, other.frame)
 
 
-def _at_opposite_corner(one: CornerFrame, other: CornerFrame) -> bool:
-    """``other`` sits at the corner of ``one``'s card opposite ``one``, turned half round: the
-    card's other index corner."""
+def _at_opposite_corner(one: CornerFrame, one_quad: np.ndarray, other: CornerFrame) -> bool:
+    """``other`` sits at the corner of ``one``'s card (``one_quad``, its card_quad) opposite
+    ``one``, turned half round: the card's other index corner."""
     facing = float(np.dot(one.across, other.across))
-    far_corner = one.card_quad()[2]
-    return facing < -0.8 and float(np.hypot(*(far_corner - np.array(other.point)))) < 0.25 * one.width
+    return facing < -0.8 and float(np.hypot(*(one_quad[2] - np.array(other.point)))) < 0.25 * one.width
 
 
 def _confirmed_at_opposite_corners(
@@ -248,11 +247,14 @@ def _confirmed_at_opposite_corners(
     """The reads among ``chosen`` that another read of the same card confirms from the card's
     opposite index corner (each confirms the other)."""
     confirmed: set[int] = set()
+    quads = {i: frames[i].card_quad() for i in chosen}
     for n, i in enumerate(chosen):
         for j in chosen[n + 1 :]:
             if (reads[i].rank, reads[i].suit) != (reads[j].rank, reads[j].suit):
                 continue
-            if _at_opposite_corner(frames[i], frames[j]) and _at_opposite_corner(frames[j], frames[i]):
+            if _at_opposite_corner(frames[i], quads[i], frames[j]) and _at_opposite_corner(
+                frames[j], quads[j], frames[i]
+            ):
                 confirmed.update((i, j))
     return confirmed
 
