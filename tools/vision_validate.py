@@ -1,7 +1,10 @@
 """Validation on ../shared/data/cards/photos-tfod-train (rank labels only, no suits): the figures to
 tune against, so that the test folder (bench/vision.py) stays a final check.
 
-    .venv/bin/python tools/vision_validate.py [--limit N] [--errors] [--model PATH]
+    .venv/bin/python tools/vision_validate.py [--limit N] [--errors] [--stages] [--model PATH]
+
+--stages counts, for every card not read right at acting confidence, the stage that lost it (see
+``lost_at``): the tally that says which part of the pipeline to work on next.
 """
 
 from __future__ import annotations
@@ -10,24 +13,75 @@ import argparse
 import csv
 import json
 import sys
+from collections import Counter
 from pathlib import Path
+
+import cv2
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from bench.vision import match_reads  # noqa: E402
-from vision.index_reader import IndexReader  # noqa: E402
-from vision.reader import ACT_CONFIDENCE, CardReader  # noqa: E402
+from vision.corners import corner_frames, find_blobs  # noqa: E402
+from vision.index_reader import RANK_LABELS, IndexRead, IndexReader  # noqa: E402
+from vision.reader import ACT_CONFIDENCE, MAX_SIDE, READ_CONFIDENCE, CardReader  # noqa: E402
 from vision.sources import Frame, read_image  # noqa: E402
+from vision.types import BGRImage  # noqa: E402
 
 TRAIN = ROOT.parent / "shared" / "data" / "cards" / "photos-tfod-train"
 RANK_OF = {"nine": "9", "ten": "T", "jack": "J", "queen": "Q", "king": "K", "ace": "A"}
+
+
+class _Looks:
+    """One photo's corner frames and their reads before and after the second look, as
+    CardReader.read makes them (its steps, called one by one to see where a card is lost)."""
+
+    def __init__(self, reader: CardReader, image: BGRImage) -> None:
+        self.scale = min(1.0, MAX_SIDE / max(image.shape[:2]))
+        work = (
+            image
+            if self.scale == 1.0
+            else cv2.resize(image, None, fx=self.scale, fy=self.scale, interpolation=cv2.INTER_AREA)
+        )
+        blobs = find_blobs(work)
+        self.frames = corner_frames(blobs, work.shape)
+        self.first = reader._read_all(work, blobs, self.frames)
+        self.second = reader._second_look(work, blobs, self.frames, self.first)
+
+    def lost_at(self, box: tuple[int, int, int, int], rank: str) -> str:
+        """Why a card (its label's box and rank) was not read right at acting confidence."""
+        x0, y0, x1, y1 = (v * self.scale for v in box)
+        margin = 0.05 * max(x1 - x0, y1 - y0)
+        inside = [
+            n
+            for n, f in enumerate(self.frames)
+            if x0 - margin <= f.point[0] <= x1 + margin and y0 - margin <= f.point[1] <= y1 + margin
+        ]
+
+        def best(reads: list[IndexRead]) -> float:
+            right = [
+                reads[n].confidence
+                for n in inside
+                if reads[n].is_index and RANK_LABELS[reads[n].rank] == rank
+            ]
+            return max(right, default=0.0)
+
+        if not inside:
+            return "no corner proposed in its box"
+        if best(self.first) < READ_CONFIDENCE:
+            return "never read right at any corner"
+        if best(self.first) < ACT_CONFIDENCE:
+            return "read right only below acting confidence"
+        if best(self.second) < ACT_CONFIDENCE:
+            return "lost at the second look"
+        return "lost at the merge"
 
 
 def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--limit", type=int)
     parser.add_argument("--errors", action="store_true")
+    parser.add_argument("--stages", action="store_true", help="count the stage that lost each card")
     parser.add_argument("--model", type=Path, help="an index classifier to try (default: the committed one)")
     args = parser.parse_args()
     labels: dict[str, list[tuple[str, tuple[int, int, int, int]]]] = {}
@@ -38,12 +92,24 @@ def main() -> int:
     reader = CardReader(IndexReader(args.model) if args.model else None)
     right = right_any = wrong_confident = total = 0
     confidences: list[tuple[float, bool]] = []
+    lost: Counter[str] = Counter()
     for name in sorted(labels)[: args.limit]:
         frame = read_image(TRAIN / "images" / name)
         if not isinstance(frame, Frame):
             continue
         read = [s for s in reader.read(frame.image) if s.card is not None]
-        for i, j in match_reads([box for _, box in labels[name]], read):
+        matches = match_reads([box for _, box in labels[name]], read)
+        if args.stages:
+            looks = _Looks(reader, frame.image)
+            done = {
+                i
+                for i, j in matches
+                if read[j].confidence >= ACT_CONFIDENCE and read[j].rank == labels[name][i][0]
+            }
+            for i, (rank, box) in enumerate(labels[name]):
+                if i not in done:
+                    lost[looks.lost_at(box, rank)] += 1
+        for i, j in matches:
             ok = read[j].rank == labels[name][i][0]
             confidences.append((read[j].confidence, ok))
             acting = read[j].confidence >= ACT_CONFIDENCE
@@ -68,6 +134,7 @@ def main() -> int:
                 "wrong_confident": wrong_confident,
                 "cards": total,
                 "by_cut": cuts,
+                **({"not_read_right_at_acting_confidence": dict(lost.most_common())} if args.stages else {}),
             }
         )
     )

@@ -62,6 +62,9 @@ EDGE_MAX_SHORT_SIDE = 0.5  # of the frame's short side: a larger blob is not a s
 EDGE_MAX_VERTICES = 16
 EDGE_BUDGET = 64  # edge proposals in one frame at most
 WHITENESS_LEVELS = (100, 130, 170, 210, 235)
+# A covered card's edges are cut short by the card on top, so the widths guessed from them are too
+# small, never too large: its corner is also read at this much more (tools/vision_validate.py)
+COVERED_WIDTH_FACTOR = 1.25
 
 
 def whiteness(image: BGRImage) -> GrayImage:
@@ -167,10 +170,16 @@ def _orientation(polygon: np.ndarray) -> float:
 def corner_frames(blobs: list[PaperBlob], image_shape: tuple[int, ...]) -> list[CornerFrame]:
     """Every convex right-angled vertex of every blob, as one or more corner frames (one per
     plausible card width: the edges that meet at a corner of overlapping cards are often cut short
-    by the card on top)."""
+    by the card on top, so a vertex of a blob that is not one card is also tried at a quarter more
+    than its edges say and at the width of the frame's whole cards)."""
     frames: list[CornerFrame] = []
     h, w = image_shape[:2]
     budget = EDGE_BUDGET
+    boxes = [cv2.minAreaRect(blob.contour)[1] for blob in blobs]  # (w, h) of each rotated box
+    # the cards of one frame are of one deck at about one distance: the cards lying alone give the
+    # width of the covered ones
+    whole_widths = [min(box) for blob, box in zip(blobs, boxes, strict=True) if blob.whole]
+    whole_width = float(np.median(whole_widths)) if whole_widths else None
     low, high = (math.cos(math.radians(a)) for a in CORNER_ANGLE_RANGE)
     for index, blob in enumerate(blobs):
         poly = blob.polygon.astype(np.float64)
@@ -223,7 +232,8 @@ def corner_frames(blobs: list[PaperBlob], image_shape: tuple[int, ...]) -> list[
                 far_prev = (poly + to_prev - corner)[chamfer]
                 long_next = np.concatenate([long_next, np.hypot(far_next[:, 0], far_next[:, 1])])
                 long_prev = np.concatenate([long_prev, np.hypot(far_prev[:, 0], far_prev[:, 1])])
-        (_, _), (rw, rh), _ = cv2.minAreaRect(blob.contour)
+        vertices = len(points)  # the corners so far are the outline's vertices; edge proposals follow
+        rw, rh = boxes[index]
         blob_width = min(rw, rh)
         blob_is_one_card = blob.whole
         if EDGE_PROPOSALS and not blob_is_one_card and not blob.dark:
@@ -257,7 +267,14 @@ def corner_frames(blobs: list[PaperBlob], image_shape: tuple[int, ...]) -> list[
         for i in np.flatnonzero(inside):
             # on a clockwise outline the next edge, then the previous one, turn clockwise: the next
             # edge runs across the card's top (short side) at an index corner
-            widths = [blob_width] if blob_is_one_card else [long_next[i], long_prev[i] / CARD_ASPECT]
+            if blob_is_one_card:
+                widths = [blob_width]
+            else:
+                widths = [long_next[i], long_prev[i] / CARD_ASPECT]
+                if i < vertices:
+                    widths += [edge * COVERED_WIDTH_FACTOR for edge in widths]
+                    if whole_width is not None:
+                        widths.append(whole_width)
             for width in _distinct(widths):
                 if width >= MIN_CARD_WIDTH_PX:
                     frames.append(

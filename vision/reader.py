@@ -49,7 +49,8 @@ SEEN_ASPECTS = (1.85, 1.6, CARD_ASPECT, 1.2, 1.05)  # a card's height over width
 ON_DARK_CARD = 0.85  # of a dark card's outline guessed from a corner, at least this on its blob
 BLOB_MASK_STEP = 4  # the blob's mask for that test is made at a quarter of the frame's size
 FAR_CORNER = 0.15  # of the width: the opposite corner of the outline is this near the blob's edge
-SAME_DARK_FACE = 0.1  # two unread dark faces on one blob overlapping this much are one card
+SAME_DARK_FACE = 0.0  # two unread dark faces on one blob that overlap at all are one card: two
+# cards where there is one would make one exposed card two (MD-b), and unsure beats wrong
 MAX_SIDE = 960  # larger frames are read scaled down: glyphs stay >= ~10 px on a card a tenth as wide
 # (vision/crops.py reads a camera's larger frames zone by zone instead)
 
@@ -105,8 +106,14 @@ class CardReader:
     ) -> list[IndexRead]:
         """Read every index again through windows a little smaller and larger: a true index reads
         the same through all three, a fluke of one window rarely does. The read keeps the mean
-        confidence of the three, halved when they disagree."""
+        confidence of the three, halved when they disagree. A read that the card's other index
+        corner confirms (the same card, read at the opposite corner) has had that check already: two
+        windows apart agree, and the merge combines them. Not on a dark card: a dark back's repeated
+        pattern can look alike at both corners, and only the second look tells it from a face."""
         chosen = [i for i, read in enumerate(reads) if read.is_index and read.confidence >= READ_CONFIDENCE]
+        on_paper = [i for i in chosen if not blobs[frames[i].blob].dark]
+        confirmed = _confirmed_at_opposite_corners(frames, reads, on_paper)
+        chosen = [i for i in chosen if i not in confirmed]
         if not chosen:
             return reads
         looks = [replace(frames[i], width=frames[i].width * factor) for i in chosen for factor in SECOND_LOOK]
@@ -352,14 +359,37 @@ def _white_inside(white: np.ndarray, quad: np.ndarray) -> float:
 
 def _same_card(one: _Candidate, other: _Candidate) -> bool:
     """Two reads are of one card when they are at one corner (two width guesses), or at its two
-    index corners (the other read sits at this card's opposite corner, turned half round). Cards
-    of a fan overlap, so an overlap of the estimated outlines would merge neighbours."""
+    index corners. Cards of a fan overlap, so an overlap of the estimated outlines would merge
+    neighbours."""
     p, q = np.array(one.frame.point), np.array(other.frame.point)
-    width = one.frame.width
-    if float(np.hypot(*(p - q))) < 0.2 * width:
+    if float(np.hypot(*(p - q))) < 0.2 * one.frame.width:
         return True
-    facing = float(np.dot(one.frame.across, other.frame.across))
-    return facing < -0.8 and float(np.hypot(*(one.quad[2] - q))) < 0.25 * width
+    return _at_opposite_corner(one.frame, one.quad, other.frame)
+
+
+def _at_opposite_corner(one: CornerFrame, one_quad: np.ndarray, other: CornerFrame) -> bool:
+    """``other`` sits at the corner of ``one``'s card (``one_quad``, its card_quad) opposite
+    ``one``, turned half round: the card's other index corner."""
+    facing = float(np.dot(one.across, other.across))
+    return facing < -0.8 and float(np.hypot(*(one_quad[2] - np.array(other.point)))) < 0.25 * one.width
+
+
+def _confirmed_at_opposite_corners(
+    frames: list[CornerFrame], reads: list[IndexRead], chosen: list[int]
+) -> set[int]:
+    """The reads among ``chosen`` that another read of the same card confirms from the card's
+    opposite index corner (each confirms the other)."""
+    confirmed: set[int] = set()
+    quads = {i: frames[i].card_quad() for i in chosen}
+    for n, i in enumerate(chosen):
+        for j in chosen[n + 1 :]:
+            if (reads[i].rank, reads[i].suit) != (reads[j].rank, reads[j].suit):
+                continue
+            if _at_opposite_corner(frames[i], quads[i], frames[j]) and _at_opposite_corner(
+                frames[j], quads[j], frames[i]
+            ):
+                confirmed.update((i, j))
+    return confirmed
 
 
 def _overlap(one: np.ndarray, other: np.ndarray) -> float:

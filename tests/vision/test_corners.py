@@ -86,6 +86,30 @@ def test_a_cut_off_corner_is_found_where_its_two_edges_meet() -> None:
     assert any(abs(f.width - 100) < 1.0 for f in at_corner)
 
 
+def covered_card_frame(with_a_whole_card: bool) -> tuple[np.ndarray, np.ndarray]:
+    """A card whose top edge and left edge are both cut short by two cards lying over it (their
+    union is one blob), and, if asked, a card of the same size alone beside them."""
+    image = np.full((480, 640, 3), (30, 90, 20), np.uint8)
+    covered = card_corners((300, 100), 90, 0.0)
+    for quad in (covered, card_corners((340, 80), 90, 0.0), card_corners((280, 160), 90, 0.0)):
+        cv2.fillConvexPoly(image, quad.astype(np.int32), (235, 235, 235))
+    if with_a_whole_card:
+        cv2.fillConvexPoly(image, card_corners((60, 200), 90, 8.0).astype(np.int32), (235, 235, 235))
+    return image, covered
+
+
+@pytest.mark.parametrize("with_a_whole_card", [False, True])
+def test_a_covered_cards_corner_is_tried_at_the_width_of_the_whole_cards(with_a_whole_card: bool) -> None:
+    # its visible edges (40 and 60 px) say it is about 40 px wide, a quarter more says 50-55: only
+    # the card lying alone tells that it is 90
+    image, covered = covered_card_frame(with_a_whole_card)
+    frames = corner_frames(find_blobs(image), image.shape)
+    at_corner = [f for f in frames if float(np.hypot(*(np.array(f.point) - covered[0]))) < 4]
+    assert at_corner, frames
+    assert any(abs(f.width - 50) < 5 for f in at_corner)
+    assert any(abs(f.width - 90) < 5 for f in at_corner) is with_a_whole_card
+
+
 def test_a_dark_decks_cards_are_face_up_with_their_names_but_not_acted_on() -> None:
     # backs-cardcounter's IMG_7820: 2S, KS and 6S face up (gold print on black cards), one back
     frame = read_image(DATA / "cards" / "backs-cardcounter" / "images" / "IMG_7820.jpg")

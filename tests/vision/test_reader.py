@@ -8,7 +8,9 @@ import cv2
 import numpy as np
 import pytest
 
+from tablectl.core.cards import SUITS
 from tests.helpers.paths import DATA
+from vision.index_reader import NONE_RANK, NONE_SUIT, RANK_LABELS, IndexRead, IndexReader
 from vision.reader import ACT_CONFIDENCE, CardReader, Facing
 from vision.sources import Frame, read_image
 
@@ -96,3 +98,47 @@ def test_rendered_casino_backs_under_varied_light_are_never_face_up(reader: Card
     frame = np.clip(frame * gain, 0, 255).astype(np.uint8)
     sightings = reader.read(frame)
     assert [s for s in sightings if s.facing is Facing.UP] == []
+
+
+class ScriptedIndex(IndexReader):
+    """An index classifier that answers each call with the next reads of its script."""
+
+    def __init__(self, script: list[list[IndexRead]]) -> None:
+        self.script = script
+        self.calls: list[int] = []
+
+    def read(self, patches: np.ndarray) -> list[IndexRead]:
+        reads = self.script[len(self.calls)]
+        self.calls.append(len(patches))
+        assert len(patches) == len(reads), (len(patches), reads)
+        return reads
+
+
+def one_card_on_cloth() -> np.ndarray:
+    """A white card alone: its corners are found clockwise from the top right (top right, bottom
+    right, bottom left, top left); the bottom right and the top left are its index corners."""
+    frame = np.full((480, 640, 3), (40, 100, 30), np.uint8)
+    cv2.rectangle(frame, (250, 150), (340, 276), (235, 235, 235), -1)
+    return frame
+
+
+PIPS = IndexRead(NONE_RANK, NONE_SUIT, 0.99, 0.99)
+ACE = IndexRead(RANK_LABELS.index("A"), SUITS.index("s"), 0.97, 0.97)
+KING = IndexRead(RANK_LABELS.index("K"), SUITS.index("s"), 0.97, 0.97)
+
+
+def test_a_card_read_alike_at_its_two_index_corners_needs_no_second_look() -> None:
+    index = ScriptedIndex([[PIPS, ACE, PIPS, ACE]])
+    sightings = CardReader(index).read(one_card_on_cloth())
+    assert index.calls == [4]  # the windows a little smaller and larger were not read
+    assert [(s.card, s.why) for s in sightings] == [("As", "index read at 2 corners")]
+    assert sightings[0].confidence >= ACT_CONFIDENCE
+
+
+def test_a_card_read_differently_at_its_two_index_corners_is_looked_at_again_and_unsure() -> None:
+    # each corner's second look agrees with its first: the card stays in doubt
+    index = ScriptedIndex([[PIPS, ACE, PIPS, KING], [ACE, ACE, KING, KING]])
+    sightings = CardReader(index).read(one_card_on_cloth())
+    assert index.calls == [4, 4]
+    assert [s.why for s in sightings] == ["index reads disagree"]
+    assert sightings[0].confidence < ACT_CONFIDENCE
