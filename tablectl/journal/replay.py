@@ -36,6 +36,8 @@ from tablectl.core.events import (
 from tablectl.core.game.actions import Action, Kill
 from tablectl.core.game.engine import HandState, Phase, apply
 from tablectl.core.game.errors import RuleViolation
+from tablectl.core.procedure.ledger import run_entry
+from tablectl.core.procedure.progress import FirstToAct
 from tablectl.core.table import TableConfig, TableState, new_table, step
 from tablectl.journal.controller import CHECKPOINT_EVERY
 from tablectl.journal.fold import apply_event
@@ -223,9 +225,11 @@ class _Reader:
         assert hand is not None
         game = hand.game
         players = _players(state, hand.seats_in)
+        with_button = game.config.variant.game.has_button  # stud has no button, no positions
         labels = position_names(len(players), len(game.config.blinds))
         names = [
-            f"Seat {s} {p} ({label})" for s, p, label in zip(hand.seats_in, players, labels, strict=True)
+            f"Seat {s} {p}" + (f" ({label})" if with_button else "")
+            for s, p, label in zip(hand.seats_in, players, labels, strict=True)
         ]
         narrator = Narrator(names)
         record = HandRecord(
@@ -243,7 +247,8 @@ class _Reader:
             narrator=narrator,
         )
         where = f"table {self.config.table} (room {self.config.room})"
-        record.lines.append(f"Hand {hand.number} at {where}, button seat {state.button}")
+        button = f", button seat {state.button}" if with_button else ""
+        record.lines.append(f"Hand {hand.number} at {where}{button}")
         record.lines.extend(narrator.opening(game))
         return record
 
@@ -265,9 +270,13 @@ class _Reader:
         if outcome.startswith("error"):
             error = outcome.removeprefix("error: ")
             out.append(f"ERROR on {describe_event(event)}: {error} (the controller failed; nothing changed)")
+        truth = _hand_game(after, record.number)
+        applied = [e for e in effects if isinstance(e, Applied)]
         for effect in effects:
             if isinstance(effect, Applied):
-                out.extend(self._action(record, effect.action))
+                # The event's last action leaves the hand as the table has it: the truth, with
+                # what the procedure did by itself (a dark bet left in the pot, DRAW-6) included.
+                out.extend(self._action(record, effect.action, truth, last=effect is applied[-1]))
             elif isinstance(effect, Ruling):
                 if effect.severity is Severity.REFUSED:
                     head = f"REFUSED {effect.rule}"
@@ -283,12 +292,22 @@ class _Reader:
             tag + line.strip() if k == 0 else " " * len(tag) + line.strip() for k, line in enumerate(out)
         )
 
-    def _action(self, record: HandRecord, action: Action) -> list[str]:
+    def _action(
+        self, record: HandRecord, action: Action, truth: HandState | None, last: bool = False
+    ) -> list[str]:
         before = record.game
         try:
             after = apply(before, action)
-        except RuleViolation as exc:  # cannot happen if the table applied it: say so, do not guess
-            return [f"(could not re-apply {action!r}: {exc})"]
+            if last and truth is not None:
+                after = truth
+        except RuleViolation as exc:
+            established = _established_out_of_turn(before, action)
+            if established is not None:
+                before, after = established
+            elif truth is not None:  # the procedure changed the hand by itself: the table's state
+                after = truth
+            else:  # cannot happen if the table applied it: say so, do not guess
+                return [f"(could not re-apply {action!r}: {exc})"]
         record.game = after
         record.actions.append(action)
         if isinstance(action, Kill):
@@ -311,13 +330,37 @@ class _Reader:
             delta = now - start[position]
             change = f" ({'+' if delta > 0 else ''}{chips(delta)})" if delta else ""
             parts.append(f"{record.names[position]} {chips(now)}{change}")
-        if ended.misdeal:
+        if ended.misdeal and not record.start.config.variant.game.has_button:
+            head = "Result: misdeal, every chip back, redeal (MD-2)"
+        elif ended.misdeal:
             head = "Result: misdeal, every chip back, redeal with the same button (MD-2)"
         elif ended.voided:
             head = "Result: hand void, every chip back to who bet it"
         else:
             head = "Result"
         return [f"{head}: " + "; ".join(parts)]
+
+
+def _established_out_of_turn(before: HandState, action: Action) -> tuple[HandState, HandState] | None:
+    """STUD-10: an action out of turn the next player established was applied as if its player
+    were first to act (the procedure's FirstToAct, which the engine never sees): the hand with
+    the turn moved so, and after the action; None when that is not what happened."""
+    player = getattr(action, "player", None)
+    if player is None or before.actor == player:
+        return None
+    moved = run_entry(before, FirstToAct(player))
+    try:
+        return moved, apply(moved, action)
+    except RuleViolation:
+        return None
+
+
+def _hand_game(state: TableState, number: int) -> HandState | None:
+    """The engine's state of hand ``number`` at the table (in progress, or just played)."""
+    for hand in (state.hand, state.last_hand):
+        if hand is not None and hand.number == number:
+            return hand.game
+    return None
 
 
 def _read(journal_path: str | os.PathLike[str], hand: int | None) -> tuple[HandRecord, _Reader]:

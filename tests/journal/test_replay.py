@@ -12,11 +12,13 @@ import pytest
 from tablectl.core.cards import parse_card
 from tablectl.core.effects import HandEnded
 from tablectl.core.events import CardDrawn, DealerInput, DealerKey, Event, FloorCommand, FloorKind
+from tablectl.core.game.variants import variant_from_code
 from tablectl.core.table import TableConfig, TableState, new_table, step
 from tablectl.formats import phh
 from tablectl.journal import Controller, Journal, JournalCorrupt
 from tablectl.journal.replay import ReplayError, export_hand_phh, replay_hand
 from tests.helpers.journal_child import table_events
+from tests.helpers.paths import ROOT
 
 CONFIG = TableConfig()
 T0 = 1_700_000_000.0
@@ -258,3 +260,35 @@ def test_replay_shows_a_hand_whatever_times_an_older_version_journaled(
     assert "Journal events" in out
     assert main(["replay", str(path), "--hand", "1", "--phh"]) == 0
     assert "players" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(
+    ("scenario", "told"),
+    [
+        # STUD-10: the procedure moved the turn itself; the replay follows the table's state
+        ("stud-10-out-of-turn-established-by-the-next-player.scn", "Seat 2 Bob calls 100"),
+        # DRAW-6: a dark bet left in the pot on a fold (the ledger moved the chips itself)
+        ("draw-6-bet-in-the-dark-stays-in-the-pot-on-a-fold.scn", "Seat 2 Bob (BB) folds   (pot 500)"),
+    ],
+)
+def test_a_hand_the_procedure_changed_by_itself_replays_without_gaps(
+    path: Path, scenario: str, told: str
+) -> None:
+    from tablectl.sim.scenario import parse
+
+    scn = parse((ROOT / "tests" / "scenarios" / scenario).read_text(), scenario)
+    seating: list[Event] = [
+        FloorCommand(FloorKind.SEAT_PLAYER, "floor", seat=seat, name=name, amount=stack)
+        for seat, (name, stack) in scn.players.items()
+    ]
+    if scn.button is not None:
+        seating.append(FloorCommand(FloorKind.MOVE_BUTTON, "floor", seat=scn.button))
+    with Controller.open(path, scn.config, step, new_table(scn.config)) as controller:
+        for event in timed(seating + [s.event for s in scn.steps]):
+            controller.handle(event)
+        number = (controller.state.hand or controller.state.last_hand).number  # type: ignore[union-attr]
+    text = "\n".join(replay_hand(path, number))
+    assert "could not re-apply" not in text
+    assert told in text
+    if not variant_from_code(scn.config.game).game.has_button:
+        assert "(SB)" not in text and "button" not in text  # stud: no button, no positions

@@ -24,7 +24,9 @@ from tablectl.core.procedure.progress import (
 )
 
 
-def _run(game: HandState, entry: LogEntry) -> HandState:
+def run_entry(game: HandState, entry: LogEntry) -> HandState:
+    """One log entry onto the engine's state: an action through the engine, and the entries it never
+    sees (FirstToAct, Refund, Forfeit) as the ledger applies them (for a replay that must agree)."""
     if isinstance(entry, FirstToAct):
         return game._replace(actor=entry.player, opener=entry.player)
     if isinstance(entry, (Refund, Forfeit)):
@@ -34,8 +36,12 @@ def _run(game: HandState, entry: LogEntry) -> HandState:
         stacks[entry.player] += back
         contributed[entry.player] -= back
         return game._replace(stacks=tuple(stacks), contributed=tuple(contributed))
+    return apply(game, entry)
+
+
+def _run(game: HandState, entry: LogEntry) -> HandState:
     try:
-        return apply(game, entry)
+        return run_entry(game, entry)
     except RuleViolation as exc:  # the procedure only feeds what it checked: a refusal if this fires
         raise Refused(exc.rule, exc.said) from None
 
