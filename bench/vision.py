@@ -143,14 +143,14 @@ def backs_set(reader: CardReader, limit: int | None, calibrated: bool = False) -
     uncalibrated reader finds on the OTHER images (leave one image out: never on the image
     scored); the fields then end in ``_calibrated``."""
     up, down = _backs_labels()
-    files = sorted(up)[:limit]
-    images = {}
-    for name in files:
+    every = {}
+    for name in sorted(up):
         frame = read_image(BACKS / name)
         assert isinstance(frame, Frame), frame
-        images[name] = frame.image
-    if calibrated:
-        samples = {name: back_samples([image], reader) for name, image in images.items()}
+        every[name] = frame.image
+    images = {name: every[name] for name in sorted(up)[:limit]}  # scored; --limit: the first few
+    if calibrated:  # the backs are learned from all the other images, scored or not
+        samples = {name: back_samples([image], reader) for name, image in every.items()}
         index = IndexReader()
     called_up_wrongly = called_down_wrongly = wrong_cards = caught = face_up = face_down = 0
     for name, image in images.items():
