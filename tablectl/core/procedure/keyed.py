@@ -197,7 +197,11 @@ def _after_out_of_turn(
     held = hand.out_of_turn
     assert held is not None and hand.game.actor is not None
     held_position = hand.position(held.seat)
-    established, applied = _as_first(hand, held, held_position)
+    try:
+        established, applied = _as_first(hand, held, held_position)
+    except Refused:
+        # The hand has moved on under it (a hand killed by the floor): it can no longer stand.
+        return _betting_input(_evolve(hand, out_of_turn=None), event)
     behind = established.game.actor
     first = hand.seat(hand.game.actor)
     if position == behind:

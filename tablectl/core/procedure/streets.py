@@ -145,6 +145,8 @@ def discard(
         raise Refused("DRAW-4", f"seat {seat} holds {held} cards: a discard is 0 to {held} cards")
     named = cards or (UNKNOWN_CARD,) * count
     action = Discard(position, named)
+    if burn_due(hand):
+        hand = _evolve(hand, street_burn=None)  # this draw's burn is still to come (DRAW-7)
     # DRAW-6: declaring how many cards one takes is action (004 glossary action), toward MD-1.
     hand = _counted(_apply(hand, action), game.street, position, False)
     effects: list[Effect] = [Applied(action)]

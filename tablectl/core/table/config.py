@@ -103,8 +103,9 @@ class TableConfig:
             del out["rotation"]
         else:
             out["rotation"] = self.rotation.to_json()
-        if not self.bring_in:
-            del out["bring_in"]  # added for stud, left out at 0 (journals read a missing key at its default)
+        for added in ("bring_in", "action_button"):  # added for stud (STUD-5, STUD-18): left out at 0,
+            if not out[added]:  # as older versions wrote it (a journal reads a missing key at its default)
+                del out[added]
         return out
 
     @classmethod

@@ -24,3 +24,9 @@ def test_a_game_other_than_stud_eight_or_better_has_no_action_button(game: dict[
 def test_the_pot_size_is_whole_chips(size: object) -> None:
     with pytest.raises(TableConfigError, match="action_button: the pot a scoop must exceed"):
         TableConfig(**STUD_HI_LO, action_button=size)  # type: ignore[arg-type]
+
+
+def test_the_journal_keeps_the_option_and_older_configs_still_match() -> None:
+    on = TableConfig(**STUD_HI_LO, action_button=500)
+    assert TableConfig.from_json(on.to_json()) == on
+    assert "action_button" not in TableConfig(**STUD_HI_LO).to_json()  # a journal from before it
