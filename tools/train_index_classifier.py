@@ -13,12 +13,12 @@ SUIT_FONTS), the 52 faces of ../shared/data/cards/geaxgx/synthetic_renders (MIT,
 --svg-deck, the faces of an SVG deck (Chris Aguilar's vectorized-playing-cards, LGPL-3.0, as npm's
 @younestouati/playing-cards-standard-deck ships them). Each patch is cut by
 vision.index_patch.cut_patch from a corner frame that is deliberately wrong by as much as the
-corner finder is (position, angle, card width), then blurred, resampled to a low resolution
-(with --squash, one axis more than the other, as a slanted view), noised and JPEG-compressed
-(with --fade, some prints faded toward the paper). The 'none' class is the other two corners, the
-inside of cards, backgrounds and drawn casino-style backs, so a back or a pip never reads as an
-index. Fonts in HELD_OUT_FONTS are used for the validation figure only (a deck the model has not
-seen).
+corner finder is (position, angle, card width; with --covered, some at a covered card's width),
+then blurred, resampled to a low resolution (with --squash, one axis more than the other, as a
+slanted view), noised and JPEG-compressed (with --fade, some prints faded toward the paper). The
+'none' class is the other two corners, the inside of cards, backgrounds and drawn casino-style
+backs, so a back or a pip never reads as an index. Fonts in HELD_OUT_FONTS are used for the
+validation figure only (a deck the model has not seen).
 """
 
 from __future__ import annotations
@@ -64,6 +64,12 @@ GEAXGX = ROOT.parent / "shared" / "data" / "cards" / "geaxgx" / "synthetic_rende
 FACE_W, FACE_H = 200, 280
 SQUASH_SIGMA = 0.0  # set by --squash
 FADE_SHARE = 0.0  # set by --fade
+WIDTH_SIGMA = 0.1  # set by --width-sigma
+COVERED_SHARE = 0.0  # set by --covered
+# a covered card's window: the corner finder measures its width from edges the card on top cuts
+# short (up to about a quarter too small) and also tries a quarter more (vision.corners'
+# COVERED_WIDTH_FACTOR), so its window is anything from 0.75 to 1.25 of the card's true width
+COVERED_WIDTH_RANGE = (0.75, 1.25)
 MARGIN = 60  # background around a face, so a misplaced window sees table, as it does in a photo
 
 
@@ -219,7 +225,7 @@ def on_canvas(rng: random.Random, face: np.ndarray) -> np.ndarray:
 
 def frame_at(rng: random.Random, corner: int, jitter: bool) -> CornerFrame:
     """The frame of one of the face's corners (0 TL, 1 TR, 2 BR, 3 BL) on the canvas, misplaced as
-    the corner finder misplaces it."""
+    the corner finder misplaces it (a share COVERED_SHARE at a covered card's width)."""
     points = [(0, 0), (FACE_W, 0), (FACE_W, FACE_H), (0, FACE_H)]
     x, y = points[corner]
     angle = [0.0, 90.0, 180.0, 270.0][corner]  # the 'across' direction of each clockwise frame
@@ -228,7 +234,11 @@ def frame_at(rng: random.Random, corner: int, jitter: bool) -> CornerFrame:
         x += rng.gauss(0, 0.03) * FACE_W
         y += rng.gauss(0, 0.03) * FACE_W
         angle += rng.gauss(0, 4.0)
-        width *= math.exp(rng.gauss(0, 0.1))
+        width *= math.exp(rng.gauss(0, WIDTH_SIGMA))
+        if COVERED_SHARE and rng.random() < COVERED_SHARE:
+            # uniform on the log scale, so that too small and too large weigh alike
+            low, high = (math.log(factor) for factor in COVERED_WIDTH_RANGE)
+            width *= math.exp(rng.uniform(low, high))
     a = math.radians(angle)
     across = (math.cos(a), math.sin(a))
     down = (-math.sin(a), math.cos(a))
@@ -379,6 +389,19 @@ def main() -> int:
         "--fade", type=float, default=0.0, help="the share of patches whose print is faded toward the paper"
     )
     parser.add_argument(
+        "--width-sigma",
+        type=float,
+        default=0.1,
+        help="sigma of the log of the window's width against the card's (0.1: about +-10 %%)",
+    )
+    parser.add_argument(
+        "--covered",
+        type=float,
+        default=0.0,
+        help="the share of windows cut at a covered card's width, 0.75-1.25 of the true one",
+    )
+    parser.add_argument("--threads", type=int, default=2, help="torch's threads")
+    parser.add_argument(
         "--svg-deck",
         type=Path,
         action="append",
@@ -390,10 +413,11 @@ def main() -> int:
     import torch
     import torch.nn.functional as F
 
-    global SQUASH_SIGMA, FADE_SHARE
+    global SQUASH_SIGMA, FADE_SHARE, WIDTH_SIGMA, COVERED_SHARE
     SQUASH_SIGMA, FADE_SHARE = args.squash, args.fade
+    WIDTH_SIGMA, COVERED_SHARE = args.width_sigma, args.covered
     torch.manual_seed(args.seed)
-    torch.set_num_threads(2)
+    torch.set_num_threads(args.threads)
     for path in fonts():
         fonts_by_name[Path(path).name] = path
     train_fonts = [p for p in fonts() if Path(p).name not in HELD_OUT_FONTS]
