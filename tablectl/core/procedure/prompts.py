@@ -89,6 +89,9 @@ def _street_prompt(hand: HandProgress) -> Said:
     return f"Deal seat {hand.seat(position)} its {street} card, face {face}."
 
 
+_COUNT_WORDS = ("no", "one", "two", "three", "four", "five")
+
+
 def _draw_prompt(hand: HandProgress) -> Said:
     """A draw: who says how many cards next (HO-7), or whose replacements are due (DRAW-5)."""
     game = hand.game
@@ -96,7 +99,12 @@ def _draw_prompt(hand: HandProgress) -> Said:
     position = drawing_position(hand)
     if position is not None:
         owed = game.to_draw[position]
-        cards = "1 card" if owed == 1 else f"{owed} cards"
+        # In words: "deal seat 2 three cards", not "deal seat 2 3 cards".
+        cards = (
+            f"{_COUNT_WORDS[owed]} card{'s' if owed != 1 else ''}"
+            if owed < len(_COUNT_WORDS)
+            else f"{owed} cards"
+        )
         first = "Burn, then deal" if burn_due(hand) else "Deal"
         return f"{first} seat {hand.seat(position)} {cards}."
     turn = game.next_to_draw
