@@ -13,7 +13,7 @@ from tablectl.core import evaluator
 from tablectl.core.cards import card_str
 from tablectl.core.game.actions import UNKNOWN_CARD
 from tablectl.core.game.engine import HandState, Phase
-from tablectl.core.game.pots import Award
+from tablectl.core.game.pots import Award, hand_values
 from tablectl.core.game.variants import Ranking
 from tablectl.core.procedure import HandProgress
 from tablectl.core.table import TableState
@@ -44,23 +44,14 @@ def hand_in_words(game: HandState, cards: tuple[int, ...], full: str = "full of"
         return None
     variant = game.config.variant.game
     try:
-        if variant.ranking is Ranking.ACE_TO_FIVE:
-            return HandInWords(
-                f"Low {evaluator.describe_low(evaluator.evaluate_low_a5(cards + board))}", None
-            )
-        if variant.ranking is Ranking.DEUCE_TO_SEVEN:
-            return HandInWords(
-                evaluator.describe_deuce_to_seven(evaluator.evaluate_low_27(cards + board)), None
-            )
-        if variant.ranking is Ranking.OMAHA:
-            high = evaluator.evaluate_omaha_high(cards, board)
-            low = evaluator.evaluate_omaha_low8(cards, board) if variant.hi_lo else None
-        else:
-            high = evaluator.evaluate_high(cards + board)
-            low = evaluator.evaluate_low8(cards + board) if variant.hi_lo else None
+        value, low = hand_values(variant, cards, board)  # as the pots are awarded
     except ValueError:
         return None
-    return HandInWords(evaluator.describe_high(high, full=full), low)
+    if variant.ranking is Ranking.ACE_TO_FIVE:
+        return HandInWords(f"Low {evaluator.describe_low(value)}", None)
+    if variant.ranking is Ranking.DEUCE_TO_SEVEN:
+        return HandInWords(evaluator.describe_deuce_to_seven(value), None)
+    return HandInWords(evaluator.describe_high(value, full=full), low)
 
 
 def winning_hand(game: HandState, award: Award) -> str | None:

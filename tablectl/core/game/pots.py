@@ -102,12 +102,12 @@ def split(amount: int, winners: Sequence[int], unit: int) -> list[tuple[int, int
 _OMAHA, _ACE_TO_FIVE, _DEUCE_TO_SEVEN = Ranking.OMAHA, Ranking.ACE_TO_FIVE, Ranking.DEUCE_TO_SEVEN
 
 
-def _hand_values(state: HandState, player: int, game: Game) -> tuple[int, int | None]:
-    hole = state.hole[player]
-    board = state.board
+def hand_values(game: Game, hole: Sequence[int], board: Sequence[int]) -> tuple[int, int | None]:
+    """A hand's value by its game's ranking, higher better, and its eight-or-better low (None: none,
+    or not a hi/lo game): deuce-to-seven (DRAW-9) and razz (STUD-16) are lows valued as the one half."""
     ranking = game.ranking
     if ranking is _DEUCE_TO_SEVEN:  # DRAW-9
-        return evaluator.evaluate_low_27(hole), None
+        return evaluator.evaluate_low_27(tuple(hole) + tuple(board)), None
     if ranking is _OMAHA:
         high = evaluator.evaluate_omaha_high(hole, board)
         low = evaluator.evaluate_omaha_low8(hole, board) if game.hi_lo else None
@@ -145,7 +145,8 @@ def award_pots(state: HandState) -> tuple[Award, ...]:
         total = sum([p.amount for p in pots])
         return (Award(0, "all", total, ((live[0], total),), uncontested=True), *refunds)
     shown = state.shown
-    values = {i: _hand_values(state, i, game) for i in live if shown[i] is not None}
+    board = state.board
+    values = {i: hand_values(game, state.hole[i], board) for i in live if shown[i] is not None}
     hi_lo = game.hi_lo
     rank_of_player: dict[int, int] = {}  # HO-5, worked out for the first split without a button
 
