@@ -37,7 +37,7 @@ from tablectl.core.game.actions import Action, Kill
 from tablectl.core.game.engine import HandState, Phase, apply
 from tablectl.core.game.errors import RuleViolation
 from tablectl.core.procedure.ledger import run_entry
-from tablectl.core.procedure.progress import FirstToAct
+from tablectl.core.procedure.progress import HandProgress, LogEntry
 from tablectl.core.table import TableConfig, TableState, new_table, step
 from tablectl.journal.controller import CHECKPOINT_EVERY
 from tablectl.journal.fold import apply_event
@@ -271,12 +271,16 @@ class _Reader:
             error = outcome.removeprefix("error: ")
             out.append(f"ERROR on {describe_event(event)}: {error} (the controller failed; nothing changed)")
         truth = _hand_game(after, record.number)
-        applied = [e for e in effects if isinstance(e, Applied)]
+        # What the event added to the hand's log, in order: the actions the effects name and the
+        # entries the ledger applies by itself (an action out of turn's FirstToAct, STUD-10; chips
+        # left in the pot, Forfeit), so the replay runs what the table ran. None: the log was
+        # rebuilt (BOARD-3) or the hand began with this event; then the actions alone.
+        entries = _added_entries(before, after, record.number)
         for effect in effects:
             if isinstance(effect, Applied):
-                # The event's last action leaves the hand as the table has it: the truth, with
-                # what the procedure did by itself (a dark bet left in the pot, DRAW-6) included.
-                out.extend(self._action(record, effect.action, truth, last=effect is applied[-1]))
+                if entries is not None:
+                    self._run_up_to(record, entries, effect.action)
+                out.extend(self._action(record, effect.action, truth))
             elif isinstance(effect, Ruling):
                 if effect.severity is Severity.REFUSED:
                     head = f"REFUSED {effect.rule}"
@@ -286,28 +290,30 @@ class _Reader:
             elif isinstance(effect, HandEnded):
                 record.ended = effect
                 out.extend(self._ended(record, effect))
+        if entries:
+            self._run_up_to(record, entries, None)  # the ledger's entries after the last action
         if after.hand is not None and after.hand.number == record.number and after.hand.game != record.game:
             record.game = after.hand.game  # the table moved the game without an action: trust it
         record.lines.extend(
             tag + line.strip() if k == 0 else " " * len(tag) + line.strip() for k, line in enumerate(out)
         )
 
-    def _action(
-        self, record: HandRecord, action: Action, truth: HandState | None, last: bool = False
-    ) -> list[str]:
+    def _run_up_to(self, record: HandRecord, entries: list[LogEntry], action: Action | None) -> None:
+        """Run the log's entries that come before ``action`` (all of them for None) onto the hand,
+        leaving ``action`` itself first in ``entries`` for the caller to tell."""
+        while entries and entries[0] != action:
+            record.game = run_entry(record.game, entries.pop(0))
+        if entries:
+            entries.pop(0)
+
+    def _action(self, record: HandRecord, action: Action, truth: HandState | None) -> list[str]:
         before = record.game
         try:
             after = apply(before, action)
-            if last and truth is not None:
-                after = truth
         except RuleViolation as exc:
-            established = _established_out_of_turn(before, action)
-            if established is not None:
-                before, after = established
-            elif truth is not None:  # the procedure changed the hand by itself: the table's state
-                after = truth
-            else:  # cannot happen if the table applied it: say so, do not guess
+            if truth is None:  # cannot happen if the table applied it: say so, do not guess
                 return [f"(could not re-apply {action!r}: {exc})"]
+            after = truth  # the table's own state after the event
         record.game = after
         record.actions.append(action)
         if isinstance(action, Kill):
@@ -341,26 +347,27 @@ class _Reader:
         return [f"{head}: " + "; ".join(parts)]
 
 
-def _established_out_of_turn(before: HandState, action: Action) -> tuple[HandState, HandState] | None:
-    """STUD-10: an action out of turn the next player established was applied as if its player
-    were first to act (the procedure's FirstToAct, which the engine never sees): the hand with
-    the turn moved so, and after the action; None when that is not what happened."""
-    player = getattr(action, "player", None)
-    if player is None or before.actor == player:
+def _added_entries(before: TableState, after: TableState, number: int) -> list[LogEntry] | None:
+    """The entries the event added to hand ``number``'s log; None when it was not an addition (a
+    log rebuilt from the start, BOARD-3) or the hand was not there before the event."""
+    old, new = _hand_of(before, number), _hand_of(after, number)
+    if old is None or new is None or new.log[: len(old.log)] != old.log:
         return None
-    moved = run_entry(before, FirstToAct(player))
-    try:
-        return moved, apply(moved, action)
-    except RuleViolation:
-        return None
+    return list(new.log[len(old.log) :])
+
+
+def _hand_of(state: TableState, number: int) -> HandProgress | None:
+    """Hand ``number`` at the table (in progress, or just played)."""
+    for hand in (state.hand, state.last_hand):
+        if hand is not None and hand.number == number:
+            return hand
+    return None
 
 
 def _hand_game(state: TableState, number: int) -> HandState | None:
     """The engine's state of hand ``number`` at the table (in progress, or just played)."""
-    for hand in (state.hand, state.last_hand):
-        if hand is not None and hand.number == number:
-            return hand.game
-    return None
+    hand = _hand_of(state, number)
+    return hand.game if hand is not None else None
 
 
 def _read(journal_path: str | os.PathLike[str], hand: int | None) -> tuple[HandRecord, _Reader]:
