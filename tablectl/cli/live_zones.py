@@ -71,7 +71,6 @@ class LiveZones:
         self.zones: list[dict[str, Any]] = [{"name": z.name, "cards": []} for z in camera.zones]
         self._stopping = threading.Event()
         self._thread: threading.Thread | None = None
-        self._source: Any = None
 
     def start(self) -> LiveZones:
         self._thread = threading.Thread(target=self._run, name=f"live {self.camera.name}", daemon=True)
@@ -79,9 +78,7 @@ class LiveZones:
         return self
 
     def stop(self) -> None:
-        self._stopping.set()
-        if self._source is not None:
-            self._source.close()
+        self._stopping.set()  # the reading thread closes the source: a capture is not for two threads
         if self._thread is not None:
             self._thread.join(timeout=5)
         with self._changed:
@@ -91,8 +88,12 @@ class LiveZones:
         from vision.sources import Frame, SourceError, open_camera
 
         try:
-            self._source = open_camera(self.camera)
-            for item in self._source.frames():
+            source = open_camera(self.camera)
+        except SourceError as error:
+            self._set_status(f"the {self.camera.device_name} cannot be read: {error}")
+            return
+        try:
+            for item in source.frames():
                 if self._stopping.is_set():
                     return
                 if isinstance(item, Frame):
@@ -103,6 +104,8 @@ class LiveZones:
             self._set_status(f"{self.status} · {ended}: this is its last" if self.frames else ended)
         except SourceError as error:
             self._set_status(f"the {self.camera.device_name} cannot be read: {error}")
+        finally:
+            source.close()
 
     def _draw(self, image: Any) -> None:
         import cv2
