@@ -44,7 +44,7 @@ from tablectl.journal.fold import apply_event
 from tablectl.journal.parallel import verified_fold
 from tablectl.journal.snapshot import table_restore, table_snapshot
 from tablectl.journal.store import Journal
-from tablectl.views.narrate import Narrator, chips, position_names
+from tablectl.views.narrate import Narrator, chips, with_positions
 
 
 class ReplayError(ValueError):
@@ -226,11 +226,8 @@ class _Reader:
         game = hand.game
         players = _players(state, hand.seats_in)
         with_button = game.config.variant.game.has_button  # stud has no button, no positions
-        labels = position_names(len(players), len(game.config.blinds))
-        names = [
-            f"Seat {s} {p}" + (f" ({label})" if with_button else "")
-            for s, p, label in zip(hand.seats_in, players, labels, strict=True)
-        ]
+        seated = [f"Seat {s} {p}" for s, p in zip(hand.seats_in, players, strict=True)]
+        names = with_positions(seated, len(game.config.blinds), with_button)
         narrator = Narrator(names)
         record = HandRecord(
             number=hand.number,

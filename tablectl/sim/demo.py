@@ -23,7 +23,7 @@ from tablectl.core.table import TableConfig, TableState, new_table, step
 from tablectl.formats.phh import PhhError, iter_sources, parse_phh
 from tablectl.sim.dealer import SimDealer, seated_table, simulate
 from tablectl.sim.phh_table import TableHand, table_hand
-from tablectl.views.narrate import Narrator, position_names
+from tablectl.views.narrate import Narrator, with_positions
 
 
 def shared_data_dir() -> Path | None:
@@ -91,8 +91,8 @@ def run_table(
         state = new_table(table.config, table.players, table.button)
         n = len(table.players)
         with_button = variant_from_code(table.config.game).game.has_button
-        labels = position_names(n, len(table.config.blinds))
-        names = [table.players[k + 1][0] + (f" ({labels[k]})" if with_button else "") for k in range(n)]
+        players = [table.players[k + 1][0] for k in range(n)]
+        names = with_positions(players, len(table.config.blinds), with_button)
         narrator = Narrator(names)
         out("")
         out(f"=== Hand {number}: {title} ===")

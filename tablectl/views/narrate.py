@@ -37,6 +37,15 @@ def position_names(n: int, blinds: int) -> list[str]:
     return names + middle + tail
 
 
+def with_positions(names: Sequence[str], blinds: int, has_button: bool) -> list[str]:
+    """Players' names with their seats' positions ("Ann (SB)") in a button game; stud has no
+    button and no positions (the bring-in and the up cards decide, STUD-5): the names alone."""
+    if not has_button:
+        return list(names)
+    labels = position_names(len(names), blinds)
+    return [f"{name} ({label})" for name, label in zip(names, labels, strict=True)]
+
+
 def chips(amount: int) -> str:
     return f"{amount:,}"
 
