@@ -65,7 +65,8 @@ def public(state: TableState) -> dict[str, Any]:
     game = hand.game if hand is not None else None
     rotation = operations_rotation(state)
     # No button and no blinds in stud: frozen in a rotation's stud stretch, or a stud table.
-    variant = game.config.variant if game is not None else variant_from_code(game_code(state))
+    code = game_code(state)
+    variant = game.config.variant if game is not None else variant_from_code(code)
     frozen = (rotation is not None and rotation["frozen_button"] is not None) or not variant.game.has_button
     drawn = secrecy.draws(hand) if hand is not None else {}
     for number in range(1, len(state.seats) + 1):
@@ -103,8 +104,8 @@ def public(state: TableState) -> dict[str, Any]:
         "view": "public",
         "room": cfg.room,
         "table": cfg.table,
-        "game": game_code(state),
-        "game_name": game_label(game_code(state)),  # "NL hold'em", "stud", "limit 2-7 triple draw"
+        "game": code,
+        "game_name": game_label(code),  # "NL hold'em", "stud", "limit 2-7 triple draw"
         "stakes": stakes(state),  # "50/100 ante 100", "200/400 ante 25 bring-in 50"
         "blinds": list(state.blinds),
         "ante": state.ante or state.big_blind_ante,
