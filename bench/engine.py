@@ -55,6 +55,7 @@ from tablectl.core.game import (  # noqa: E402
     house_rules,
     start_hand,
 )
+from tablectl.native import running_native  # noqa: E402
 from tablectl.sim.players import Style  # noqa: E402
 from tests.helpers.hands import random_hand  # noqa: E402
 from tests.helpers.pokerkit_hands import PK_CARDS, pokerkit_state  # noqa: E402
@@ -298,6 +299,7 @@ def main(argv: Sequence[str] | None = None) -> None:
                 "clock": "CPU time of the process (time.process_time), best of repeat",
                 "load_average_before_after": [list(load_before), list(os.getloadavg())],
                 "pokerkit_version": importlib.metadata.version("pokerkit"),
+                "engine_build": "compiled (mypyc, tablectl/native.py)" if running_native() else "pure Python",
                 "python": platform.python_version(),
                 "machine": platform.machine(),
             }

@@ -32,6 +32,9 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("tablectl.core.cards", "tablectl.core.evaluator", "tablectl.core.records"),
 )
 BELOW_EVERYTHING = ("tablectl", "tablectl.core")  # the faces: __version__, a docstring
+# Part of the package's face: the loader of the compiled engine, which imports no module of ours;
+# tablectl/__init__.py installs it before any layer is imported.
+PART_OF_THE_FACE = {"tablectl.native": "tablectl"}
 
 # What the pure core may import from outside tablectl: the standard library's pure modules.
 # Anything else (time, random, os, threading, socket, sqlite3, logging, serial, paho, gpiozero,
@@ -109,6 +112,8 @@ def _imports(path: Path) -> list[tuple[int, str]]:
 
 
 def _unit(module: str) -> str | None:
+    if module in PART_OF_THE_FACE:
+        return PART_OF_THE_FACE[module]
     for row in LAYERS:
         for unit in row:
             if module == unit or module.startswith(unit + "."):

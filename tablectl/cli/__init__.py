@@ -391,6 +391,9 @@ def build_parser() -> argparse.ArgumentParser:
     from vision.cli import add_vision_parser  # the camera pipeline: cv2 loads only when it runs
 
     add_calibrate_parser(add_vision_parser(sub))
+    from tablectl.native import add_native_parser
+
+    add_native_parser(sub)
     return parser
 
 

@@ -16,7 +16,7 @@ import enum
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from itertools import combinations_with_replacement
-from typing import Any, NamedTuple
+from typing import Any, Final, NamedTuple
 
 from tablectl.core.cards import Card
 from tablectl.core.game.actions import (
@@ -50,21 +50,18 @@ class Phase(enum.Enum):
 
 
 # Module-level names for the phases and structures: the hot path reads them on every action,
-# and a global is several times faster to reach than an enum member.
-DEALING_HOLE, BETTING, DEALING_BOARD, DRAWING, SHOWDOWN, COMPLETE = (
-    Phase.DEALING_HOLE,
-    Phase.BETTING,
-    Phase.DEALING_BOARD,
-    Phase.DRAWING,
-    Phase.SHOWDOWN,
-    Phase.COMPLETE,
-)
-NO_LIMIT, POT_LIMIT, FIXED_LIMIT, SPREAD_LIMIT = (
-    Structure.NO_LIMIT,
-    Structure.POT_LIMIT,
-    Structure.FIXED_LIMIT,
-    Structure.SPREAD_LIMIT,
-)
+# and a global is several times faster to reach than an enum member (Final: a constant to mypyc,
+# not a lookup in the module's dict; tablectl/native.py).
+DEALING_HOLE: Final = Phase.DEALING_HOLE
+BETTING: Final = Phase.BETTING
+DEALING_BOARD: Final = Phase.DEALING_BOARD
+DRAWING: Final = Phase.DRAWING
+SHOWDOWN: Final = Phase.SHOWDOWN
+COMPLETE: Final = Phase.COMPLETE
+NO_LIMIT: Final = Structure.NO_LIMIT
+POT_LIMIT: Final = Structure.POT_LIMIT
+FIXED_LIMIT: Final = Structure.FIXED_LIMIT
+SPREAD_LIMIT: Final = Structure.SPREAD_LIMIT
 
 
 class ConfigError(ValueError):
@@ -1338,22 +1335,43 @@ def showdown_order(state: HandState) -> tuple[int, ...]:
     return tuple(sorted(clockwise, key=lambda p: -state.contributed[p]))
 
 
-_INDEX = {name: index for index, name in enumerate(HandState._fields)}
-_HOLE, _ACTED, _ACTOR, _UP = _INDEX["hole"], _INDEX["acted"], _INDEX["actor"], _INDEX["up"]
-_STACKS, _BETS, _CONTRIBUTED = _INDEX["stacks"], _INDEX["bets"], _INDEX["contributed"]
-_PHASE, _STREET, _FOLDED, _SHOWN = _INDEX["phase"], _INDEX["street"], _INDEX["folded"], _INDEX["shown"]
-_HIGH_BET, _FULL_RAISE, _COUNTED_LEVEL = _INDEX["high_bet"], _INDEX["full_raise"], _INDEX["counted_level"]
-_WAGERS, _AGGRESSOR, _ROUND_PLAYERS = _INDEX["wagers"], _INDEX["aggressor"], _INDEX["round_players"]
-_BET_UNIT, _BET_UNIT_OPTION, _OPENER = _INDEX["bet_unit"], _INDEX["bet_unit_option"], _INDEX["opener"]
-_TO_DRAW, _DISCARDS, _AWARDS = _INDEX["to_draw"], _INDEX["discards"], _INDEX["awards"]
-_BRINGING_IN, _BOARD = _INDEX["bringing_in"], _INDEX["board"]
+# Each field's position in a HandState, as constants (tests/core/test_native.py checks them against
+# HandState._fields), so that a copy's changes are written by index.
+_CONFIG: Final = 0
+_PHASE: Final = 1
+_STREET: Final = 2
+_STACKS: Final = 3
+_BETS: Final = 4
+_CONTRIBUTED: Final = 5
+_DEAD: Final = 6
+_FOLDED: Final = 7
+_HOLE: Final = 8
+_BOARD: Final = 9
+_ACTOR: Final = 10
+_HIGH_BET: Final = 11
+_FULL_RAISE: Final = 12
+_COUNTED_LEVEL: Final = 13
+_WAGERS: Final = 14
+_ACTED: Final = 15
+_AGGRESSOR: Final = 16
+_SHOWN: Final = 17
+_MUCKED: Final = 18
+_AWARDS: Final = 19
+_ROUND_PLAYERS: Final = 20
+_UP: Final = 21
+_TO_DRAW: Final = 22
+_DISCARDS: Final = 23
+_BRINGING_IN: Final = 24
+_BET_UNIT: Final = 25
+_BET_UNIT_OPTION: Final = 26
+_OPENER: Final = 27
 
 
-_new_tuple = tuple.__new__
-_evolve = copier(HandState)  # the hot path of every action
+_new_tuple: Final = tuple.__new__
+_evolve: Final = copier(HandState)  # the hot path of every action
 
 
-_HANDLERS: dict[type, Any] = {
+_HANDLERS: Final[dict[type, Any]] = {
     Fold: _apply_betting,
     CheckCall: _apply_betting,
     BetRaise: _apply_betting,
