@@ -88,7 +88,9 @@ def state() -> tuple[bool, str]:
             " rebuild with `tablectl native build`"
         )
     if built.get("python") != current["python"] or built.get("ext_suffix") != current["ext_suffix"]:
-        return False, "the compiled build is for another Python: the pure-Python engine runs; rebuild it"
+        # Another interpreter on this environment (another user may reach another python3): its own
+        # engine, the source; not a fault of the build, so no warning.
+        return False, f"the compiled build is for Python {built.get('python')}: the pure-Python engine runs"
     return True, f"the compiled engine runs (mypyc, {build_dir()})"
 
 
@@ -118,7 +120,7 @@ def install() -> bool:
         return True
     usable, why = state()
     if not usable:
-        if (build_dir() / MANIFEST).is_file() and not os.environ.get(PURE_ENV):
+        if "stale" in why:  # an engine edited or upgraded since its build: say so, once
             warnings.warn(why, RuntimeWarning, stacklevel=2)
         return False
     sys.meta_path.insert(0, _NativeFinder(build_dir()))
