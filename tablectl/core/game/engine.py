@@ -464,12 +464,23 @@ def apply(state: HandState, action: Action) -> HandState:
     """The state after ``action``, or :class:`RuleViolation` with ``state`` unchanged."""
     if state.phase is COMPLETE:
         raise RuleViolation("INPUT", "the hand is over; start a new hand")
-    try:
-        handler = _HANDLERS[type(action)]
-    except KeyError:
-        raise RuleViolation("INPUT", f"{action!r} is not an action of the hand") from None
-    new: HandState = handler(state, action)
-    return new
+    # Most common first; a chain of type tests is a direct call each, where compiled (a dict of
+    # handlers is a lookup and a call through a Python object).
+    if type(action) is DealHole:
+        return _deal_hole(state, action)
+    if type(action) is CheckCall or type(action) is Fold or type(action) is BetRaise:
+        return _apply_betting(state, action)
+    if type(action) is Discard:
+        return _discard(state, action)
+    if type(action) is DealBoard:
+        return _deal_board(state, action)
+    if type(action) is Show:
+        return _show(state, action)
+    if type(action) is BringIn:
+        return _bring_in(state, action)
+    if type(action) is Kill:
+        return _kill(state, action)
+    raise RuleViolation("INPUT", f"{action!r} is not an action of the hand")
 
 
 def _check_player(state: HandState, player: int) -> None:
@@ -1369,16 +1380,3 @@ _OPENER: Final = 27
 
 _new_tuple: Final = tuple.__new__
 _evolve: Final = copier(HandState)  # the hot path of every action
-
-
-_HANDLERS: Final[dict[type, Any]] = {
-    Fold: _apply_betting,
-    CheckCall: _apply_betting,
-    BetRaise: _apply_betting,
-    BringIn: _bring_in,
-    Discard: _discard,
-    DealHole: _deal_hole,
-    DealBoard: _deal_board,
-    Show: _show,
-    Kill: _kill,
-}
