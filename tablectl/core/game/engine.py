@@ -206,6 +206,9 @@ class HandState(NamedTuple):
     bet_unit: int = 0  # fixed limit: the bet of this round (BET-1, STUD-9)
     bet_unit_option: int = 0  # the big bet a wager may choose instead on an open pair (STUD-9)
     opener: int = 0  # the first to act this round (POT-3: the first to show when all checked)
+    # The known cards in the hands and on the board, a bit each (card c: 1 << c): IRR-2's check of a
+    # new card is one test, not a search of every hand. Kept by every action that moves a card.
+    in_play: int = 0
 
     # -- questions any display or rule asks --------------------------------------------------
     @property
@@ -877,27 +880,33 @@ def _best_showing_by_keys(state: HandState, low: bool) -> int:
     return best if best is not None else 0
 
 
-def _check_new_cards(state: HandState, cards: tuple[Card, ...]) -> None:
+def _check_new_cards(state: HandState, cards: tuple[Card, ...]) -> int:
+    """The bits of ``cards`` (HandState.in_play), each a card not in a hand or on the board (IRR-2)."""
     if not cards:
         raise RuleViolation("INPUT", "a deal needs at least one card")
-    fresh: set[Card] = set()
+    taken = state.in_play
+    fresh = 0
     for card in cards:
         if card == UNKNOWN_CARD:
             continue
-        if not (isinstance(card, int) and 0 <= card < 52):
+        if not (type(card) is int and 0 <= card < 52):
             raise RuleViolation("INPUT", f"{card!r} is not a card")
-        duplicate = card in fresh or card in state.board
-        if not duplicate:
-            for hand in state.hole:
-                if card in hand:
-                    duplicate = True
-                    break
-        if duplicate:
+        bit = 1 << card
+        if (taken | fresh) & bit:
             raise RuleViolation(
                 "IRR-2",
                 sentence(Mention(card), " was already dealt this hand: two cards of the same rank and suit"),
             )
-        fresh.add(card)
+        fresh |= bit
+    return fresh
+
+
+def _known_bits(cards: Sequence[Card]) -> int:
+    bits = 0
+    for card in cards:
+        if card != UNKNOWN_CARD:
+            bits |= 1 << card
+    return bits
 
 
 def _deal_hole(state: HandState, action: DealHole) -> HandState:
@@ -916,9 +925,8 @@ def _deal_hole(state: HandState, action: DealHole) -> HandState:
         card = cards[0]
         game = state.config.variant.game
         if 0 <= i < len(dealt) and type(card) is int and 0 <= card < 52 and len(dealt[i]) < game.hole_cards:
-            for hand in dealt:
-                if card in hand:
-                    _check_new_cards(state, cards)  # raises IRR-2
+            if state.in_play >> card & 1:
+                _check_new_cards(state, cards)  # raises IRR-2
             return _dealt_first_card(state, i, card, game)
     _check_player(state, i)
     if state.phase is DRAWING:
@@ -934,23 +942,13 @@ def _deal_hole(state: HandState, action: DealHole) -> HandState:
         raise RuleViolation(
             "MD-d", f"position {i} would hold {have + len(cards)} hole cards; the game deals {want}"
         )
-    if len(cards) == 1 and type(card := cards[0]) is int and 0 <= card < 52:
-        # The common case, one card at a time: a quick duplicate check (IRR-2).
-        for hand in state.hole:
-            if card in hand:
-                _check_new_cards(state, cards)
-    else:
-        _check_new_cards(state, cards)
+    in_play = state.in_play | _check_new_cards(state, cards)
     hole = list(state.hole)
     hole[i] = hole[i] + cards
-    changes: dict[str, Any] = {"hole": tuple(hole)}
+    changes: dict[str, Any] = {"hole": tuple(hole), "in_play": in_play}
     if state.up:
         changes["up"] = _with_up_cards(state, i, have, cards, action.up)
     if sum(map(len, hole)) < want * len(hole):
-        if not state.up:
-            values = list(state)
-            values[_HOLE] = tuple(hole)
-            return _new_tuple(HandState, values)
         return _evolve(state, **changes)
     if not state.config.variant.game.has_button:
         return _start_round(_evolve(state, **changes))  # stud: the bring-in (STUD-5)
@@ -965,6 +963,7 @@ def _dealt_first_card(state: HandState, i: int, card: Card, game: Game) -> HandS
     hole[i] = hole[i] + (card,)
     values = list(state)
     values[_HOLE] = tuple(hole)
+    values[_IN_PLAY] = state.in_play | 1 << card
     if state.up:
         layout = game.cards_up_in_order
         if have < len(layout) and layout[have]:
@@ -1033,15 +1032,15 @@ def _deal_street_card(state: HandState, action: DealHole) -> HandState:
         raise RuleViolation("MD-e", f"position {i} would hold {have + len(cards)} cards not {want}")
     if len(cards) == 1 and action.up is None and state.shown[i] is None and type(card := cards[0]) is int:
         # The common case, one card as the street declares it: one copy of the state.
-        if not 0 <= card < 52 or card in state.board:
-            _check_new_cards(state, cards)  # raises, naming the rule
-        for hand in dealt:
-            if card in hand:
-                _check_new_cards(state, cards)  # raises IRR-2
+        if 0 <= card < 52 and not state.in_play >> card & 1:
+            in_play = state.in_play | 1 << card
+        else:
+            in_play = state.in_play | _check_new_cards(state, cards)  # raises, unless an unknown card
         values = list(state)
         hole = list(dealt)
         hole[i] = hole[i] + cards
         values[_HOLE] = tuple(hole)
+        values[_IN_PLAY] = in_play
         if game.cards_up_in_order[have]:
             up = list(state.up)
             up[i] = up[i] + cards
@@ -1051,10 +1050,11 @@ def _deal_street_card(state: HandState, action: DealHole) -> HandState:
             if not folded and len(hole[j]) < want:
                 return new
         return _start_round(new)
-    _check_new_cards(state, cards)
+    in_play = state.in_play | _check_new_cards(state, cards)
     hole = list(state.hole)
     hole[i] = hole[i] + cards
-    new = _evolve(state, hole=tuple(hole), up=_with_up_cards(state, i, have, cards, action.up))
+    up = _with_up_cards(state, i, have, cards, action.up)
+    new = _evolve(state, hole=tuple(hole), up=up, in_play=in_play)
     return _start_round_when_dealt(_unshown(new, i))
 
 
@@ -1108,6 +1108,7 @@ def _drawn_values(state: HandState, i: int, hole: list[tuple[Card, ...]]) -> lis
     all-in run-out is shown again once it holds other cards."""
     values = list(state)
     values[_HOLE] = tuple(hole)
+    values[_IN_PLAY] = state.in_play & ~_known_bits(state.hole[i]) | _known_bits(hole[i])
     if state.shown[i] is not None:
         shown = list(state.shown)
         shown[i] = None
@@ -1212,9 +1213,10 @@ def _deal_board(state: HandState, action: DealBoard) -> HandState:
     needed = state.board_needed
     if len(cards) > needed:
         raise RuleViolation("BOARD-1", f"{len(cards)} board cards dealt where {needed} are due this round")
-    _check_new_cards(state, cards)
+    in_play = state.in_play | _check_new_cards(state, cards)
     values = list(state)
     values[_BOARD] = state.board + cards
+    values[_IN_PLAY] = in_play
     if len(cards) < needed:
         return _new_tuple(HandState, values)
     return _start_round(_new_tuple(HandState, values))
@@ -1229,8 +1231,8 @@ def _deal_community_card(state: HandState, action: DealBoard) -> HandState:
     want = _hole_target(state)
     if any(len(state.hole[j]) >= want for j in state.live):
         raise RuleViolation("HO-3", "the community card replaces a whole street: this street is being dealt")
-    _check_new_cards(state, cards)
-    return _start_round_when_dealt(_evolve(state, board=state.board + cards))
+    in_play = state.in_play | _check_new_cards(state, cards)
+    return _start_round_when_dealt(_evolve(state, board=state.board + cards, in_play=in_play))
 
 
 def _show(state: HandState, action: Show) -> HandState:
@@ -1269,6 +1271,7 @@ def _show(state: HandState, action: Show) -> HandState:
         hole = list(state.hole)
         hole[i] = cards
         values[_HOLE] = tuple(hole)
+        values[_IN_PLAY] = state.in_play & ~_known_bits(dealt) | _known_bits(cards)
     return _maybe_award(_new_tuple(HandState, values))
 
 
@@ -1376,6 +1379,7 @@ _BRINGING_IN: Final = 24
 _BET_UNIT: Final = 25
 _BET_UNIT_OPTION: Final = 26
 _OPENER: Final = 27
+_IN_PLAY: Final = 28
 
 
 _new_tuple: Final = tuple.__new__

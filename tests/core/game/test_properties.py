@@ -113,6 +113,8 @@ def check_step(state: HandState) -> None:
     assert sum(state.stacks) + state.pot == total
     assert all(0 <= b <= c for b, c in zip(state.bets, state.contributed, strict=True))
     assert state.dead == total - sum(state.stacks) - sum(state.contributed)
+    held = [c for hand in state.hole for c in hand if c >= 0] + list(state.board)
+    assert state.in_play == sum(1 << c for c in set(held))  # the bits IRR-2's check tests
     options = legal(state)
     if options is None:
         assert state.phase is not Phase.BETTING

@@ -91,6 +91,7 @@ def check_step(state: HandState) -> None:
     assert sum(state.stacks) + state.pot == total
     held = [c for hand in state.hole for c in hand if c >= 0] + list(state.board)
     assert len(held) == len(set(held))  # no card in two places (IRR-2)
+    assert state.in_play == sum(1 << c for c in held)  # the bits IRR-2's check tests
     options = legal(state)
     if options is None:
         assert state.phase is not Phase.BETTING
