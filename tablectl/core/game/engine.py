@@ -1053,8 +1053,8 @@ def _deal_street_card(state: HandState, action: DealHole) -> HandState:
     in_play = state.in_play | _check_new_cards(state, cards)
     hole = list(state.hole)
     hole[i] = hole[i] + cards
-    up = _with_up_cards(state, i, have, cards, action.up)
-    new = _evolve(state, hole=tuple(hole), up=up, in_play=in_play)
+    ups = _with_up_cards(state, i, have, cards, action.up)
+    new = _evolve(state, hole=tuple(hole), up=ups, in_play=in_play)
     return _start_round_when_dealt(_unshown(new, i))
 
 
