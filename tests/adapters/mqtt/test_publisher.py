@@ -247,7 +247,9 @@ def test_broker_killed_mid_hand_loses_nothing(broker: LocalBroker) -> None:
         timings_down.append(time.perf_counter() - t0)
         rulings += more
     gc.enable()
-    assert max(timings_down) < 0.05, "publish_state waited for the network"
+    # Waiting for the network would take a reconnect attempt (a second or more); a busy machine's
+    # scheduling takes tens of milliseconds (0.085 s seen at a load of 8), so the bound is between.
+    assert max(timings_down) < 0.5, "publish_state waited for the network"
     assert statistics.median(timings_down) < 3 * statistics.median(timings_up) + 0.001
     broker.start()
     state, more = deal(publisher, state, sim, 60, every=11)
