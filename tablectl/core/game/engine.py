@@ -3,7 +3,7 @@
 ``start_hand(config)`` posts the antes and blinds (stud: the antes; the bring-in is the first
 action, STUD-5); ``apply(state, action)``
 returns the next state or raises :class:`RuleViolation` naming the rule
-broken, leaving the state it was given untouched (states are immutable).
+broken, leaving the state it was given untouched (a state is never changed once made).
 ``legal(state)`` answers whose turn it is, what they may do and for how much.
 
 Positions: 0 is the first seat left of the button, the button is last; in stud, which has no
@@ -16,7 +16,7 @@ import enum
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from itertools import combinations_with_replacement
-from typing import Any, Final, NamedTuple
+from typing import Any, Final
 
 from tablectl.core.cards import Card
 from tablectl.core.game.actions import (
@@ -36,7 +36,6 @@ from tablectl.core.game.errors import RuleViolation
 from tablectl.core.game.pots import Award, award_pots
 from tablectl.core.game.profiles import HouseRules, house_rules
 from tablectl.core.game.variants import Game, Opener, Structure, Variant
-from tablectl.core.records import copier
 from tablectl.core.sentences import Mention, sentence
 
 
@@ -175,8 +174,15 @@ class Legal:
     bring_in: int = 0  # stud: the bring-in this player must post unless completing (STUD-5); 0 if none
 
 
-class HandState(NamedTuple):
-    """One moment of a hand. Immutable: a tuple, so copying it for the next action is cheap."""
+@dataclass(init=False, eq=True, unsafe_hash=True)
+class HandState:
+    """One moment of a hand. Never changed once made: each action makes a new state (``_copy``),
+    sets what the action changes on it and returns it, and nothing changes a state after that.
+
+    A class with a constructor of its own rather than a NamedTuple: a tuple with a few fields
+    changed is made by copying every field through a list and a temporary tuple, and that was
+    most of an action's time; compiled (tablectl/native.py) the constructor is one direct call.
+    The defaults are the constructor's."""
 
     config: HandConfig
     phase: Phase
@@ -197,18 +203,84 @@ class HandState(NamedTuple):
     aggressor: int | None  # the last player to bet or raise this round
     shown: tuple[tuple[Card, ...] | None, ...]
     mucked: tuple[bool, ...]
-    awards: tuple[Award, ...] = ()
-    round_players: int = 0  # players with a live hand when this round started (cap option)
-    up: tuple[tuple[Card, ...], ...] = ()  # stud: each player's face-up cards; () in other games
-    to_draw: tuple[int, ...] = ()  # at a draw: replacements still owed each player; -1 not drawn yet
-    discards: tuple[tuple[Card, ...], ...] = ()  # at a draw: each player's discards (HO-9)
-    bringing_in: bool = False  # the actor owes the bring-in: post it or complete (STUD-5, STUD-6)
-    bet_unit: int = 0  # fixed limit: the bet of this round (BET-1, STUD-9)
-    bet_unit_option: int = 0  # the big bet a wager may choose instead on an open pair (STUD-9)
-    opener: int = 0  # the first to act this round (POT-3: the first to show when all checked)
+    awards: tuple[Award, ...]
+    round_players: int  # players with a live hand when this round started (cap option)
+    up: tuple[tuple[Card, ...], ...]  # stud: each player's face-up cards; () in other games
+    to_draw: tuple[int, ...]  # at a draw: replacements still owed each player; -1 not drawn yet
+    discards: tuple[tuple[Card, ...], ...]  # at a draw: each player's discards (HO-9)
+    bringing_in: bool  # the actor owes the bring-in: post it or complete (STUD-5, STUD-6)
+    bet_unit: int  # fixed limit: the bet of this round (BET-1, STUD-9)
+    bet_unit_option: int  # the big bet a wager may choose instead on an open pair (STUD-9)
+    opener: int  # the first to act this round (POT-3: the first to show when all checked)
     # The known cards in the hands and on the board, a bit each (card c: 1 << c): IRR-2's check of a
     # new card is one test, not a search of every hand. Kept by every action that moves a card.
-    in_play: int = 0
+    in_play: int
+
+    def __init__(  # noqa: PLR0913  (one argument a field: a direct constructor call where compiled)
+        self,
+        config: HandConfig,
+        phase: Phase,
+        street: int,
+        stacks: tuple[int, ...],
+        bets: tuple[int, ...],
+        contributed: tuple[int, ...],
+        dead: int,
+        folded: tuple[bool, ...],
+        hole: tuple[tuple[Card, ...], ...],
+        board: tuple[Card, ...],
+        actor: int | None,
+        high_bet: int,
+        full_raise: int,
+        counted_level: int,
+        wagers: int,
+        acted: tuple[int, ...],
+        aggressor: int | None,
+        shown: tuple[tuple[Card, ...] | None, ...],
+        mucked: tuple[bool, ...],
+        awards: tuple[Award, ...] = (),
+        round_players: int = 0,
+        up: tuple[tuple[Card, ...], ...] = (),
+        to_draw: tuple[int, ...] = (),
+        discards: tuple[tuple[Card, ...], ...] = (),
+        bringing_in: bool = False,
+        bet_unit: int = 0,
+        bet_unit_option: int = 0,
+        opener: int = 0,
+        in_play: int = 0,
+    ) -> None:
+        self.config = config
+        self.phase = phase
+        self.street = street
+        self.stacks = stacks
+        self.bets = bets
+        self.contributed = contributed
+        self.dead = dead
+        self.folded = folded
+        self.hole = hole
+        self.board = board
+        self.actor = actor
+        self.high_bet = high_bet
+        self.full_raise = full_raise
+        self.counted_level = counted_level
+        self.wagers = wagers
+        self.acted = acted
+        self.aggressor = aggressor
+        self.shown = shown
+        self.mucked = mucked
+        self.awards = awards
+        self.round_players = round_players
+        self.up = up
+        self.to_draw = to_draw
+        self.discards = discards
+        self.bringing_in = bringing_in
+        self.bet_unit = bet_unit
+        self.bet_unit_option = bet_unit_option
+        self.opener = opener
+        self.in_play = in_play
+
+    def _replace(self, **changes: Any) -> HandState:
+        """A copy with ``changes`` (as a NamedTuple's: the procedure's ledger rebuilds a state so)."""
+        return _evolve(self, **changes)
 
     # -- questions any display or rule asks --------------------------------------------------
     @property
@@ -504,22 +576,22 @@ def _apply_betting(state: HandState, action: Fold | CheckCall | BetRaise) -> Han
         nxt = None
         if folded.count(False) > 1:
             nxt = _first_to_act(folded, state.stacks, state.bets, acted, state.high_bet, i + 1)
-        values = list(state)
-        values[_FOLDED] = tuple(folded)
-        values[_ACTED] = tuple(acted)
+        new = _copy(state)
+        new.folded = tuple(folded)
+        new.acted = tuple(acted)
         if nxt is None:
-            return _finish_round(_new_tuple(HandState, values))
-        values[_ACTOR] = nxt
-        return _new_tuple(HandState, values)
+            return _finish_round(new)
+        new.actor = nxt
+        return new
     if kind is CheckCall and state.bets[i] == state.high_bet:
         # A check: only who has acted changes.
         nxt = _first_to_act(state.folded, state.stacks, state.bets, acted, state.high_bet, i + 1)
-        values = list(state)
-        values[_ACTED] = tuple(acted)
+        new = _copy(state)
+        new.acted = tuple(acted)
         if nxt is None:
-            return _finish_round(_new_tuple(HandState, values))
-        values[_ACTOR] = nxt
-        return _new_tuple(HandState, values)
+            return _finish_round(new)
+        new.actor = nxt
+        return new
     stacks = list(state.stacks)
     bets = list(state.bets)
     contributed = list(state.contributed)
@@ -533,13 +605,13 @@ def _apply_betting(state: HandState, action: Fold | CheckCall | BetRaise) -> Han
         nxt = None
         if state.folded.count(False) > 1:
             nxt = _first_to_act(state.folded, stacks, bets, acted, state.high_bet, i + 1)
-        values = list(state)
-        values[_STACKS], values[_BETS], values[_CONTRIBUTED] = tuple(stacks), tuple(bets), tuple(contributed)
-        values[_ACTED] = tuple(acted)
+        new = _copy(state)
+        new.stacks, new.bets, new.contributed = tuple(stacks), tuple(bets), tuple(contributed)
+        new.acted = tuple(acted)
         if nxt is None:
-            return _finish_round(_new_tuple(HandState, values))
-        values[_ACTOR] = nxt
-        return _new_tuple(HandState, values)
+            return _finish_round(new)
+        new.actor = nxt
+        return new
     to = action.to  # type: ignore[union-attr]  # a BetRaise: Fold and CheckCall returned above
     if type(to) is not int:
         raise RuleViolation("INPUT", f"a bet must be a whole number of chips, got {to!r}")
@@ -572,23 +644,23 @@ def _apply_betting(state: HandState, action: Fold | CheckCall | BetRaise) -> Han
     if to > max_to:
         rule = {POT_LIMIT: "BET-10"}.get(structure, "BET-1")
         raise RuleViolation(rule, f"the largest {structure.value} bet or raise is to {max_to:,}, not {to:,}")
-    values = list(state)
+    new = _copy(state)
     if state.bet_unit_option:
         # STUD-9 open pair: the small or the big bet, nothing between (unless all-in).
         if to != min_to and to != max_to and to != all_in_to:
             raise RuleViolation("STUD-9", f"open pair: a wager is to {min_to:,} or {max_to:,}, not {to:,}")
         if to - state.counted_level == state.bet_unit_option:
-            values[_BET_UNIT] = state.bet_unit_option
-            values[_BET_UNIT_OPTION] = 0
+            new.bet_unit = state.bet_unit_option
+            new.bet_unit_option = 0
     if state.bringing_in:
-        values[_BRINGING_IN] = False  # the bring-in player completes at once (STUD-6)
+        new.bringing_in = False  # the bring-in player completes at once (STUD-6)
     increment = to - high_bet
     paid = to - bets[i]
     stacks[i] -= paid
     bets[i] = to
     contributed[i] += paid
-    values[_HIGH_BET] = to
-    values[_AGGRESSOR] = i
+    new.high_bet = to
+    new.aggressor = i
     if _counts_as_raise(state, increment, to, all_in_to):
         if state.wagers == 0 and state.street == 0 and not state.config.variant.game.has_button:
             # STUD-7: the completion is the first bet of the round and reopens the betting: who
@@ -596,20 +668,20 @@ def _apply_betting(state: HandState, action: Fold | CheckCall | BetRaise) -> Han
             for j in range(len(acted)):
                 if acted[j] >= 0:
                     acted[j] = -1
-        values[_WAGERS] = state.wagers + 1
-        values[_COUNTED_LEVEL] = to
+        new.wagers = state.wagers + 1
+        new.counted_level = to
         if structure is not FIXED_LIMIT:
-            values[_FULL_RAISE] = max(state.full_raise, increment)
+            new.full_raise = max(state.full_raise, increment)
     acted[i] = to
-    values[_STACKS], values[_BETS], values[_CONTRIBUTED] = tuple(stacks), tuple(bets), tuple(contributed)
-    values[_ACTED] = tuple(acted)
+    new.stacks, new.bets, new.contributed = tuple(stacks), tuple(bets), tuple(contributed)
+    new.acted = tuple(acted)
     nxt = None
     if state.folded.count(False) > 1:
         nxt = _first_to_act(state.folded, stacks, bets, acted, to, i + 1)
     if nxt is None:
-        return _finish_round(_new_tuple(HandState, values))
-    values[_ACTOR] = nxt
-    return _new_tuple(HandState, values)
+        return _finish_round(new)
+    new.actor = nxt
+    return new
 
 
 def _check_betting_turn(state: HandState, action: Fold | CheckCall | BetRaise) -> None:
@@ -683,9 +755,9 @@ def _finish_round(state: HandState) -> HandState:
     """Close a betting round: return an uncalled bet (POT-2), collect, move on."""
     bets = state.bets
     n = len(bets)
-    values = list(state)
-    values[_BETS] = (0,) * n
-    values[_ACTOR] = None
+    new = _copy(state)
+    new.bets = (0,) * n
+    new.actor = None
     top = max(bets)
     leader = bets.index(top)
     second = max(bets[:leader] + bets[leader + 1 :])
@@ -697,25 +769,25 @@ def _finish_round(state: HandState) -> HandState:
         contributed = list(state.contributed)
         stacks[leader] += top - second
         contributed[leader] -= top - second
-        values[_STACKS] = tuple(stacks)
-        values[_CONTRIBUTED] = tuple(contributed)
+        new.stacks = tuple(stacks)
+        new.contributed = tuple(contributed)
     if state.folded.count(False) == 1:
-        return _award(_new_tuple(HandState, values))
+        return _award(new)
     streets = state.config.variant.game.streets
     street = state.street + 1
     if street >= len(streets):
-        values[_PHASE] = SHOWDOWN
-        return _maybe_award(_new_tuple(HandState, values))
-    values[_STREET] = street
+        new.phase = SHOWDOWN
+        return _maybe_award(new)
+    new.street = street
     coming = streets[street]
     if coming.draw:
         # DRAW-4: every hand still in draws, all-in or not.
-        values[_PHASE] = DRAWING
-        values[_TO_DRAW] = tuple([0 if f else -1 for f in state.folded])
-        values[_DISCARDS] = ((),) * n
+        new.phase = DRAWING
+        new.to_draw = tuple([0 if f else -1 for f in state.folded])
+        new.discards = ((),) * n
     else:
-        values[_PHASE] = DEALING_HOLE if coming.cards_up else DEALING_BOARD
-    return _new_tuple(HandState, values)
+        new.phase = DEALING_HOLE if coming.cards_up else DEALING_BOARD
+    return new
 
 
 def _all_live_all_in(state: HandState) -> bool:
@@ -743,26 +815,26 @@ def _start_round(state: HandState) -> HandState:
         option = cfg.big_bet
     acted = (-1,) * len(state.stacks)
     rule = game.streets[street].opener
-    values = list(state)
-    values[_PHASE] = BETTING
-    values[_HIGH_BET] = 0
-    values[_FULL_RAISE] = unit if fixed else cfg.opening_min
-    values[_COUNTED_LEVEL] = 0
-    values[_WAGERS] = 0
-    values[_ACTED] = acted
-    values[_AGGRESSOR] = None
-    values[_ROUND_PLAYERS] = state.folded.count(False)
-    values[_BET_UNIT] = unit
-    values[_BET_UNIT_OPTION] = option
+    new = _copy(state)
+    new.phase = BETTING
+    new.high_bet = 0
+    new.full_raise = unit if fixed else cfg.opening_min
+    new.counted_level = 0
+    new.wagers = 0
+    new.acted = acted
+    new.aggressor = None
+    new.round_players = state.folded.count(False)
+    new.bet_unit = unit
+    new.bet_unit_option = option
     if rule is Opener.LOW_CARD or rule is Opener.HIGH_CARD:
-        return _open_with_bring_in(_new_tuple(HandState, values), rule)
+        return _open_with_bring_in(new, rule)
     opener = 0 if rule is Opener.BLINDS else _best_showing(state, rule)
     first = _first_to_act(state.folded, state.stacks, state.bets, acted, 0, opener)
     if first is None:
-        return _finish_round(_new_tuple(HandState, values))
-    values[_ACTOR] = first
-    values[_OPENER] = opener
-    return _new_tuple(HandState, values)
+        return _finish_round(new)
+    new.actor = first
+    new.opener = opener
+    return new
 
 
 def _bring_in_key(card: Card, rule: Opener) -> int:
@@ -961,16 +1033,16 @@ def _dealt_first_card(state: HandState, i: int, card: Card, game: Game) -> HandS
     hole = list(state.hole)
     have = len(hole[i])
     hole[i] = hole[i] + (card,)
-    values = list(state)
-    values[_HOLE] = tuple(hole)
-    values[_IN_PLAY] = state.in_play | 1 << card
+    new = _copy(state)
+    new.hole = tuple(hole)
+    new.in_play = state.in_play | 1 << card
     if state.up:
         layout = game.cards_up_in_order
         if have < len(layout) and layout[have]:
             up = list(state.up)
             up[i] = up[i] + (card,)
-            values[_UP] = tuple(up)
-    new = _new_tuple(HandState, values)
+            new.up = tuple(up)
+
     want = game.hole_cards
     if have + 1 < want:
         return new
@@ -984,15 +1056,15 @@ def _dealt_first_card(state: HandState, i: int, card: Card, game: Game) -> HandS
 
 def _open_blind_round(state: HandState) -> HandState:
     """Every hand is dealt in a game with blinds: the first to act is left of the last blind."""
-    values = list(state)
-    values[_PHASE] = BETTING
+    new = _copy(state)
+    new.phase = BETTING
     cfg = state.config
     start = len(cfg.blinds) if len(state.stacks) > 2 else 1
     first = _first_to_act(state.folded, state.stacks, state.bets, state.acted, state.high_bet, start)
     if first is None:
-        return _finish_round(_new_tuple(HandState, values))
-    values[_ACTOR] = first
-    return _new_tuple(HandState, values)
+        return _finish_round(new)
+    new.actor = first
+    return new
 
 
 def _with_up_cards(
@@ -1036,16 +1108,16 @@ def _deal_street_card(state: HandState, action: DealHole) -> HandState:
             in_play = state.in_play | 1 << card
         else:
             in_play = state.in_play | _check_new_cards(state, cards)  # raises, unless an unknown card
-        values = list(state)
+        new = _copy(state)
         hole = list(dealt)
         hole[i] = hole[i] + cards
-        values[_HOLE] = tuple(hole)
-        values[_IN_PLAY] = in_play
+        new.hole = tuple(hole)
+        new.in_play = in_play
         if game.cards_up_in_order[have]:
             up = list(state.up)
             up[i] = up[i] + cards
-            values[_UP] = tuple(up)
-        new = _new_tuple(HandState, values)
+            new.up = tuple(up)
+
         for j, folded in enumerate(state.folded):
             if not folded and len(hole[j]) < want:
                 return new
@@ -1098,33 +1170,33 @@ def _deal_replacements(state: HandState, action: DealHole) -> HandState:
     hole[i] = hole[i] + cards
     still_owed = list(state.to_draw)
     still_owed[i] = owed - len(cards)
-    values = _drawn_values(state, i, hole)
-    values[_TO_DRAW] = to_draw = tuple(still_owed)
-    return _after_drawing(values, to_draw, state.folded)
+    new = _drawn(state, i, hole)
+    new.to_draw = to_draw = tuple(still_owed)
+    return _after_drawing(new, to_draw, state.folded)
 
 
-def _drawn_values(state: HandState, i: int, hole: list[tuple[Card, ...]]) -> list[Any]:
-    """The state's fields with position ``i``'s hand changed at a draw: a hand shown during an
+def _drawn(state: HandState, i: int, hole: list[tuple[Card, ...]]) -> HandState:
+    """A copy of the state with position ``i``'s hand changed at a draw: a hand shown during an
     all-in run-out is shown again once it holds other cards."""
-    values = list(state)
-    values[_HOLE] = tuple(hole)
-    values[_IN_PLAY] = state.in_play & ~_known_bits(state.hole[i]) | _known_bits(hole[i])
+    new = _copy(state)
+    new.hole = tuple(hole)
+    new.in_play = state.in_play & ~_known_bits(state.hole[i]) | _known_bits(hole[i])
     if state.shown[i] is not None:
         shown = list(state.shown)
         shown[i] = None
-        values[_SHOWN] = tuple(shown)
-    return values
+        new.shown = tuple(shown)
+    return new
 
 
-def _after_drawing(values: list[Any], to_draw: tuple[int, ...], folded: tuple[bool, ...]) -> HandState:
-    """At a draw, the state of ``values``; the round opens once every live hand has discarded and
-    been dealt as many (DRAW-4)."""
+def _after_drawing(new: HandState, to_draw: tuple[int, ...], folded: tuple[bool, ...]) -> HandState:
+    """At a draw, the new state (a fresh copy, changed in place here); the round opens once every
+    live hand has discarded and been dealt as many (DRAW-4)."""
     for j, owed in enumerate(to_draw):
         if owed and not folded[j]:
-            return _new_tuple(HandState, values)
-    values[_TO_DRAW] = ()
-    values[_DISCARDS] = ()
-    return _start_round(_new_tuple(HandState, values))
+            return new
+    new.to_draw = ()
+    new.discards = ()
+    return _start_round(new)
 
 
 def _discard(state: HandState, action: Discard) -> HandState:
@@ -1159,12 +1231,12 @@ def _discard(state: HandState, action: Discard) -> HandState:
     owed[i] = len(cards)
     discards = list(state.discards)
     discards[i] = cards
-    values = _drawn_values(state, i, hole)
-    values[_TO_DRAW] = to_draw = tuple(owed)
-    values[_DISCARDS] = tuple(discards)
+    new = _drawn(state, i, hole)
+    new.to_draw = to_draw = tuple(owed)
+    new.discards = tuple(discards)
     if -1 in to_draw:  # others still to discard
-        return _new_tuple(HandState, values)
-    return _after_drawing(values, to_draw, state.folded)
+        return new
+    return _after_drawing(new, to_draw, state.folded)
 
 
 def _bring_in(state: HandState, action: BringIn) -> HandState:
@@ -1214,12 +1286,12 @@ def _deal_board(state: HandState, action: DealBoard) -> HandState:
     if len(cards) > needed:
         raise RuleViolation("BOARD-1", f"{len(cards)} board cards dealt where {needed} are due this round")
     in_play = state.in_play | _check_new_cards(state, cards)
-    values = list(state)
-    values[_BOARD] = state.board + cards
-    values[_IN_PLAY] = in_play
+    new = _copy(state)
+    new.board = state.board + cards
+    new.in_play = in_play
     if len(cards) < needed:
-        return _new_tuple(HandState, values)
-    return _start_round(_new_tuple(HandState, values))
+        return new
+    return _start_round(new)
 
 
 def _deal_community_card(state: HandState, action: DealBoard) -> HandState:
@@ -1265,14 +1337,14 @@ def _show(state: HandState, action: Show) -> HandState:
             _check_new_cards(state, fresh)
     shown = list(state.shown)
     shown[i] = cards
-    values = list(state)
-    values[_SHOWN] = tuple(shown)
+    new = _copy(state)
+    new.shown = tuple(shown)
     if cards != dealt:
         hole = list(state.hole)
         hole[i] = cards
-        values[_HOLE] = tuple(hole)
-        values[_IN_PLAY] = state.in_play & ~_known_bits(dealt) | _known_bits(cards)
-    return _maybe_award(_new_tuple(HandState, values))
+        new.hole = tuple(hole)
+        new.in_play = state.in_play & ~_known_bits(dealt) | _known_bits(cards)
+    return _maybe_award(new)
 
 
 def _kill(state: HandState, action: Kill) -> HandState:
@@ -1320,11 +1392,11 @@ def _maybe_award(state: HandState) -> HandState:
 
 
 def _award(state: HandState) -> HandState:
-    values = list(state)
-    values[_AWARDS] = award_pots(state)
-    values[_PHASE] = COMPLETE
-    values[_ACTOR] = None
-    return _new_tuple(HandState, values)
+    new = _copy(state)
+    new.awards = award_pots(state)
+    new.phase = COMPLETE
+    new.actor = None
+    return new
 
 
 def show_down_all(state: HandState) -> HandState:
@@ -1349,38 +1421,45 @@ def showdown_order(state: HandState) -> tuple[int, ...]:
     return tuple(sorted(clockwise, key=lambda p: -state.contributed[p]))
 
 
-# Each field's position in a HandState, as constants (tests/core/test_native.py checks them against
-# HandState._fields), so that a copy's changes are written by index.
-_CONFIG: Final = 0
-_PHASE: Final = 1
-_STREET: Final = 2
-_STACKS: Final = 3
-_BETS: Final = 4
-_CONTRIBUTED: Final = 5
-_DEAD: Final = 6
-_FOLDED: Final = 7
-_HOLE: Final = 8
-_BOARD: Final = 9
-_ACTOR: Final = 10
-_HIGH_BET: Final = 11
-_FULL_RAISE: Final = 12
-_COUNTED_LEVEL: Final = 13
-_WAGERS: Final = 14
-_ACTED: Final = 15
-_AGGRESSOR: Final = 16
-_SHOWN: Final = 17
-_MUCKED: Final = 18
-_AWARDS: Final = 19
-_ROUND_PLAYERS: Final = 20
-_UP: Final = 21
-_TO_DRAW: Final = 22
-_DISCARDS: Final = 23
-_BRINGING_IN: Final = 24
-_BET_UNIT: Final = 25
-_BET_UNIT_OPTION: Final = 26
-_OPENER: Final = 27
-_IN_PLAY: Final = 28
+def _copy(s: HandState) -> HandState:
+    """A new state with every field of ``s``, for the action making it to change before it is
+    returned: one object, its fields set one by one (where compiled, a direct constructor call)."""
+    return HandState(
+        s.config,
+        s.phase,
+        s.street,
+        s.stacks,
+        s.bets,
+        s.contributed,
+        s.dead,
+        s.folded,
+        s.hole,
+        s.board,
+        s.actor,
+        s.high_bet,
+        s.full_raise,
+        s.counted_level,
+        s.wagers,
+        s.acted,
+        s.aggressor,
+        s.shown,
+        s.mucked,
+        s.awards,
+        s.round_players,
+        s.up,
+        s.to_draw,
+        s.discards,
+        s.bringing_in,
+        s.bet_unit,
+        s.bet_unit_option,
+        s.opener,
+        s.in_play,
+    )
 
 
-_new_tuple: Final = tuple.__new__
-_evolve: Final = copier(HandState)  # the hot path of every action
+def _evolve(state: HandState, **changes: Any) -> HandState:
+    """A copy of ``state`` with ``changes`` (the less common paths; the common ones set fields)."""
+    new = _copy(state)
+    for name, value in changes.items():
+        setattr(new, name, value)
+    return new
