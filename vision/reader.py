@@ -49,6 +49,7 @@ SEEN_ASPECTS = (1.85, 1.6, CARD_ASPECT, 1.2, 1.05)  # a card's height over width
 ON_DARK_CARD = 0.85  # of a dark card's outline guessed from a corner, at least this on its blob
 BLOB_MASK_STEP = 4  # the blob's mask for that test is made at a quarter of the frame's size
 FAR_CORNER = 0.15  # of the width: the opposite corner of the outline is this near the blob's edge
+NARROWEST_DARK_FACE = 0.5  # of the median width of the frame's cards found: an unread face is no narrower
 SAME_DARK_FACE = 0.0  # two unread dark faces on one blob that overlap at all are one card: two
 # cards where there is one would make one exposed card two (MD-b), and unsure beats wrong
 MAX_SIDE = 960  # larger frames are read scaled down: glyphs stay >= ~10 px on a card a tenth as wide
@@ -209,6 +210,12 @@ class CardReader:
         outline matches no back. A plain back gives the classifier no rank and has no print.
         Appends the cards' outlines to ``seen``."""
         sightings: list[CardSighting] = []
+        # the cards of one frame are of one deck at about one distance: an unread face much
+        # narrower than the cards already found on it is something else (a screen's text)
+        widths = [_short_side(quad) for quad in seen] + [
+            min(cv2.minAreaRect(blob.contour)[1]) for blob in blobs if blob.whole
+        ]
+        narrowest = NARROWEST_DARK_FACE * float(np.median(widths)) if widths else 0.0
         masks: dict[int, np.ndarray] = {}
         found: dict[int, list[np.ndarray]] = {}  # the dark faces found, by blob
         for frame, read in zip(frames, reads, strict=True):
@@ -240,6 +247,7 @@ class CardReader:
                 why = "light print on a dark card and a rank at its corner, index unread"
             elif (
                 look.corner >= INDEX_PRINT
+                and frame.width >= narrowest
                 and self.backs is not None
                 and self.backs.match(image, quad) is None
             ):
@@ -345,6 +353,11 @@ def _outline_on(
     if best is None or (not anchored and best[0] > FAR_CORNER * frame.width):
         return None
     return best[1]
+
+
+def _short_side(quad: np.ndarray) -> float:
+    sides = np.hypot(*(np.roll(quad, -1, axis=0) - quad).T)
+    return float(min(sides))
 
 
 def _white_inside(white: np.ndarray, quad: np.ndarray) -> float:

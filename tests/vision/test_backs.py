@@ -201,13 +201,17 @@ def test_a_dark_decks_unread_faces_are_face_up_by_their_print(reader: CardReader
     def unread_up(one: CardReader, name: str) -> list[str]:
         return [c.why for c in one.read(image(name)) if c.facing is Facing.UP and c.card is None]
 
-    # a six of clubs in silver, its rank read at its corner (as an eight) and halved by the
-    # second look: face up, unnamed, with or without calibration
-    assert unread_up(reader, "IMG_7723.jpg") == [
+    # a ten of clubs in silver, its rank read at its corner and halved by the second look: face
+    # up, unnamed, with or without calibration
+    assert unread_up(reader, "IMG_7816.jpg") == [
         "light print on a dark card and a rank at its corner, index unread"
     ]
-    [why] = unread_up(calibrated, "IMG_7723.jpg")  # one card, found from whichever corner comes first
+    [why] = unread_up(calibrated, "IMG_7816.jpg")  # one card, found from whichever corner comes first
     assert why.startswith("light print on a dark card")
+    # a six of clubs in silver, its blob merged with a back's: face up either way (by its name
+    # since the merged dark outlines keep their corners, vision/corners.py)
+    for one in (reader, calibrated):
+        assert [c.facing for c in one.read(image("IMG_7723.jpg"))].count(Facing.UP) == 1
     # an eight of diamonds in gold, read (below acting confidence: shown, not acted on), and a
     # four of clubs in silver with no rank read: the four is face up only once the back is known
     named = [(c.card, c.confidence < ACT_CONFIDENCE) for c in reader.read(image("IMG_7808.jpg"))]
@@ -222,3 +226,26 @@ def test_a_dark_decks_unread_faces_are_face_up_by_their_print(reader: CardReader
     assert sorted(str(c.card) for c in ups) == ["6d", "None"]
     for backs in ("IMG_7802.jpg", "IMG_7736.jpg"):  # face-down cards only
         assert [c for c in calibrated.read(image(backs)) if c.facing is Facing.UP] == []
+
+
+def test_dark_cards_merged_with_a_keyboard_keep_their_corners_and_a_screens_text_is_no_face(
+    reader: CardReader,
+) -> None:
+    """A dark card lying against a dark keyboard is one outline with it, simplified (at a share of
+    its length) past the card's corners; simplified finely, the corners stay and the card's print
+    is found (IMG_7824's three of spades). Finer outlines also give corners to a monitor's edge,
+    whose white text on black is a dark 'card' with light print: much narrower than the frame's
+    cards, it is no face (IMG_7828)."""
+
+    def image(name: str) -> np.ndarray:
+        loaded = cv2.imread(str(BLACK_DECK / name))
+        assert loaded is not None
+        return loaded
+
+    back, _ = learn("black", back_samples([image(f"IMG_{n}.jpg") for n in (7800, 7801, 7810, 7814)], reader))
+    calibrated = CardReader(backs=Backs((back,)))
+    up = [c for c in calibrated.read(image("IMG_7824.jpg")) if c.facing is Facing.UP]
+    assert len(up) == 2  # the seven of spades and the three (the six lies against the mat)
+    assert any(min(x for x, _ in c.corners) < 120 for c in up)  # the three, at the keyboard
+    up = [c for c in calibrated.read(image("IMG_7828.jpg")) if c.facing is Facing.UP]
+    assert sorted(str(c.card) for c in up) == ["4d", "7d"]
