@@ -83,23 +83,26 @@ class CardReader:
         )
         blobs = find_blobs(work)
         frames = corner_frames(blobs, work.shape)
-        first_reads = self._read_all(work, blobs, frames)
+        patches = _cut_all(work, frames)
+        first_reads = self._read_patches(patches, blobs, frames)
         reads = self._second_look(work, blobs, frames, first_reads)
         cards = self._merge(frames, reads, blobs)
         sightings = [self._sighting(c, scale) for c in cards]
         seen: list[np.ndarray] = [card.quad for card in cards]
-        sightings += self._dark_faces(work, blobs, frames, first_reads, seen, scale)
+        sightings += self._dark_faces(work, blobs, frames, first_reads, patches, seen, scale)
         sightings += self._unread_cards(work, blobs, seen, scale)
         return sightings
 
     def _read_all(
         self, image: BGRImage, blobs: list[PaperBlob], frames: list[CornerFrame]
     ) -> list[IndexRead]:
-        cut = np.array([cut_patch(image, frame) for frame in frames], np.uint8).reshape(
-            -1, PATCH_H, PATCH_W, 3
-        )
+        return self._read_patches(_cut_all(image, frames), blobs, frames)
+
+    def _read_patches(
+        self, patches: np.ndarray, blobs: list[PaperBlob], frames: list[CornerFrame]
+    ) -> list[IndexRead]:
         return self._index.read(
-            normalise_all(cut, np.array([blobs[frame.blob].dark for frame in frames], bool))
+            normalise_all(patches, np.array([blobs[frame.blob].dark for frame in frames], bool))
         )
 
     def _second_look(
@@ -198,6 +201,7 @@ class CardReader:
         blobs: list[PaperBlob],
         frames: list[CornerFrame],
         reads: list[IndexRead],
+        patches: np.ndarray,
         seen: list[np.ndarray],
         scale: float,
     ) -> list[CardSighting]:
@@ -218,13 +222,19 @@ class CardReader:
         narrowest = NARROWEST_DARK_FACE * float(np.median(widths)) if widths else 0.0
         masks: dict[int, np.ndarray] = {}
         found: dict[int, list[np.ndarray]] = {}  # the dark faces found, by blob
-        for frame, read in zip(frames, reads, strict=True):
+        on_dark = [i for i, frame in enumerate(frames) if blobs[frame.blob].dark]
+        lit = np.zeros(len(frames), bool)
+        if self.backs is not None and on_dark:
+            lit[on_dark] = _corners_lit(patches[on_dark])
+        for frame, read, corner_lit in zip(frames, reads, lit, strict=True):
             blob = blobs[frame.blob]
             rank_seen = read.rank != NONE_RANK and read.rank_p >= FACE_RANK_P
             if not blob.dark or (not rank_seen and self.backs is None):
                 continue
-            if not rank_seen and not _corner_lit(image, frame):
+            if not rank_seen and not corner_lit:
                 continue  # nothing light at the corner: no index there (most corners of a dark back)
+            if not rank_seen and frame.width < narrowest:
+                continue
             if any(cv2.pointPolygonTest(other, frame.point, False) >= 0 for other in seen):
                 continue  # a corner of a card already found
             if frame.blob not in masks:  # the blob filled, at a quarter of the frame's size
@@ -247,7 +257,6 @@ class CardReader:
                 why = "light print on a dark card and a rank at its corner, index unread"
             elif (
                 look.corner >= INDEX_PRINT
-                and frame.width >= narrowest
                 and self.backs is not None
                 and self.backs.match(image, quad) is None
             ):
@@ -314,13 +323,24 @@ class CardReader:
         return sightings
 
 
-def _corner_lit(image: BGRImage, frame: CornerFrame) -> bool:
-    """Whether anything in the corner's index window stands PRINT_RISE above the window's level:
-    a cheap first look for print (vision.faces.light_print decides)."""
-    values = cut_patch(image, frame).max(axis=2).ravel()
-    middle, high = len(values) // 2, len(values) * 49 // 50
-    ranked = np.partition(values, (middle, high))
-    return int(ranked[high]) - int(ranked[middle]) >= PRINT_RISE
+def _cut_all(image: BGRImage, frames: list[CornerFrame]) -> np.ndarray:
+    """The index window at every corner frame, as the classifier takes them (n, PATCH_H, PATCH_W, 3)."""
+    return np.array([cut_patch(image, frame) for frame in frames], np.uint8).reshape(-1, PATCH_H, PATCH_W, 3)
+
+
+def _corners_lit(patches: np.ndarray) -> np.ndarray:
+    """For each index window (as cut for the classifier), whether anything in it stands PRINT_RISE
+    above the window's level: a cheap first look for print (vision.faces.light_print decides)."""
+    n = len(patches)
+    if n == 0:
+        return np.zeros(0, bool)
+    planes = patches.reshape(n, -1, 3)
+    # channel by channel: a max over a length-3 last axis is numpy's slowest reduction
+    values = np.maximum(np.maximum(planes[..., 0], planes[..., 1]), planes[..., 2])
+    middle, high = values.shape[1] // 2, values.shape[1] * 49 // 50
+    ranked = np.partition(values, (middle, high), axis=1)
+    lit: np.ndarray = ranked[:, high].astype(np.int16) - ranked[:, middle] >= PRINT_RISE
+    return lit
 
 
 def _outline_on(
