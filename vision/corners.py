@@ -21,6 +21,7 @@ CARD_ASPECT = 88.9 / 63.5  # poker size, 3.5 x 2.5 in; bridge size (3.5 x 2.25) 
 MIN_CARD_WIDTH_PX = 24  # below this a rank glyph is under ~8 px high: unreadable (docs/vision.md)
 FIND_SIDE = 400  # pixels: the long side at which outlines are looked for
 CORNER_ANGLE_RANGE = (62.0, 118.0)  # degrees: a card corner seen with some perspective
+DARK_CORNER_ANGLE_RANGE = (52.0, 128.0)  # dark outlines: the dark-face rules decide, not the angle
 
 
 @dataclass(frozen=True)
@@ -200,8 +201,10 @@ def corner_frames(blobs: list[PaperBlob], image_shape: tuple[int, ...]) -> list[
     # width of the covered ones
     whole_widths = [min(box) for blob, box in zip(blobs, boxes, strict=True) if blob.whole]
     whole_width = float(np.median(whole_widths)) if whole_widths else None
-    low, high = (math.cos(math.radians(a)) for a in CORNER_ANGLE_RANGE)
+    paper_range = tuple(math.cos(math.radians(a)) for a in CORNER_ANGLE_RANGE)
+    dark_range = tuple(math.cos(math.radians(a)) for a in DARK_CORNER_ANGLE_RANGE)
     for index, blob in enumerate(blobs):
+        low, high = dark_range if blob.dark else paper_range
         poly = blob.polygon.astype(np.float64)
         if _orientation(poly) < 0:
             poly = poly[::-1]
