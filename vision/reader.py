@@ -49,6 +49,8 @@ SEEN_ASPECTS = (1.85, 1.6, CARD_ASPECT, 1.2, 1.05)  # a card's height over width
 ON_DARK_CARD = 0.85  # of a dark card's outline guessed from a corner, at least this on its blob
 BLOB_MASK_STEP = 4  # the blob's mask for that test is made at a quarter of the frame's size
 FAR_CORNER = 0.15  # of the width: the opposite corner of the outline is this near the blob's edge
+CORNER_NEAR = 0.2  # of the card's long side: a frame this near a corner of the card's box is at it
+# (a slanted card's corners lie inside its rotated box's)
 NARROWEST_DARK_FACE = 0.5  # of the median width of the frame's cards found: an unread face is no narrower
 SAME_DARK_FACE = 0.0  # two unread dark faces on one blob that overlap at all are one card: two
 # cards where there is one would make one exposed card two (MD-b), and unsure beats wrong
@@ -90,7 +92,7 @@ class CardReader:
         sightings = [self._sighting(c, scale) for c in cards]
         seen: list[np.ndarray] = [card.quad for card in cards]
         sightings += self._dark_faces(work, blobs, frames, first_reads, patches, seen, scale)
-        sightings += self._unread_cards(work, blobs, seen, scale)
+        sightings += self._unread_cards(work, blobs, frames, first_reads, seen, scale)
         return sightings
 
     def _read_all(
@@ -269,13 +271,19 @@ class CardReader:
         return sightings
 
     def _unread_cards(
-        self, image: BGRImage, blobs: list[PaperBlob], seen: list[np.ndarray], scale: float
+        self,
+        image: BGRImage,
+        blobs: list[PaperBlob],
+        frames: list[CornerFrame],
+        reads: list[IndexRead],
+        seen: list[np.ndarray],
+        scale: float,
     ) -> list[CardSighting]:
         """Whole cards with no index read: face up if their inside is white paper, face down if
         nothing of it is, unknown in between. Appends the cards' outlines to ``seen``."""
         sightings: list[CardSighting] = []
         white = whiteness(image) >= WHITE_INSIDE_LEVEL
-        for blob in blobs:
+        for number, blob in enumerate(blobs):
             rect = cv2.minAreaRect(blob.contour)
             (_, _), (w, h), _ = rect
             ratio = max(w, h) / max(min(w, h), 1.0)
@@ -310,6 +318,15 @@ class CardReader:
                 facing, why = Facing.DOWN, f"the {back.name} back"
             elif printed and self.backs is not None:
                 facing, why = Facing.UP, "light print on a dark card, unlike the calibrated backs"
+            elif (
+                self.backs is not None
+                and blob.dark
+                and _index_corners_only(quad, number, frames, reads, max(rect[1]))
+            ):
+                # a court card's picture is one mark across most of the card, no face's few marks;
+                # a rank at its two index corners and none at the other two is what a back, one
+                # pattern all over, does not show
+                facing, why = Facing.UP, "a rank at a dark card's two index corners only, unlike the calibrated backs"
             elif self.backs is not None:
                 facing, why = Facing.UNKNOWN, "no face showing, no calibrated back"
             elif inside <= 0.2:
@@ -373,6 +390,40 @@ def _outline_on(
     if best is None or (not anchored and best[0] > FAR_CORNER * frame.width):
         return None
     return best[1]
+
+
+def _index_corners_only(
+    box: np.ndarray, blob: int, frames: list[CornerFrame], reads: list[IndexRead], length: float
+) -> bool:
+    """Whether the classifier's first look saw one rank, at FACE_RANK_P or more, at two opposite
+    corners of the card ``box`` (its rotated box's four corners in order; ``length``, its long
+    side as seen) on blob number ``blob``, and no rank at all (none at READ_CONFIDENCE) at the
+    other two, looked at too: a face's index corners and its pip corners. A back's pattern is
+    the same at its four corners."""
+    near = CORNER_NEAR * length
+    sure: dict[int, set[int]] = {}  # the ranks seen at FACE_RANK_P, by the box's corner
+    looked: set[int] = set()
+    any_rank: set[int] = set()  # corners where a rank was read at READ_CONFIDENCE
+    for frame, read in zip(frames, reads, strict=True):
+        if frame.blob != blob:
+            continue
+        distances = np.hypot(*(box - np.array(frame.point)).T)
+        corner = int(np.argmin(distances))
+        if distances[corner] > near:
+            continue
+        looked.add(corner)
+        if read.rank != NONE_RANK and read.rank_p >= READ_CONFIDENCE:
+            any_rank.add(corner)
+            if read.rank_p >= FACE_RANK_P:
+                sure.setdefault(corner, set()).add(read.rank)
+    for index_pair, pip_pair in (((0, 2), (1, 3)), ((1, 3), (0, 2))):
+        if (
+            sure.get(index_pair[0], set()) & sure.get(index_pair[1], set())
+            and set(pip_pair) <= looked
+            and not set(pip_pair) & any_rank
+        ):
+            return True
+    return False
 
 
 def _short_side(quad: np.ndarray) -> float:

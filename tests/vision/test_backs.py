@@ -266,3 +266,24 @@ def test_dark_cards_seen_at_a_slant_have_their_corners_proposed(reader: CardRead
     up = [c.card for c in calibrated.read(image("IMG_7719.jpg")) if c.facing is Facing.UP]
     assert sorted(str(card) for card in up) == ["7d", "7h"]  # named, below acting confidence
     assert "5h" in [c.card for c in reader.read(image("IMG_7828.jpg")) if c.facing is Facing.UP]
+
+
+def test_a_dark_court_card_is_face_up_by_its_two_index_corners_once_the_back_is_known(
+    reader: CardReader,
+) -> None:
+    """IMG_7810's queen of spades: her gold and silver picture is one mark across most of the
+    card, no face's few marks, so her print is no face; a queen read at her two index corners
+    and no rank at the other two is, with the back calibrated and not matched (a back's pattern,
+    alike at its four corners, does not: test_patterned_dark_backs_on_a_light_desk_are_never_face_up)."""
+
+    def image(name: str) -> np.ndarray:
+        loaded = cv2.imread(str(BLACK_DECK / name))
+        assert loaded is not None
+        return loaded
+
+    back, _ = learn("black", back_samples([image(f"IMG_{n}.jpg") for n in (7800, 7801, 7814)], reader))
+    calibrated = CardReader(backs=Backs((back,)))
+    queen = image("IMG_7810.jpg")
+    assert [c.why for c in calibrated.read(queen) if c.facing is Facing.UP and c.card is None] == [
+        "a rank at a dark card's two index corners only, unlike the calibrated backs"
+    ]
