@@ -309,6 +309,15 @@ class CardReader:
             back = self.backs.match(image, quad) if self.backs is not None and inside < 0.6 else None
             look = light_print(image, quad) if blob.dark and inside < 0.6 and self.backs is not None else None
             printed = look is not None and look.printed  # in a face's few marks
+            # a court card's picture is one mark across most of the card, no face's few marks; a
+            # rank at its two index corners and none at the other two is what a back, one pattern
+            # all over, does not show
+            indexed = (
+                blob.dark
+                and inside < 0.6
+                and back is None
+                and _index_corners_only(quad, number, frames, reads, max(rect[1]))
+            )
             if inside >= 0.6:
                 facing, why = Facing.UP, "white face, index unread"
             elif back is not None and printed:
@@ -318,15 +327,11 @@ class CardReader:
                 facing, why = Facing.DOWN, f"the {back.name} back"
             elif printed and self.backs is not None:
                 facing, why = Facing.UP, "light print on a dark card, unlike the calibrated backs"
-            elif (
-                self.backs is not None
-                and blob.dark
-                and _index_corners_only(quad, number, frames, reads, max(rect[1]))
-            ):
-                # a court card's picture is one mark across most of the card, no face's few marks;
-                # a rank at its two index corners and none at the other two is what a back, one
-                # pattern all over, does not show
+            elif indexed and self.backs is not None:
                 facing, why = Facing.UP, "a rank at a dark card's two index corners only, unlike the calibrated backs"
+            elif indexed:
+                # no calibrated back to be unlike: a face, or a back whose pattern is not symmetric
+                facing, why = Facing.UNKNOWN, "a rank at a dark card's two index corners only, no calibrated back"
             elif self.backs is not None:
                 facing, why = Facing.UNKNOWN, "no face showing, no calibrated back"
             elif inside <= 0.2:
