@@ -21,7 +21,10 @@ CARD_ASPECT = 88.9 / 63.5  # poker size, 3.5 x 2.5 in; bridge size (3.5 x 2.25) 
 MIN_CARD_WIDTH_PX = 24  # below this a rank glyph is under ~8 px high: unreadable (docs/vision.md)
 FIND_SIDE = 400  # pixels: the long side at which outlines are looked for
 CORNER_ANGLE_RANGE = (62.0, 118.0)  # degrees: a card corner seen with some perspective
-DARK_CORNER_ANGLE_RANGE = (52.0, 128.0)  # dark outlines: the dark-face rules decide, not the angle
+# Dark outlines on backs-cardcounter's photos (taken along the table, stretched to a square) show
+# corners from 45 to 135 degrees; their corners are many fewer than paper's, and the dark-face
+# rules (vision/reader.py) decide what a corner is, not its angle
+DARK_CORNER_ANGLE_RANGE = (45.0, 135.0)
 
 
 @dataclass(frozen=True)

@@ -88,7 +88,11 @@ class CardReader:
         patches = _cut_all(work, frames)
         first_reads = self._read_patches(patches, blobs, frames)
         reads = self._second_look(work, blobs, frames, first_reads)
-        cards = self._merge(frames, reads, blobs)
+        cards = [
+            card
+            for card in self._merge(frames, reads, blobs)
+            if not (card.dark and _a_backs_pattern(blobs, card.frame.blob, frames, first_reads))
+        ]
         sightings = [self._sighting(c, scale) for c in cards]
         seen: list[np.ndarray] = [card.quad for card in cards]
         sightings += self._dark_faces(work, blobs, frames, first_reads, patches, seen, scale)
@@ -316,7 +320,7 @@ class CardReader:
                 blob.dark
                 and inside < 0.6
                 and back is None
-                and _index_corners_only(quad, number, frames, reads, max(rect[1]))
+                and _index_corners_only(quad, number, frames, reads)
             )
             if inside >= 0.6:
                 facing, why = Facing.UP, "white face, index unread"
@@ -397,38 +401,65 @@ def _outline_on(
     return best[1]
 
 
-def _index_corners_only(
-    box: np.ndarray, blob: int, frames: list[CornerFrame], reads: list[IndexRead], length: float
+def _a_backs_pattern(
+    blobs: list[PaperBlob], blob: int, frames: list[CornerFrame], reads: list[IndexRead]
 ) -> bool:
-    """Whether the classifier's first look saw one rank, at FACE_RANK_P or more, at two opposite
-    corners of the card ``box`` (its rotated box's four corners in order; ``length``, its long
-    side as seen) on blob number ``blob``, and no rank at all (none at READ_CONFIDENCE) at the
-    other two, looked at too: a face's index corners and its pip corners. A back's pattern is
-    the same at its four corners."""
-    near = CORNER_NEAR * length
-    sure: dict[int, set[int]] = {}  # the ranks seen at FACE_RANK_P, by the box's corner
+    """Whether a dark card lying alone shows ranks at two neighbouring corners: the classifier
+    read a back's lattice as an index (the second look agrees with a repeated pattern)."""
+    if not blobs[blob].whole:
+        return False
+    box = cv2.boxPoints(cv2.minAreaRect(blobs[blob].contour)).astype(np.float32)
+    return _ranks_at_adjacent_corners(box, blob, frames, reads)
+
+
+def _ranks_by_corner(
+    box: np.ndarray, blob: int, frames: list[CornerFrame], reads: list[IndexRead]
+) -> tuple[set[int], dict[int, list[IndexRead]]]:
+    """The corners of the card ``box`` (its rotated box's four corners in order) on blob number
+    ``blob`` that corner frames looked at, and the first looks' rank reads (READ_CONFIDENCE or
+    more) at each."""
+    length = max(np.hypot(*(np.roll(box, -1, axis=0) - box).T))
     looked: set[int] = set()
-    any_rank: set[int] = set()  # corners where a rank was read at READ_CONFIDENCE
+    ranks: dict[int, list[IndexRead]] = {}
     for frame, read in zip(frames, reads, strict=True):
         if frame.blob != blob:
             continue
         distances = np.hypot(*(box - np.array(frame.point)).T)
         corner = int(np.argmin(distances))
-        if distances[corner] > near:
+        if distances[corner] > CORNER_NEAR * length:
             continue
         looked.add(corner)
         if read.rank != NONE_RANK and read.rank_p >= READ_CONFIDENCE:
-            any_rank.add(corner)
-            if read.rank_p >= FACE_RANK_P:
-                sure.setdefault(corner, set()).add(read.rank)
+            ranks.setdefault(corner, []).append(read)
+    return looked, ranks
+
+
+def _index_corners_only(box: np.ndarray, blob: int, frames: list[CornerFrame], reads: list[IndexRead]) -> bool:
+    """Whether the classifier's first look saw one rank, at FACE_RANK_P or more, at two opposite
+    corners of the card ``box`` on blob number ``blob``, and no rank at all (none at
+    READ_CONFIDENCE) at the other two, looked at too: a face's index corners and its pip corners.
+    A back's pattern is the same at its four corners."""
+    looked, ranks = _ranks_by_corner(box, blob, frames, reads)
+
+    def sure(corner: int) -> set[int]:
+        return {read.rank for read in ranks.get(corner, []) if read.rank_p >= FACE_RANK_P}
+
     for index_pair, pip_pair in (((0, 2), (1, 3)), ((1, 3), (0, 2))):
         if (
-            sure.get(index_pair[0], set()) & sure.get(index_pair[1], set())
+            sure(index_pair[0]) & sure(index_pair[1])
             and set(pip_pair) <= looked
-            and not set(pip_pair) & any_rank
+            and not set(pip_pair) & set(ranks)
         ):
             return True
     return False
+
+
+def _ranks_at_adjacent_corners(box: np.ndarray, blob: int, frames: list[CornerFrame], reads: list[IndexRead]) -> bool:
+    """Whether the first looks read a rank at two neighbouring corners of the card ``box``: a
+    face's index is at two opposite corners, and a back's pattern, alike at all four, is what
+    shows one at neighbours."""
+    _, ranks = _ranks_by_corner(box, blob, frames, reads)
+    return any(corner in ranks and (corner + 1) % 4 in ranks for corner in range(4))
 
 
 def _short_side(quad: np.ndarray) -> float:
