@@ -313,14 +313,16 @@ class CardReader:
             back = self.backs.match(image, quad) if self.backs is not None and inside < 0.6 else None
             look = light_print(image, quad) if blob.dark and inside < 0.6 and self.backs is not None else None
             printed = look is not None and look.printed  # in a face's few marks
-            # a court card's picture is one mark across most of the card, no face's few marks; a
-            # rank at its two index corners and none at the other two is what a back, one pattern
-            # all over, does not show
+            # a court card: its picture is one mark across most of the card, no face's few marks,
+            # and the classifier sees its rank at its two index corners and none at the other two
+            # (a symmetric back can show that too, seen from the corners' two kinds of frame: a
+            # dark lattice is read as a king at its index corners, hence the picture)
             indexed = (
                 blob.dark
                 and inside < 0.6
                 and back is None
                 and _index_corners_only(quad, number, frames, reads)
+                and light_print(image, quad, pictured=True).printed
             )
             if inside >= 0.6:
                 facing, why = Facing.UP, "white face, index unread"

@@ -301,3 +301,21 @@ def test_a_backs_lattice_read_as_an_index_at_neighbouring_corners_is_no_face(rea
     placed = [((117, 202), -39.0), ((301, 242), 46.4), ((527, 204), 30.7)]
     frame = on_desk(*[(back, centre, angle) for centre, angle in placed], gain=0.75, tint=0.087, seed=4030)
     assert [(c.facing.value, c.why) for c in reader.read(frame)] == [("down", "a whole card, no face showing")] * 3
+
+
+def test_a_back_not_calibrated_read_as_a_king_at_its_index_corners_is_no_court_card(
+    reader: CardReader,
+) -> None:
+    """A symmetric back shows its two kinds of corner frame, the index corners' and the pip
+    corners', at opposite corners: the classifier reads the dark red casino back's lattice as a
+    king at two opposite corners and nothing at the other two, the court card's signature. With
+    only the black casino back calibrated (another deck's back on the table), it matches no back,
+    and it is still no face: it has no picture across the card, as a court card has."""
+    black = render_back((30, 30, 30))
+    learned, _ = learn(
+        "black", back_samples([on_desk((black, (120, 120), 0.0), (black, (330, 140), 25.0), (black, (520, 300), -40.0))], reader)
+    )
+    red = render_back((60, 20, 20))
+    placed = [((125, 333), 58.75), ((333, 264), -18.0), ((516, 303), -51.45)]
+    frame = on_desk(*[(red, centre, angle) for centre, angle in placed], gain=1.0, tint=-0.122, seed=5034)
+    assert [c.why for c in CardReader(backs=Backs((learned,))).read(frame) if c.facing is Facing.UP] == []
