@@ -49,6 +49,7 @@ SEEN_ASPECTS = (1.85, 1.6, CARD_ASPECT, 1.2, 1.05)  # a card's height over width
 ON_DARK_CARD = 0.85  # of a dark card's outline guessed from a corner, at least this on its blob
 BLOB_MASK_STEP = 4  # the blob's mask for that test is made at a quarter of the frame's size
 FAR_CORNER = 0.15  # of the width: the opposite corner of the outline is this near the blob's edge
+NEIGHBOUR_NEAR = 0.2  # of the card's width: a frame this near a neighbouring corner's place is at it
 CORNER_NEAR = 0.2  # of the card's long side: a frame this near a corner of the card's box is at it
 # (a slanted card's corners lie inside its rotated box's)
 NARROWEST_DARK_FACE = 0.5  # of the median width of the frame's cards found: an unread face is no narrower
@@ -91,7 +92,7 @@ class CardReader:
         cards = [
             card
             for card in self._merge(frames, reads, blobs)
-            if not (card.dark and _a_backs_pattern(blobs, card.frame.blob, frames, first_reads))
+            if not (card.dark and _a_backs_pattern(blobs, card.frame, card.read.rank, frames, first_reads))
         ]
         sightings = [self._sighting(c, scale) for c in cards]
         seen: list[np.ndarray] = [card.quad for card in cards]
@@ -404,14 +405,29 @@ def _outline_on(
 
 
 def _a_backs_pattern(
-    blobs: list[PaperBlob], blob: int, frames: list[CornerFrame], reads: list[IndexRead]
+    blobs: list[PaperBlob], read_at: CornerFrame, rank: int, frames: list[CornerFrame], reads: list[IndexRead]
 ) -> bool:
-    """Whether a dark card lying alone shows ranks at two neighbouring corners: the classifier
-    read a back's lattice as an index (the second look agrees with a repeated pattern)."""
-    if not blobs[blob].whole:
-        return False
-    box = cv2.boxPoints(cv2.minAreaRect(blobs[blob].contour)).astype(np.float32)
-    return _ranks_at_adjacent_corners(box, blob, frames, reads)
+    """Whether a dark card read as ``rank`` at ``read_at`` shows ranks at two neighbouring corners: the
+    classifier read a back's lattice as an index (the second look agrees with a repeated
+    pattern). A face's index is at two opposite corners. A card lying alone is looked at by its
+    box; one merged with others at the corners one width across and one height down from the
+    read (at any seen aspect) on its blob, for the same rank (the next card of a row lies one
+    width across, its index read there: another rank, most often)."""
+    blob = read_at.blob
+    if blobs[blob].whole:
+        box = cv2.boxPoints(cv2.minAreaRect(blobs[blob].contour)).astype(np.float32)
+        return _ranks_at_adjacent_corners(box, blob, frames, reads)
+    point = np.array(read_at.point)
+    across = np.array(read_at.across) * read_at.width
+    down = np.array(read_at.down) * read_at.width
+    neighbours = [point + across] + [point + down * aspect for aspect in SEEN_ASPECTS]
+    near = NEIGHBOUR_NEAR * read_at.width
+    for frame, read in zip(frames, reads, strict=True):
+        if frame.blob != blob or read.rank != rank or read.rank_p < READ_CONFIDENCE:
+            continue
+        if any(float(np.hypot(*(np.array(frame.point) - n))) <= near for n in neighbours):
+            return True
+    return False
 
 
 def _ranks_by_corner(

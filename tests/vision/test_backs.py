@@ -319,3 +319,15 @@ def test_a_back_not_calibrated_read_as_a_king_at_its_index_corners_is_no_court_c
     placed = [((125, 333), 58.75), ((333, 264), -18.0), ((516, 303), -51.45)]
     frame = on_desk(*[(red, centre, angle) for centre, angle in placed], gain=1.0, tint=-0.122, seed=5034)
     assert [c.why for c in CardReader(backs=Backs((learned,))).read(frame) if c.facing is Facing.UP] == []
+
+
+def test_overlapping_dark_backs_read_as_a_king_at_neighbouring_corners_are_no_face(
+    reader: CardReader,
+) -> None:
+    """Three navy casino backs overlapping on a light desk are one dark outline; the classifier
+    reads a king at one corner and again one card width across it, which on a face is a pip
+    corner: a back's pattern, and no face up."""
+    navy = render_back((20, 20, 60))
+    placed = [((188, 288), 50.92), ((254, 300), 36.33), ((327, 230), -40.23)]
+    frame = on_desk(*[(navy, centre, angle) for centre, angle in placed], gain=0.75, tint=-0.0186, seed=1027)
+    assert [c.why for c in reader.read(frame) if c.facing is Facing.UP] == []
