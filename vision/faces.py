@@ -89,7 +89,9 @@ def light_print(image: BGRImage, quad: np.ndarray, pictured: bool = False) -> Pr
     value = hsv[:, :, 2]
     if pictured:
         m = PICTURE_MARGIN
-        field = np.concatenate([value[:m].ravel(), value[-m:].ravel(), value[:, :m].ravel(), value[:, -m:].ravel()])
+        field = np.concatenate(
+            [value[:m].ravel(), value[-m:].ravel(), value[:, :m].ravel(), value[:, -m:].ravel()]
+        )
     else:
         field = value[::2, ::2]
     if float(np.median(field)) > PRINT_FIELD:

@@ -335,10 +335,16 @@ class CardReader:
             elif printed and self.backs is not None:
                 facing, why = Facing.UP, "light print on a dark card, unlike the calibrated backs"
             elif indexed and self.backs is not None:
-                facing, why = Facing.UP, "a rank at a dark card's two index corners only, unlike the calibrated backs"
+                facing, why = (
+                    Facing.UP,
+                    "a rank at a dark card's two index corners only, unlike the calibrated backs",
+                )
             elif indexed:
                 # no calibrated back to be unlike: a face, or a back whose pattern is not symmetric
-                facing, why = Facing.UNKNOWN, "a rank at a dark card's two index corners only, no calibrated back"
+                facing, why = (
+                    Facing.UNKNOWN,
+                    "a rank at a dark card's two index corners only, no calibrated back",
+                )
             elif self.backs is not None:
                 facing, why = Facing.UNKNOWN, "no face showing, no calibrated back"
             elif inside <= 0.2:
@@ -452,7 +458,9 @@ def _ranks_by_corner(
     return looked, ranks
 
 
-def _index_corners_only(box: np.ndarray, blob: int, frames: list[CornerFrame], reads: list[IndexRead]) -> bool:
+def _index_corners_only(
+    box: np.ndarray, blob: int, frames: list[CornerFrame], reads: list[IndexRead]
+) -> bool:
     """Whether the classifier's first look saw one rank, at FACE_RANK_P or more, at two opposite
     corners of the card ``box`` on blob number ``blob``, and no rank at all (none at
     READ_CONFIDENCE) at the other two, looked at too: a face's index corners and its pip corners.
@@ -472,7 +480,9 @@ def _index_corners_only(box: np.ndarray, blob: int, frames: list[CornerFrame], r
     return False
 
 
-def _ranks_at_adjacent_corners(box: np.ndarray, blob: int, frames: list[CornerFrame], reads: list[IndexRead]) -> bool:
+def _ranks_at_adjacent_corners(
+    box: np.ndarray, blob: int, frames: list[CornerFrame], reads: list[IndexRead]
+) -> bool:
     """Whether the first looks read a rank at two neighbouring corners of the card ``box``: a
     face's index is at two opposite corners, and a back's pattern, alike at all four, is what
     shows one at neighbours."""

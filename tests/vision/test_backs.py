@@ -286,7 +286,9 @@ def test_a_dark_court_card_is_face_up_by_its_two_index_corners_once_the_back_is_
     back, _ = learn("black", back_samples([image(f"IMG_{n}.jpg") for n in (7800, 7801, 7814)], reader))
     calibrated = CardReader(backs=Backs((back,)))
     queen = image("IMG_7810.jpg")
-    assert [c.facing for c in reader.read(queen) if c.why.startswith("a rank at a dark card's")] == [Facing.UNKNOWN]
+    assert [c.facing for c in reader.read(queen) if c.why.startswith("a rank at a dark card's")] == [
+        Facing.UNKNOWN
+    ]
     assert [c.why for c in calibrated.read(queen) if c.facing is Facing.UP and c.card is None] == [
         "a rank at a dark card's two index corners only, unlike the calibrated backs"
     ]
@@ -300,7 +302,9 @@ def test_a_backs_lattice_read_as_an_index_at_neighbouring_corners_is_no_face(rea
     back = render_back((60, 20, 20))
     placed = [((117, 202), -39.0), ((301, 242), 46.4), ((527, 204), 30.7)]
     frame = on_desk(*[(back, centre, angle) for centre, angle in placed], gain=0.75, tint=0.087, seed=4030)
-    assert [(c.facing.value, c.why) for c in reader.read(frame)] == [("down", "a whole card, no face showing")] * 3
+    assert [(c.facing.value, c.why) for c in reader.read(frame)] == [
+        ("down", "a whole card, no face showing")
+    ] * 3
 
 
 def test_a_back_not_calibrated_read_as_a_king_at_its_index_corners_is_no_court_card(
@@ -313,7 +317,10 @@ def test_a_back_not_calibrated_read_as_a_king_at_its_index_corners_is_no_court_c
     and it is still no face: it has no picture across the card, as a court card has."""
     black = render_back((30, 30, 30))
     learned, _ = learn(
-        "black", back_samples([on_desk((black, (120, 120), 0.0), (black, (330, 140), 25.0), (black, (520, 300), -40.0))], reader)
+        "black",
+        back_samples(
+            [on_desk((black, (120, 120), 0.0), (black, (330, 140), 25.0), (black, (520, 300), -40.0))], reader
+        ),
     )
     red = render_back((60, 20, 20))
     placed = [((125, 333), 58.75), ((333, 264), -18.0), ((516, 303), -51.45)]

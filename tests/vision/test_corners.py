@@ -140,4 +140,3 @@ def test_two_dark_cards_side_by_side_are_not_one_whole_card() -> None:
     frames = corner_frames([blob], image.shape)
     at_top_left = [f.width for f in frames if math.dist(f.point, (150, 120)) < 6]
     assert any(abs(width - 110) < 8 for width in at_top_left), at_top_left
-
