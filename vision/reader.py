@@ -6,10 +6,11 @@ white paper, or a dark card showing light print in a face's few marks (vision/fa
 rank seen at its corner or, with calibrated backs, print at its index corner and no back matched,
 or, with calibrated backs and none matched, a whole dark card with a picture across it and a rank
 at its two index corners only (a court card). A read on a dark card is no face where the same
-pattern reads as a rank at neighbouring corners (a back's lattice). It is face down when it is one whole card-shaped region with no index read anywhere on it that
-matches a back learned by calibration (vision/backs.py) and shows no face's print; without
-calibrated backs, when it has no white inside ('no face showing', which a dark-faced deck can
-also be). Anything else is unknown.
+pattern reads as a rank at neighbouring corners (a back's lattice). It is face down when it is
+one whole card-shaped region with no index read anywhere on it that matches a back learned by
+calibration (vision/backs.py) and shows no face's print; without calibrated backs, when it has
+no white inside ('no face showing', which a dark-faced deck can also be). Anything else is
+unknown.
 """
 
 from __future__ import annotations
