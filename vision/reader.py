@@ -52,6 +52,8 @@ SEEN_ASPECTS = (1.85, 1.6, CARD_ASPECT, 1.2, 1.05)  # a card's height over width
 ON_DARK_CARD = 0.85  # of a dark card's outline guessed from a corner, at least this on its blob
 BLOB_MASK_STEP = 4  # the blob's mask for that test is made at a quarter of the frame's size
 FAR_CORNER = 0.15  # of the width: the opposite corner of the outline is this near the blob's edge
+PATTERN_PLACES = 3  # one rank read at this many corners of one dark outline, and at
+PATTERN_SHARE = 0.8  # this share of its corners, is a pattern (a face's index is at two of its four)
 NEIGHBOUR_NEAR = 0.2  # of the card's width: a frame this near a neighbouring corner's place is at it
 CORNER_NEAR = 0.2  # of the card's long side: a frame this near a corner of the card's box is at it
 # (a slanted card's corners lie inside its rotated box's)
@@ -418,11 +420,28 @@ def _a_backs_pattern(
 ) -> bool:
     """Whether a dark card read as ``rank`` at ``read_at`` shows ranks at two neighbouring corners: the
     classifier read a back's lattice as an index (the second look agrees with a repeated
-    pattern). A face's index is at two opposite corners. A card lying alone is looked at by its
+    pattern). A face's index is at two opposite corners: one rank read at PATTERN_PLACES corners
+    of the outline or more, and at PATTERN_SHARE of them, is a pattern. A card lying alone is looked at by its
     box; one merged with others at the corners one width across and one height down from the
     read (at any seen aspect) on its blob, for the same rank (the next card of a row lies one
     width across, its index read there: another rank, most often)."""
     blob = read_at.blob
+    places: list[np.ndarray] = []  # the blob's distinct corner places, and where this rank is read
+    ranked: list[bool] = []
+    for frame, read in zip(frames, reads, strict=True):
+        if frame.blob != blob:
+            continue
+        here = np.array(frame.point)
+        same = read.rank == rank and read.rank_p >= READ_CONFIDENCE
+        for k, place in enumerate(places):
+            if float(np.hypot(*(here - place))) <= NEIGHBOUR_NEAR * frame.width:
+                ranked[k] = ranked[k] or same
+                break
+        else:
+            places.append(here)
+            ranked.append(same)
+    if sum(ranked) >= PATTERN_PLACES and sum(ranked) >= PATTERN_SHARE * len(places):
+        return True  # one rank read at most corners of the outline: a pattern, not two index corners
     if blobs[blob].whole:
         box = cv2.boxPoints(cv2.minAreaRect(blobs[blob].contour)).astype(np.float32)
         return _ranks_at_adjacent_corners(box, blob, frames, reads)

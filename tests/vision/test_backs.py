@@ -338,3 +338,14 @@ def test_overlapping_dark_backs_read_as_a_king_at_neighbouring_corners_are_no_fa
     placed = [((188, 288), 50.92), ((254, 300), 36.33), ((327, 230), -40.23)]
     frame = on_desk(*[(navy, centre, angle) for centre, angle in placed], gain=0.75, tint=-0.0186, seed=1027)
     assert [c.why for c in reader.read(frame) if c.facing is Facing.UP] == []
+
+
+def test_overlapping_dark_backs_read_as_a_king_at_most_corners_are_no_face(reader: CardReader) -> None:
+    """Three black casino backs overlapping: the classifier reads their lattice as a king at
+    nearly every corner of their outline, at widths that put no two reads a card apart. One rank
+    at most corners of a dark outline is a pattern; a face's index is at two of its four (a pair
+    lying together keeps its face up: IMG_7735's threes, tests above and bench/vision.py)."""
+    black = render_back((30, 30, 30))
+    placed = [((170, 201), 49.32), ((243, 214), 31.09), ((338, 244), 40.94)]
+    frame = on_desk(*[(black, centre, angle) for centre, angle in placed], gain=0.75, tint=-0.0483, seed=1001)
+    assert [c.why for c in reader.read(frame) if c.facing is Facing.UP] == []
