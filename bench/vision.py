@@ -17,6 +17,7 @@ face_up_recall     of those images' 43 face-up cards, how many were called face 
                    never on the image scored (leave one image out)
 frame_ms           median ms per 640x480 frame with ten cards (rendered from geaxgx's MIT faces);
 frame_ms_photos    the same over the test photos scaled to 640x480
+frame_ms_backs_calibrated  median ms per backs-cardcounter photo (640x640) with its black back calibrated
 mouth_ms           median ms per 640x480 frame of the fast shoe-mouth check alone (vision/mouth.py), the
                    shoe zone of deploy/table.example.toml ([200, 140, 240, 200]), calibrated casino backs
                    and faces passing the mouth under varied light (tests/helpers/mouth_frames.py)
@@ -263,27 +264,52 @@ def mouth_ms(reader: CardReader, repeats: int) -> float:
     return round(statistics.median(times), 3)
 
 
+def backs_calibrated_ms(reader: CardReader, repeats: int) -> float:
+    """Median ms per backs-cardcounter photo (640x640) read by a reader calibrated to its black back
+    (learned from all its images: a timing, not a score): the corners of dark backs are tested for
+    a face's print there."""
+    images = []
+    for path in sorted((BACKS / "images").glob("*.jpg")):
+        frame = read_image(path)
+        if isinstance(frame, Frame):
+            images.append(frame.image)
+    back, _ = learn("black", [sample for image in images for sample in back_samples([image], reader)])
+    return median_ms(CardReader(IndexReader(), Backs((back,))), images, repeats)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--limit", type=int, default=None, help="photos per set (the suit's tiny run)")
     parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument(
+        "--only",
+        choices=("facing", "speed"),
+        help="facing: backs-cardcounter's figures alone, both ways; speed: frame_ms, mouth_ms and "
+        "frame_ms_backs_calibrated alone (neither reads photos-tfod-test, the test set)",
+    )
     args = parser.parse_args()
     cv2.setNumThreads(1)  # a Pi's cores are the table's: measure one
     reader = CardReader()
     report: dict[str, object] = {}
-    report.update(test_set(reader, args.limit))
-    report.update(backs_set(reader, args.limit))
-    report.update(backs_set(reader, args.limit, calibrated=True))
-    ten = ten_card_frames(4 if args.limit else 20)
-    photos = []
-    for name in sorted(p.name for p in TEST.glob("*.[jJ][pP]*[gG]"))[: args.limit or None]:
-        frame = read_image(TEST / name)
-        if isinstance(frame, Frame):
-            photos.append(cv2.resize(frame.image, (640, 480), interpolation=cv2.INTER_AREA))
-    median_ms(reader, ten[:1], 2)  # warm up
-    report["frame_ms"] = median_ms(reader, ten, args.repeats)
-    report["frame_ms_photos"] = median_ms(reader, photos, args.repeats)
-    report["mouth_ms"] = mouth_ms(reader, args.repeats)
+    if args.only is None:
+        report.update(test_set(reader, args.limit))
+    if args.only in (None, "facing"):
+        report.update(backs_set(reader, args.limit))
+        report.update(backs_set(reader, args.limit, calibrated=True))
+    if args.only in (None, "speed"):
+        ten = ten_card_frames(4 if args.limit else 20)
+        median_ms(reader, ten[:1], 2)  # warm up
+        report["frame_ms"] = median_ms(reader, ten, args.repeats)
+    if args.only is None:
+        photos = []
+        for name in sorted(p.name for p in TEST.glob("*.[jJ][pP]*[gG]"))[: args.limit or None]:
+            frame = read_image(TEST / name)
+            if isinstance(frame, Frame):
+                photos.append(cv2.resize(frame.image, (640, 480), interpolation=cv2.INTER_AREA))
+        report["frame_ms_photos"] = median_ms(reader, photos, args.repeats)
+    if args.only in (None, "speed"):
+        report["frame_ms_backs_calibrated"] = backs_calibrated_ms(reader, args.repeats)
+        report["mouth_ms"] = mouth_ms(reader, args.repeats)
     report["act_confidence"] = ACT_CONFIDENCE
     report["reference_edje_accuracy"] = 0.049
     print(json.dumps(report))

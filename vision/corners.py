@@ -21,6 +21,10 @@ CARD_ASPECT = 88.9 / 63.5  # poker size, 3.5 x 2.5 in; bridge size (3.5 x 2.25) 
 MIN_CARD_WIDTH_PX = 24  # below this a rank glyph is under ~8 px high: unreadable (docs/vision.md)
 FIND_SIDE = 400  # pixels: the long side at which outlines are looked for
 CORNER_ANGLE_RANGE = (62.0, 118.0)  # degrees: a card corner seen with some perspective
+# Dark outlines on backs-cardcounter's photos (taken along the table, stretched to a square) show
+# corners from 45 to 135 degrees; their corners are many fewer than paper's, and the dark-face
+# rules (vision/reader.py) decide what a corner is, not its angle
+DARK_CORNER_ANGLE_RANGE = (45.0, 135.0)
 
 
 @dataclass(frozen=True)
@@ -61,6 +65,8 @@ EDGE_MIN_CARDS = 0.6
 EDGE_MAX_SHORT_SIDE = 0.5  # of the frame's short side: a larger blob is not a spread of cards
 EDGE_MAX_VERTICES = 16
 EDGE_BUDGET = 64  # edge proposals in one frame at most
+DARK_SLIT_DEPTH = 0.2  # of its box's short side: a dent this deep makes a dark blob more than one card
+DARK_MERGED_EPSILON = 4.0  # pixels at FIND_SIDE: the outline of merged dark blobs simplified this finely
 WHITENESS_LEVELS = (100, 130, 170, 210, 235)
 # A covered card's edges are cut short by the card on top, so the widths guessed from them are too
 # small, never too large: its corner is also read at this much more (tools/vision_validate.py)
@@ -104,14 +110,32 @@ def _blobs(mask: GrayImage, min_area: float, dark: bool) -> list[PaperBlob]:
         (_, _), (w, h), _ = cv2.minAreaRect(contour)
         ratio = max(w, h) / max(min(w, h), 1.0)
         whole = area >= 0.88 * w * h and 1.2 < ratio < 1.75
+        if dark and whole and _deepest_dent(contour) > DARK_SLIT_DEPTH * min(w, h):
+            whole = False  # dark cards lying side by side fill a card-shaped box: the slit between them
         # a dark blob is a card only if it is card-shaped: a quadrilateral that fills its box
         if dark and not DARK_MERGED and (area < 0.8 * w * h or not 1.15 < ratio < 1.8):
             continue
         epsilon = 0.012 * cv2.arcLength(contour, True)
+        if dark and not whole:
+            # dark cards merge with each other and with a dark keyboard, a mat or a shaded floor
+            # into one long outline, which the share of its length would simplify past their corners
+            epsilon = min(epsilon, DARK_MERGED_EPSILON)
         polygon = cv2.approxPolyDP(contour, epsilon, True).reshape(-1, 2).astype(np.float32)
         if len(polygon) >= 3:
             blobs.append(PaperBlob(contour, polygon, dark, whole))
     return blobs
+
+
+def _deepest_dent(contour: np.ndarray) -> float:
+    """How far, in pixels, the outline's deepest dent lies inside its convex hull."""
+    hull = cv2.convexHull(contour, returnPoints=False)
+    if len(hull) < 4:
+        return 0.0
+    try:
+        defects = cv2.convexityDefects(contour, hull)
+    except cv2.error:  # a self-touching outline, which OpenCV refuses: no dent measured
+        return 0.0
+    return 0.0 if defects is None else float(defects[:, 0, 3].max()) / 256.0
 
 
 def find_blobs(image: BGRImage) -> list[PaperBlob]:
@@ -180,8 +204,10 @@ def corner_frames(blobs: list[PaperBlob], image_shape: tuple[int, ...]) -> list[
     # width of the covered ones
     whole_widths = [min(box) for blob, box in zip(blobs, boxes, strict=True) if blob.whole]
     whole_width = float(np.median(whole_widths)) if whole_widths else None
-    low, high = (math.cos(math.radians(a)) for a in CORNER_ANGLE_RANGE)
+    paper_range = tuple(math.cos(math.radians(a)) for a in CORNER_ANGLE_RANGE)
+    dark_range = tuple(math.cos(math.radians(a)) for a in DARK_CORNER_ANGLE_RANGE)
     for index, blob in enumerate(blobs):
+        low, high = dark_range if blob.dark else paper_range
         poly = blob.polygon.astype(np.float64)
         if _orientation(poly) < 0:
             poly = poly[::-1]

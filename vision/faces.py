@@ -28,6 +28,7 @@ from vision.types import BGRImage
 
 MAX_MARKS = 20  # a face's print is a few marks (pips, the index): more is a back's repeated pattern
 MAX_MARK_SPAN = 0.6  # and none spans this share of the inside's width or height (a lattice, a line)
+ACROSS = "a mark across the card, not a face's"
 
 # light print on a dark card, looked at on the card warped upright to PRINT_W x PRINT_H
 PRINT_W, PRINT_H = 100, 140
@@ -40,25 +41,28 @@ PRINT_SHARE = (0.04, 0.45)  # the share of the inside that is print: a face's, n
 PRINT_SATURATION = 60  # print is unsaturated (silver, white) ...
 GOLD_HUES = (8, 40)  # ... or gold (OpenCV hue, 0-180): a keyboard's blue or green glow is no print
 PRINT_COLOURED = 0.7  # of the print's pixels at least this share are silver, white or gold
+PICTURE_MARGIN = 10  # pixels of the inside along its edges: a court card's dark margin round its picture
 INDEX_PRINT = 0.04  # of a corner's index window, the share of print that an index makes
 
 _SPOT = np.ones((PRINT_SPOT, PRINT_SPOT), np.uint8)
 
 
-def marks_verdict(marks: np.ndarray, inside: tuple[int, int], min_area: int = 1) -> str | None:
+def marks_verdict(
+    marks: np.ndarray, inside: tuple[int, int], min_area: int = 1, max_marks: int = MAX_MARKS
+) -> str | None:
     """Why the marks (a boolean mask) are not a face's print, or None when they may be: at most
-    MAX_MARKS of them (of ``min_area`` pixels or more), none spanning MAX_MARK_SPAN of the inside
-    (``inside``: its width and height in pixels)."""
+    ``max_marks`` of them (of ``min_area`` pixels or more), none spanning MAX_MARK_SPAN of the
+    inside (``inside``: its width and height in pixels)."""
     _, _, stats, _ = cv2.connectedComponentsWithStats(marks.astype(np.uint8), connectivity=8)
     found = stats[1:]
     found = found[found[:, cv2.CC_STAT_AREA] >= min_area]
-    if len(found) > MAX_MARKS:
+    if len(found) > max_marks:
         return "a repeated pattern, not a face's marks"
     wide = (found[:, cv2.CC_STAT_WIDTH] >= MAX_MARK_SPAN * inside[0]) | (
         found[:, cv2.CC_STAT_HEIGHT] >= MAX_MARK_SPAN * inside[1]
     )
     if wide.any():
-        return "a mark across the card, not a face's"
+        return ACROSS
     return None
 
 
@@ -71,17 +75,26 @@ class PrintLook:
     # window: WINDOW_ACROSS of the width across, WINDOW_DOWN down), the share that is print
 
 
-def light_print(image: BGRImage, quad: np.ndarray) -> PrintLook:
+def light_print(image: BGRImage, quad: np.ndarray, pictured: bool = False) -> PrintLook:
     """Whether the card at ``quad`` (four corners in order around it; its short side first, as a
     corner frame's outline is, vision.corners.CornerFrame.card_quad, for ``corner`` to be its
     first corner's) is a dark card with light print on it in a face's few marks, and how much
-    print the index window at its first corner shows."""
+    print the index window at its first corner shows. ``pictured``: a court card's picture is
+    allowed, light across most of the card: the field is then the dark card's margin around it
+    (PICTURE_MARGIN), and a mark across the card is the picture's frame."""
     card = upright(image, quad, (PRINT_W, PRINT_H))
     b = PRINT_BORDER
     inner = np.ascontiguousarray(card[b : PRINT_H - b, b : PRINT_W - b])
     hsv = cv2.cvtColor(inner, cv2.COLOR_BGR2HSV)
     value = hsv[:, :, 2]
-    if float(np.median(value[::2, ::2])) > PRINT_FIELD:
+    if pictured:
+        m = PICTURE_MARGIN
+        field = np.concatenate(
+            [value[:m].ravel(), value[-m:].ravel(), value[:, :m].ravel(), value[:, -m:].ravel()]
+        )
+    else:
+        field = value[::2, ::2]
+    if float(np.median(field)) > PRINT_FIELD:
         return PrintLook(False, "not a dark card")
     level = cv2.morphologyEx(value, cv2.MORPH_OPEN, _SPOT)
     rise = value.astype(np.int16) - level.astype(np.int16) >= PRINT_RISE
@@ -104,6 +117,12 @@ def light_print(image: BGRImage, quad: np.ndarray) -> PrintLook:
         return PrintLook(False, "light of another colour than print", share)
     across, down = round(WINDOW_ACROSS * PRINT_W) - b, round(WINDOW_DOWN * PRINT_W) - b
     corner = float(marks[:down, :across].mean())
+    if pictured:
+        # the picture's frame (or the figure itself) is one mark across most of the card, the
+        # detail inside it many marks: no mark across, and this is no court card's picture
+        if marks_verdict(marks, (inner.shape[1], inner.shape[0]), max_marks=len(marks.ravel())) != ACROSS:
+            return PrintLook(False, "no picture across the card", share, corner)
+        return PrintLook(True, "a picture on a dark card", share, corner)
     verdict = marks_verdict(marks, (inner.shape[1], inner.shape[0]))
     if verdict is not None:
         return PrintLook(False, verdict, share, corner)

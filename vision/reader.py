@@ -3,11 +3,14 @@
 Unsure is always better than wrong. A card is face up only on positive evidence: its index read
 (rank and suit) at a confidence, or, with no index read, a single whole card whose inside is
 white paper, or a dark card showing light print in a face's few marks (vision/faces.py) with a
-rank seen at its corner or, with calibrated backs, print at its index corner and no back matched.
-It is face down when it is one whole card-shaped region with no index read anywhere on it that
-matches a back learned by calibration (vision/backs.py) and shows no face's print; without
-calibrated backs, when it has no white inside ('no face showing', which a dark-faced deck can
-also be). Anything else is unknown.
+rank seen at its corner or, with calibrated backs, print at its index corner and no back matched,
+or, with calibrated backs and none matched, a whole dark card with a picture across it and a rank
+at its two index corners only (a court card). A read on a dark card is no face where the same
+pattern reads as a rank at neighbouring corners (a back's lattice). It is face down when it is
+one whole card-shaped region with no index read anywhere on it that matches a back learned by
+calibration (vision/backs.py) and shows no face's print; without calibrated backs, when it has
+no white inside ('no face showing', which a dark-faced deck can also be). Anything else is
+unknown.
 """
 
 from __future__ import annotations
@@ -49,6 +52,12 @@ SEEN_ASPECTS = (1.85, 1.6, CARD_ASPECT, 1.2, 1.05)  # a card's height over width
 ON_DARK_CARD = 0.85  # of a dark card's outline guessed from a corner, at least this on its blob
 BLOB_MASK_STEP = 4  # the blob's mask for that test is made at a quarter of the frame's size
 FAR_CORNER = 0.15  # of the width: the opposite corner of the outline is this near the blob's edge
+PATTERN_PLACES = 3  # one rank read at this many corners of one dark outline, and at
+PATTERN_SHARE = 0.8  # this share of its corners, is a pattern (a face's index is at two of its four)
+NEIGHBOUR_NEAR = 0.2  # of the card's width: a frame this near a neighbouring corner's place is at it
+CORNER_NEAR = 0.2  # of the card's long side: a frame this near a corner of the card's box is at it
+# (a slanted card's corners lie inside its rotated box's)
+NARROWEST_DARK_FACE = 0.5  # of the median width of the frame's cards found: an unread face is no narrower
 SAME_DARK_FACE = 0.0  # two unread dark faces on one blob that overlap at all are one card: two
 # cards where there is one would make one exposed card two (MD-b), and unsure beats wrong
 MAX_SIDE = 960  # larger frames are read scaled down: glyphs stay >= ~10 px on a card a tenth as wide
@@ -82,23 +91,30 @@ class CardReader:
         )
         blobs = find_blobs(work)
         frames = corner_frames(blobs, work.shape)
-        first_reads = self._read_all(work, blobs, frames)
+        patches = _cut_all(work, frames)
+        first_reads = self._read_patches(patches, blobs, frames)
         reads = self._second_look(work, blobs, frames, first_reads)
-        cards = self._merge(frames, reads, blobs)
+        cards = [
+            card
+            for card in self._merge(frames, reads, blobs)
+            if not (card.dark and _a_backs_pattern(blobs, card.frame, card.read.rank, frames, first_reads))
+        ]
         sightings = [self._sighting(c, scale) for c in cards]
         seen: list[np.ndarray] = [card.quad for card in cards]
-        sightings += self._dark_faces(work, blobs, frames, first_reads, seen, scale)
-        sightings += self._unread_cards(work, blobs, seen, scale)
+        sightings += self._dark_faces(work, blobs, frames, first_reads, patches, seen, scale)
+        sightings += self._unread_cards(work, blobs, frames, first_reads, seen, scale)
         return sightings
 
     def _read_all(
         self, image: BGRImage, blobs: list[PaperBlob], frames: list[CornerFrame]
     ) -> list[IndexRead]:
-        cut = np.array([cut_patch(image, frame) for frame in frames], np.uint8).reshape(
-            -1, PATCH_H, PATCH_W, 3
-        )
+        return self._read_patches(_cut_all(image, frames), blobs, frames)
+
+    def _read_patches(
+        self, patches: np.ndarray, blobs: list[PaperBlob], frames: list[CornerFrame]
+    ) -> list[IndexRead]:
         return self._index.read(
-            normalise_all(cut, np.array([blobs[frame.blob].dark for frame in frames], bool))
+            normalise_all(patches, np.array([blobs[frame.blob].dark for frame in frames], bool))
         )
 
     def _second_look(
@@ -197,6 +213,7 @@ class CardReader:
         blobs: list[PaperBlob],
         frames: list[CornerFrame],
         reads: list[IndexRead],
+        patches: np.ndarray,
         seen: list[np.ndarray],
         scale: float,
     ) -> list[CardSighting]:
@@ -209,15 +226,27 @@ class CardReader:
         outline matches no back. A plain back gives the classifier no rank and has no print.
         Appends the cards' outlines to ``seen``."""
         sightings: list[CardSighting] = []
+        # the cards of one frame are of one deck at about one distance: an unread face much
+        # narrower than the cards already found on it is something else (a screen's text)
+        widths = [_short_side(quad) for quad in seen] + [
+            min(cv2.minAreaRect(blob.contour)[1]) for blob in blobs if blob.whole
+        ]
+        narrowest = NARROWEST_DARK_FACE * float(np.median(widths)) if widths else 0.0
         masks: dict[int, np.ndarray] = {}
         found: dict[int, list[np.ndarray]] = {}  # the dark faces found, by blob
-        for frame, read in zip(frames, reads, strict=True):
+        on_dark = [i for i, frame in enumerate(frames) if blobs[frame.blob].dark]
+        lit = np.zeros(len(frames), bool)
+        if self.backs is not None and on_dark:
+            lit[on_dark] = _corners_lit(patches[on_dark])
+        for frame, read, corner_lit in zip(frames, reads, lit, strict=True):
             blob = blobs[frame.blob]
             rank_seen = read.rank != NONE_RANK and read.rank_p >= FACE_RANK_P
             if not blob.dark or (not rank_seen and self.backs is None):
                 continue
-            if not rank_seen and not _corner_lit(image, frame):
+            if not rank_seen and not corner_lit:
                 continue  # nothing light at the corner: no index there (most corners of a dark back)
+            if not rank_seen and frame.width < narrowest:
+                continue
             if any(cv2.pointPolygonTest(other, frame.point, False) >= 0 for other in seen):
                 continue  # a corner of a card already found
             if frame.blob not in masks:  # the blob filled, at a quarter of the frame's size
@@ -252,13 +281,19 @@ class CardReader:
         return sightings
 
     def _unread_cards(
-        self, image: BGRImage, blobs: list[PaperBlob], seen: list[np.ndarray], scale: float
+        self,
+        image: BGRImage,
+        blobs: list[PaperBlob],
+        frames: list[CornerFrame],
+        reads: list[IndexRead],
+        seen: list[np.ndarray],
+        scale: float,
     ) -> list[CardSighting]:
         """Whole cards with no index read: face up if their inside is white paper, face down if
         nothing of it is, unknown in between. Appends the cards' outlines to ``seen``."""
         sightings: list[CardSighting] = []
         white = whiteness(image) >= WHITE_INSIDE_LEVEL
-        for blob in blobs:
+        for number, blob in enumerate(blobs):
             rect = cv2.minAreaRect(blob.contour)
             (_, _), (w, h), _ = rect
             ratio = max(w, h) / max(min(w, h), 1.0)
@@ -284,6 +319,17 @@ class CardReader:
             back = self.backs.match(image, quad) if self.backs is not None and inside < 0.6 else None
             look = light_print(image, quad) if blob.dark and inside < 0.6 and self.backs is not None else None
             printed = look is not None and look.printed  # in a face's few marks
+            # a court card: its picture is one mark across most of the card, no face's few marks,
+            # and the classifier sees its rank at its two index corners and none at the other two
+            # (a symmetric back can show that too, seen from the corners' two kinds of frame: a
+            # dark lattice is read as a king at its index corners, hence the picture)
+            indexed = (
+                blob.dark
+                and inside < 0.6
+                and back is None
+                and _index_corners_only(quad, number, frames, reads)
+                and light_print(image, quad, pictured=True).printed
+            )
             if inside >= 0.6:
                 facing, why = Facing.UP, "white face, index unread"
             elif back is not None and printed:
@@ -293,6 +339,17 @@ class CardReader:
                 facing, why = Facing.DOWN, f"the {back.name} back"
             elif printed and self.backs is not None:
                 facing, why = Facing.UP, "light print on a dark card, unlike the calibrated backs"
+            elif indexed and self.backs is not None:
+                facing, why = (
+                    Facing.UP,
+                    "a rank at a dark card's two index corners only, unlike the calibrated backs",
+                )
+            elif indexed:
+                # no calibrated back to be unlike: a face, or a back whose pattern is not symmetric
+                facing, why = (
+                    Facing.UNKNOWN,
+                    "a rank at a dark card's two index corners only, no calibrated back",
+                )
             elif self.backs is not None:
                 facing, why = Facing.UNKNOWN, "no face showing, no calibrated back"
             elif inside <= 0.2:
@@ -306,13 +363,24 @@ class CardReader:
         return sightings
 
 
-def _corner_lit(image: BGRImage, frame: CornerFrame) -> bool:
-    """Whether anything in the corner's index window stands PRINT_RISE above the window's level:
-    a cheap first look for print (vision.faces.light_print decides)."""
-    values = cut_patch(image, frame).max(axis=2).ravel()
-    middle, high = len(values) // 2, len(values) * 49 // 50
-    ranked = np.partition(values, (middle, high))
-    return int(ranked[high]) - int(ranked[middle]) >= PRINT_RISE
+def _cut_all(image: BGRImage, frames: list[CornerFrame]) -> np.ndarray:
+    """The index window at every corner frame, as the classifier takes them (n, PATCH_H, PATCH_W, 3)."""
+    return np.array([cut_patch(image, frame) for frame in frames], np.uint8).reshape(-1, PATCH_H, PATCH_W, 3)
+
+
+def _corners_lit(patches: np.ndarray) -> np.ndarray:
+    """For each index window (as cut for the classifier), whether anything in it stands PRINT_RISE
+    above the window's level: a cheap first look for print (vision.faces.light_print decides)."""
+    n = len(patches)
+    if n == 0:
+        return np.zeros(0, bool)
+    planes = patches.reshape(n, -1, 3)
+    # channel by channel: a max over a length-3 last axis is numpy's slowest reduction
+    values = np.maximum(np.maximum(planes[..., 0], planes[..., 1]), planes[..., 2])
+    middle, high = values.shape[1] // 2, values.shape[1] * 49 // 50
+    ranked = np.partition(values, (middle, high), axis=1)
+    lit: np.ndarray = ranked[:, high].astype(np.int16) - ranked[:, middle] >= PRINT_RISE
+    return lit
 
 
 def _outline_on(
@@ -345,6 +413,108 @@ def _outline_on(
     if best is None or (not anchored and best[0] > FAR_CORNER * frame.width):
         return None
     return best[1]
+
+
+def _a_backs_pattern(
+    blobs: list[PaperBlob], read_at: CornerFrame, rank: int, frames: list[CornerFrame], reads: list[IndexRead]
+) -> bool:
+    """Whether a dark card read as ``rank`` at ``read_at`` shows ranks at two neighbouring corners: the
+    classifier read a back's lattice as an index (the second look agrees with a repeated
+    pattern). A face's index is at two opposite corners: one rank read at PATTERN_PLACES corners
+    of the outline or more, and at PATTERN_SHARE of them, is a pattern. A card lying alone is looked at by its
+    box; one merged with others at the corners one width across and one height down from the
+    read (at any seen aspect) on its blob, for the same rank (the next card of a row lies one
+    width across, its index read there: another rank, most often)."""
+    blob = read_at.blob
+    places: list[np.ndarray] = []  # the blob's distinct corner places, and where this rank is read
+    ranked: list[bool] = []
+    for frame, read in zip(frames, reads, strict=True):
+        if frame.blob != blob:
+            continue
+        here = np.array(frame.point)
+        same = read.rank == rank and read.rank_p >= READ_CONFIDENCE
+        for k, place in enumerate(places):
+            if float(np.hypot(*(here - place))) <= NEIGHBOUR_NEAR * frame.width:
+                ranked[k] = ranked[k] or same
+                break
+        else:
+            places.append(here)
+            ranked.append(same)
+    if sum(ranked) >= PATTERN_PLACES and sum(ranked) >= PATTERN_SHARE * len(places):
+        return True  # one rank read at most corners of the outline: a pattern, not two index corners
+    if blobs[blob].whole:
+        box = cv2.boxPoints(cv2.minAreaRect(blobs[blob].contour)).astype(np.float32)
+        return _ranks_at_adjacent_corners(box, blob, frames, reads)
+    point = np.array(read_at.point)
+    across = np.array(read_at.across) * read_at.width
+    down = np.array(read_at.down) * read_at.width
+    neighbours = [point + across] + [point + down * aspect for aspect in SEEN_ASPECTS]
+    near = NEIGHBOUR_NEAR * read_at.width
+    for frame, read in zip(frames, reads, strict=True):
+        if frame.blob != blob or read.rank != rank or read.rank_p < READ_CONFIDENCE:
+            continue
+        if any(float(np.hypot(*(np.array(frame.point) - n))) <= near for n in neighbours):
+            return True
+    return False
+
+
+def _ranks_by_corner(
+    box: np.ndarray, blob: int, frames: list[CornerFrame], reads: list[IndexRead]
+) -> tuple[set[int], dict[int, list[IndexRead]]]:
+    """The corners of the card ``box`` (its rotated box's four corners in order) on blob number
+    ``blob`` that corner frames looked at, and the first looks' rank reads (READ_CONFIDENCE or
+    more) at each."""
+    length = max(np.hypot(*(np.roll(box, -1, axis=0) - box).T))
+    looked: set[int] = set()
+    ranks: dict[int, list[IndexRead]] = {}
+    for frame, read in zip(frames, reads, strict=True):
+        if frame.blob != blob:
+            continue
+        distances = np.hypot(*(box - np.array(frame.point)).T)
+        corner = int(np.argmin(distances))
+        if distances[corner] > CORNER_NEAR * length:
+            continue
+        looked.add(corner)
+        if read.rank != NONE_RANK and read.rank_p >= READ_CONFIDENCE:
+            ranks.setdefault(corner, []).append(read)
+    return looked, ranks
+
+
+def _index_corners_only(
+    box: np.ndarray, blob: int, frames: list[CornerFrame], reads: list[IndexRead]
+) -> bool:
+    """Whether the classifier's first look saw one rank, at FACE_RANK_P or more, at two opposite
+    corners of the card ``box`` on blob number ``blob``, and no rank at all (none at
+    READ_CONFIDENCE) at the other two, looked at too: a face's index corners and its pip corners.
+    A back's pattern is the same at its four corners."""
+    looked, ranks = _ranks_by_corner(box, blob, frames, reads)
+
+    def sure(corner: int) -> set[int]:
+        return {read.rank for read in ranks.get(corner, []) if read.rank_p >= FACE_RANK_P}
+
+    for index_pair, pip_pair in (((0, 2), (1, 3)), ((1, 3), (0, 2))):
+        if (
+            sure(index_pair[0]) & sure(index_pair[1])
+            and set(pip_pair) <= looked
+            and not set(pip_pair) & set(ranks)
+        ):
+            return True
+    return False
+
+
+def _ranks_at_adjacent_corners(
+    box: np.ndarray, blob: int, frames: list[CornerFrame], reads: list[IndexRead]
+) -> bool:
+    """Whether the first looks read a rank at two neighbouring corners of the card ``box``: a
+    face's index is at two opposite corners, and a back's pattern, alike at all four, is what
+    shows one at neighbours."""
+    _, ranks = _ranks_by_corner(box, blob, frames, reads)
+    return any(corner in ranks and (corner + 1) % 4 in ranks for corner in range(4))
+
+
+def _short_side(quad: np.ndarray) -> float:
+    sides = np.hypot(*(np.roll(quad, -1, axis=0) - quad).T)
+    return float(min(sides))
 
 
 def _white_inside(white: np.ndarray, quad: np.ndarray) -> float:

@@ -119,3 +119,24 @@ def test_a_dark_decks_cards_are_face_up_with_their_names_but_not_acted_on() -> N
     assert named
     assert all(s.confidence < ACT_CONFIDENCE for s in named)
     assert all("dark card" in s.why for s in named)
+
+
+def dark_cards_on_a_desk(*quads: np.ndarray) -> np.ndarray:
+    image = np.full((480, 640, 3), (222, 226, 228), np.uint8)
+    for quad in quads:
+        cv2.fillConvexPoly(image, quad.astype(np.int32), (30, 28, 26))
+    return image
+
+
+def test_two_dark_cards_side_by_side_are_not_one_whole_card() -> None:
+    """Two dark cards lying side by side, a slit between them, fill a card-shaped box: the slit's
+    dent says they are two, so each corner is tried at its own card's width, not the box's."""
+    left = card_corners((150, 120), 110, 0.0)
+    right = card_corners((260, 120), 110, 0.0)
+    image = dark_cards_on_a_desk(left, right)
+    cv2.line(image, (260, 110), (260, 214), (222, 226, 228), 3)  # the slit between them, to where they touch
+    [blob] = [b for b in find_blobs(image) if b.dark]
+    assert not blob.whole
+    frames = corner_frames([blob], image.shape)
+    at_top_left = [f.width for f in frames if math.dist(f.point, (150, 120)) < 6]
+    assert any(abs(width - 110) < 8 for width in at_top_left), at_top_left

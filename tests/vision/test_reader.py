@@ -62,9 +62,11 @@ def test_photos_of_face_down_cards_have_no_card_called_up_that_is_down(reader: C
 
 
 def test_a_plain_black_back_is_seen_face_down(reader: CardReader) -> None:
-    # two face-down cards, and the queen of spades and two of clubs face up (black, gold print)
+    # two face-down cards, and the queen of spades and two of clubs face up (black, gold print):
+    # the whole back below is face down; the queen, a rank at her two index corners, is unknown
+    # without calibration (no longer face down: tests/vision/test_backs.py)
     sightings = reader.read(photo("backs-cardcounter/images/IMG_7810.jpg"))
-    assert [s.facing for s in sightings if s.facing is not Facing.UP] == [Facing.DOWN, Facing.DOWN]
+    assert sorted(s.facing.value for s in sightings if s.facing is not Facing.UP) == ["down", "unknown"]
     assert len([s for s in sightings if s.facing is Facing.UP]) <= 2
 
 
