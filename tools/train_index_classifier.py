@@ -434,9 +434,14 @@ def photo_set(
     along its short side, or any proposal that the committed model reads as the card's rank through
     one of PHOTO_CHECK_WIDTHS. A whole card's other two corners (pips) and a share ``none_share`` of
     the proposals far from every card are 'none'; the rest is left out (a pip corner or an index
-    the model cannot read yet: unknown which). ``variants`` patches are cut for each kept proposal."""
+    the model cannot read yet: unknown which). ``variants`` patches are cut for each kept proposal.
+
+    The labels have no suit. A card's suit is the one the committed model reads at its index at
+    acting confidence with the right rank (where all such reads agree), else it is UNKNOWN_SUIT
+    and only the rank is learned. Without suits for the photos' indexes the suit head would learn
+    that a real photo's patch has suit 'none', the only suit it would ever be shown there."""
     from tools.vision_validate import TRAIN, load_labels, photo_names
-    from vision.reader import MAX_SIDE
+    from vision.reader import ACT_CONFIDENCE, MAX_SIDE
     from vision.sources import Frame, read_image
 
     rng = random.Random(seed)
@@ -446,7 +451,13 @@ def photo_set(
     darks: list[bool] = []
     ranks: list[int] = []
     suits: list[int] = []
-    tally = {"index, whole card": 0, "index, read": 0, "pips, whole card": 0, "none, off the cards": 0}
+    tally = {
+        "index, whole card": 0,
+        "index, read": 0,
+        "of which suit known": 0,
+        "pips, whole card": 0,
+        "none, off the cards": 0,
+    }
     for name in photo_names("training"):
         frame_or_skip = read_image(TRAIN / "images" / name)
         if not isinstance(frame_or_skip, Frame):
@@ -458,43 +469,56 @@ def photo_set(
         blobs = find_blobs(image)
         frames = corner_frames(blobs, image.shape)
         cards = [(RANK_LABELS.index(rank), np.array(box, np.float64) * scale) for rank, box in labels[name]]
+        card_suits: list[set[int]] = [set() for _ in cards]
+        kept: list[tuple[CornerFrame, int | None, str]] = []  # the frame, its card (None: no card), why
         for frame in frames:
             blob = blobs[frame.blob]
             point = np.array(frame.point)
             holding = []
             nearest = math.inf
-            for rank, (x0, y0, x1, y1) in cards:
+            for k, (_, (x0, y0, x1, y1)) in enumerate(cards):
                 margin = 0.05 * max(x1 - x0, y1 - y0)
                 if x0 - margin <= point[0] <= x1 + margin and y0 - margin <= point[1] <= y1 + margin:
-                    holding.append(rank)
+                    holding.append(k)
                 gap = np.maximum([x0 - point[0], y0 - point[1], point[0] - x1, point[1] - y1], 0.0)
                 nearest = min(nearest, float(np.hypot(max(gap[0], gap[2]), max(gap[1], gap[3]))))
-            label = None
             if not holding:
                 if nearest > PHOTO_NONE_DISTANCE * frame.width and rng.random() < none_share:
-                    label, kind = (NONE_RANK, NONE_SUIT), "none, off the cards"
-            elif not blob.dark:
-                corner = _whole_card_corner(frame, blob) if len(holding) == 1 else None
-                if corner == "pips":
-                    label, kind = (NONE_RANK, NONE_SUIT), "pips, whole card"
-                elif corner == "index":
-                    label, kind = (holding[0], UNKNOWN_SUIT), "index, whole card"
-                else:
-                    looks = [
-                        CornerFrame(frame.point, frame.across, frame.down, frame.width * f, frame.blob)
-                        for f in PHOTO_CHECK_WIDTHS
-                    ]
-                    cut = np.array([cut_patch(image, look) for look in looks], np.uint8)
-                    reads = checker.read(normalise_all(cut, np.zeros(len(looks), bool)))
-                    seen = {r.rank for r in reads if r.rank in holding and r.rank_p >= PHOTO_CHECK_P}
-                    if len(seen) == 1:
-                        label, kind = (seen.pop(), UNKNOWN_SUIT), "index, read"
-            if label is None:
+                    kept.append((frame, None, "none, off the cards"))
                 continue
+            if blob.dark:
+                continue
+            looks = [
+                CornerFrame(frame.point, frame.across, frame.down, frame.width * f, frame.blob)
+                for f in PHOTO_CHECK_WIDTHS
+            ]
+            cut = np.array([cut_patch(image, look) for look in looks], np.uint8)
+            reads = checker.read(normalise_all(cut, np.zeros(len(looks), bool)))
+            read_as = {
+                k for k in holding for r in reads if r.rank == cards[k][0] and r.rank_p >= PHOTO_CHECK_P
+            }
+            for k in read_as:
+                card_suits[k] |= {
+                    r.suit for r in reads if r.rank == cards[k][0] and r.confidence >= ACT_CONFIDENCE
+                }
+            corner = _whole_card_corner(frame, blob) if len(holding) == 1 else None
+            if corner == "pips":
+                kept.append((frame, None, "pips, whole card"))
+            elif corner == "index":
+                kept.append((frame, holding[0], "index, whole card"))
+            elif len(read_as) == 1:
+                kept.append((frame, read_as.pop(), "index, read"))
+        for frame, card, kind in kept:
+            if card is None:
+                label = (NONE_RANK, NONE_SUIT)
+            else:
+                known = card_suits[card]
+                label = (cards[card][0], next(iter(known)) if len(known) == 1 else UNKNOWN_SUIT)
+                tally["of which suit known"] += len(known) == 1
             tally[kind] += 1
             for variant in range(variants):
                 patches.append(photo_degrade(rng, image, jittered(rng, frame, variant)))
-                darks.append(blob.dark)
+                darks.append(blobs[frame.blob].dark)
                 ranks.append(label[0])
                 suits.append(label[1])
     xs = normalise_all(np.array(patches, np.uint8).reshape(-1, PATCH_H, PATCH_W, 3), np.array(darks, bool))
