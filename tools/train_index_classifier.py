@@ -7,7 +7,7 @@
     .venv/bin/python tools/train_index_classifier.py --svg-deck package/cards \
         --out vision/models/index_classifier.onnx   # docs/vision.md has the committed model's command
 
-Training data is made here, never taken from the photo sets: card faces drawn with free fonts
+Training data is made here: card faces drawn with free fonts
 (Debian's font packages of FONT_DIRS: the rank in a font, the suit as a suit glyph of one of
 SUIT_FONTS), the 52 faces of ../shared/data/cards/geaxgx/synthetic_renders (MIT, geaxgx) and, with
 --svg-deck, the faces of an SVG deck (Chris Aguilar's vectorized-playing-cards, LGPL-3.0, as npm's
@@ -19,6 +19,11 @@ slanted view), noised and JPEG-compressed (with --fade, some prints faded toward
 'none' class is the other two corners, the inside of cards, backgrounds and drawn casino-style
 backs, so a back or a pip never reads as an index. Fonts in HELD_OUT_FONTS are used for the
 validation figure only (a deck the model has not seen).
+
+With --photos N, real photographs are mixed in: N patches at each corner the pipeline proposes on
+the training part of ../shared/data/cards/photos-tfod-train, labelled from the photos' boxes
+(photo_set). Their validation part (tools/vision_validate.py --images validation) and the test
+folder are never read here.
 """
 
 from __future__ import annotations
@@ -39,7 +44,7 @@ sys.path.insert(0, str(ROOT))
 
 from vision.corners import CornerFrame, PaperBlob, corner_frames, find_blobs  # noqa: E402
 from vision.index_patch import PATCH_H, PATCH_W, cut_patch, normalise, normalise_all  # noqa: E402
-from vision.index_reader import NONE_RANK, NONE_SUIT, RANK_LABELS, IndexReader  # noqa: E402
+from vision.index_reader import MODEL_PATH, NONE_RANK, NONE_SUIT, RANK_LABELS, IndexReader  # noqa: E402
 from vision.reader import SECOND_LOOK  # noqa: E402
 
 # Debian's fonts-dejavu, fonts-liberation, fonts-freefont-ttf, fonts-urw-base35, fonts-crosextra-carlito,
@@ -425,14 +430,14 @@ def jittered(rng: random.Random, frame: CornerFrame, variant: int) -> CornerFram
 
 
 def photo_set(
-    seed: int, variants: int, none_share: float
+    seed: int, variants: int, none_share: float, checker_path: Path = MODEL_PATH
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, dict[str, int]]:
     """Patches of the training part of ../shared/data/cards/photos-tfod-train (never its validation
     part, tools/vision_validate.py's VALIDATION_IMAGES), cut where the pipeline proposes corners.
     The labels give each card's box and rank, not its corners, so a proposal in one card's box is
     that card's index only when the proposal shows it: a whole card's corner whose 'across' runs
     along its short side, or any proposal that the committed model reads as the card's rank through
-    one of PHOTO_CHECK_WIDTHS. A whole card's other two corners (pips) and a share ``none_share`` of
+    one of PHOTO_CHECK_WIDTHS (``checker_path``). A whole card's other two corners (pips) and a share ``none_share`` of
     the proposals far from every card are 'none'; the rest is left out (a pip corner or an index
     the model cannot read yet: unknown which). ``variants`` patches are cut for each kept proposal.
 
@@ -445,7 +450,7 @@ def photo_set(
     from vision.sources import Frame, read_image
 
     rng = random.Random(seed)
-    checker = IndexReader()
+    checker = IndexReader(checker_path)
     labels = load_labels()
     patches: list[np.ndarray] = []
     darks: list[bool] = []
@@ -599,6 +604,12 @@ def main() -> int:
         default=0.1,
         help="the share of the training photos' proposals off every card kept as 'none'",
     )
+    parser.add_argument(
+        "--checker",
+        type=Path,
+        default=MODEL_PATH,
+        help="the model that tells the photos' index corners and suits (default: the committed one)",
+    )
     args = parser.parse_args()
 
     import torch
@@ -628,7 +639,7 @@ def main() -> int:
             np.savez(args.cache, xs=xs, ranks=ranks, suits=suits, vx=vx, vranks=vranks, vsuits=vsuits)
     print(f"data: {len(xs)} train, {len(vx)} held-out patches in {time.time() - started:.0f}s", flush=True)
     if args.photos:
-        px, pranks, psuits, tally = photo_set(args.seed, args.photos, args.photo_none_share)
+        px, pranks, psuits, tally = photo_set(args.seed, args.photos, args.photo_none_share, args.checker)
         print(f"photos: {len(px)} patches from {tally} in {time.time() - started:.0f}s", flush=True)
         xs, ranks, suits = (np.concatenate(pair) for pair in ((xs, px), (ranks, pranks), (suits, psuits)))
 
