@@ -387,8 +387,14 @@ def photo_degrade(rng: random.Random, image: np.ndarray, frame: CornerFrame) -> 
     """A real photo's window, misplaced a little as the corner finder misplaces it, under another
     light and camera: gain and tint, sometimes blur or a lower resolution, noise, JPEG."""
     corners = np.array(
-        [np.add(frame.point, np.multiply(frame.across, frame.width * t) + np.multiply(frame.down, frame.width * u))
-         for t in (-0.1, 0.4) for u in (-0.1, 0.6)]
+        [
+            np.add(
+                frame.point,
+                np.multiply(frame.across, frame.width * t) + np.multiply(frame.down, frame.width * u),
+            )
+            for t in (-0.1, 0.4)
+            for u in (-0.1, 0.6)
+        ]
     )
     h, w = image.shape[:2]
     x0, y0 = np.clip(corners.min(axis=0).astype(int) - 4, 0, (w - 1, h - 1))
@@ -401,7 +407,11 @@ def photo_degrade(rng: random.Random, image: np.ndarray, frame: CornerFrame) -> 
         factor = rng.uniform(0.55, 0.95)
         crop = cv2.resize(crop, None, fx=factor, fy=factor, interpolation=cv2.INTER_AREA)
         local = CornerFrame(
-            (local.point[0] * factor, local.point[1] * factor), local.across, local.down, local.width * factor, 0
+            (local.point[0] * factor, local.point[1] * factor),
+            local.across,
+            local.down,
+            local.width * factor,
+            0,
         )
     gain = np.array([rng.uniform(0.75, 1.15) for _ in range(3)], np.float32) * rng.uniform(0.6, 1.2)
     crop = crop * gain + rng.gauss(0, 6)
@@ -419,8 +429,11 @@ def jittered(rng: random.Random, frame: CornerFrame, variant: int) -> CornerFram
         factor = ([1.0] + list(SECOND_LOOK))[variant]
         return CornerFrame(frame.point, frame.across, frame.down, frame.width * factor, frame.blob)
     turn = math.radians(rng.gauss(0, 3.0))
-    c, s_ = math.cos(turn), math.sin(turn)
-    across = (frame.across[0] * c - frame.across[1] * s_, frame.across[0] * s_ + frame.across[1] * c)
+    cosine, sine = math.cos(turn), math.sin(turn)
+    across = (
+        frame.across[0] * cosine - frame.across[1] * sine,
+        frame.across[0] * sine + frame.across[1] * cosine,
+    )
     down = (-across[1], across[0])
     point = (
         frame.point[0] + rng.gauss(0, 0.03) * frame.width,
@@ -433,15 +446,16 @@ def photo_set(
     seed: int, variants: int, none_share: float, checker_path: Path = MODEL_PATH
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, dict[str, int]]:
     """Patches of the training part of ../shared/data/cards/photos-tfod-train (never its validation
-    part, tools/vision_validate.py's VALIDATION_IMAGES), cut where the pipeline proposes corners.
+    part, tools/vision_validate.py's VALIDATION_RUNS), cut where the pipeline proposes corners.
     The labels give each card's box and rank, not its corners, so a proposal in one card's box is
     that card's index only when the proposal shows it: a whole card's corner whose 'across' runs
-    along its short side, or any proposal that the committed model reads as the card's rank through
-    one of PHOTO_CHECK_WIDTHS (``checker_path``). A whole card's other two corners (pips) and a share ``none_share`` of
-    the proposals far from every card are 'none'; the rest is left out (a pip corner or an index
-    the model cannot read yet: unknown which). ``variants`` patches are cut for each kept proposal.
+    along its short side, or any proposal that the model before (``checker_path``) reads as the
+    card's rank through one of PHOTO_CHECK_WIDTHS. A whole card's other two corners (pips) and a
+    share ``none_share`` of the proposals far from every card are 'none'; the rest is left out (a
+    pip corner or an index the model cannot read yet: unknown which). ``variants`` patches are
+    cut for each kept proposal.
 
-    The labels have no suit. A card's suit is the one the committed model reads at its index at
+    The labels have no suit. A card's suit is the one the model before reads at its index at
     acting confidence with the right rank (where all such reads agree), else it is UNKNOWN_SUIT
     and only the rank is learned. Without suits for the photos' indexes the suit head would learn
     that a real photo's patch has suit 'none', the only suit it would ever be shown there."""
