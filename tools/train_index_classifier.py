@@ -7,7 +7,7 @@
     .venv/bin/python tools/train_index_classifier.py --svg-deck package/cards \
         --out vision/models/index_classifier.onnx   # docs/vision.md has the committed model's command
 
-Training data is made here, never taken from the photo sets: card faces drawn with free fonts
+Training data is made here: card faces drawn with free fonts
 (Debian's font packages of FONT_DIRS: the rank in a font, the suit as a suit glyph of one of
 SUIT_FONTS), the 52 faces of ../shared/data/cards/geaxgx/synthetic_renders (MIT, geaxgx) and, with
 --svg-deck, the faces of an SVG deck (Chris Aguilar's vectorized-playing-cards, LGPL-3.0, as npm's
@@ -19,6 +19,11 @@ slanted view), noised and JPEG-compressed (with --fade, some prints faded toward
 'none' class is the other two corners, the inside of cards, backgrounds and drawn casino-style
 backs, so a back or a pip never reads as an index. Fonts in HELD_OUT_FONTS are used for the
 validation figure only (a deck the model has not seen).
+
+With --photos N, real photographs are mixed in: N patches at each corner the pipeline proposes on
+the training part of ../shared/data/cards/photos-tfod-train, labelled from the photos' boxes
+(photo_set). Their validation part (tools/vision_validate.py --images validation) and the test
+folder are never read here.
 """
 
 from __future__ import annotations
@@ -37,9 +42,10 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from vision.corners import CornerFrame  # noqa: E402
-from vision.index_patch import PATCH_H, PATCH_W, cut_patch, normalise  # noqa: E402
-from vision.index_reader import NONE_RANK, NONE_SUIT, RANK_LABELS  # noqa: E402
+from vision.corners import CornerFrame, PaperBlob, corner_frames, find_blobs  # noqa: E402
+from vision.index_patch import PATCH_H, PATCH_W, cut_patch, normalise, normalise_all  # noqa: E402
+from vision.index_reader import MODEL_PATH, NONE_RANK, NONE_SUIT, RANK_LABELS, IndexReader  # noqa: E402
+from vision.reader import SECOND_LOOK  # noqa: E402
 
 # Debian's fonts-dejavu, fonts-liberation, fonts-freefont-ttf, fonts-urw-base35, fonts-crosextra-carlito,
 # fonts-crosextra-caladea, fonts-open-sans and fonts-roboto-unhinted (free licences); the folders missing
@@ -71,6 +77,16 @@ COVERED_SHARE = 0.0  # set by --covered
 # COVERED_WIDTH_FACTOR), so its window is anything from 0.75 to 1.25 of the card's true width
 COVERED_WIDTH_RANGE = (0.75, 1.25)
 MARGIN = 60  # background around a face, so a misplaced window sees table, as it does in a photo
+# --photos: the photos' suit is not labelled, so their index patches train the rank head alone
+UNKNOWN_SUIT = -1
+# the windows at which a proposal on a labelled card is read by the committed model to tell an
+# index corner from a pip corner: the right rank at any of them, at PHOTO_CHECK_P or more
+PHOTO_CHECK_WIDTHS = (0.6, 0.7, 0.8, 0.9, 1.0, 1.1, 1.25, 1.4, 1.6)
+PHOTO_CHECK_P = 0.5
+# a proposal this many of its card widths from every labelled card is on the table: 'none'
+PHOTO_NONE_DISTANCE = 0.5
+# the shape a whole card's rotated box must have for its corners to be told apart by their edges
+PHOTO_MIN_ASPECT = 1.2
 
 
 def fonts() -> list[str]:
@@ -347,6 +363,187 @@ def make_set(
     return xs, ranks, suits
 
 
+def _whole_card_corner(frame: CornerFrame, blob: PaperBlob) -> str | None:
+    """'index' or 'pips' for a corner of a whole card (a blob that is one card) by its edges: the
+    index corners are those whose 'across' runs along the card's short side (clockwise frames,
+    vision.corners); None for any other blob or a box too square to tell."""
+    if not blob.whole:
+        return None
+    box = cv2.boxPoints(cv2.minAreaRect(blob.contour))
+    sides = [box[1] - box[0], box[2] - box[1]]
+    lengths = [float(np.hypot(*side)) for side in sides]
+    if max(lengths) < PHOTO_MIN_ASPECT * max(min(lengths), 1.0):
+        return None
+    long_side = sides[int(np.argmax(lengths))] / max(lengths)
+    along_long = abs(float(np.dot(long_side, frame.across)))
+    if along_long > 0.9:
+        return "pips"
+    if along_long < 0.45:
+        return "index"
+    return None
+
+
+def photo_degrade(rng: random.Random, image: np.ndarray, frame: CornerFrame) -> np.ndarray:
+    """A real photo's window, misplaced a little as the corner finder misplaces it, under another
+    light and camera: gain and tint, sometimes blur or a lower resolution, noise, JPEG."""
+    corners = np.array(
+        [
+            np.add(
+                frame.point,
+                np.multiply(frame.across, frame.width * t) + np.multiply(frame.down, frame.width * u),
+            )
+            for t in (-0.1, 0.4)
+            for u in (-0.1, 0.6)
+        ]
+    )
+    h, w = image.shape[:2]
+    x0, y0 = np.clip(corners.min(axis=0).astype(int) - 4, 0, (w - 1, h - 1))
+    x1, y1 = np.clip(corners.max(axis=0).astype(int) + 4, 1, (w, h))
+    crop = image[y0:y1, x0:x1].astype(np.float32)
+    local = CornerFrame((frame.point[0] - x0, frame.point[1] - y0), frame.across, frame.down, frame.width, 0)
+    if rng.random() < 0.3:
+        crop = cv2.GaussianBlur(crop, (0, 0), rng.uniform(0.3, 1.2))
+    if rng.random() < 0.3:  # the card seen from farther away
+        factor = rng.uniform(0.55, 0.95)
+        crop = cv2.resize(crop, None, fx=factor, fy=factor, interpolation=cv2.INTER_AREA)
+        local = CornerFrame(
+            (local.point[0] * factor, local.point[1] * factor),
+            local.across,
+            local.down,
+            local.width * factor,
+            0,
+        )
+    gain = np.array([rng.uniform(0.75, 1.15) for _ in range(3)], np.float32) * rng.uniform(0.6, 1.2)
+    crop = crop * gain + rng.gauss(0, 6)
+    crop = crop + np.random.default_rng(rng.randint(0, 10**9)).normal(0, rng.uniform(0, 6), crop.shape)
+    ok, encoded = cv2.imencode(
+        ".jpg", np.clip(crop, 0, 255).astype(np.uint8), [cv2.IMWRITE_JPEG_QUALITY, rng.randint(40, 95)]
+    )
+    return cut_patch(cv2.imdecode(encoded, cv2.IMREAD_COLOR), local)
+
+
+def jittered(rng: random.Random, frame: CornerFrame, variant: int) -> CornerFrame:
+    """The reader's own windows first (the proposal, then its second look's), then windows moved,
+    turned and resized about as much as the corner finder errs."""
+    if variant < 1 + len(SECOND_LOOK):
+        factor = ([1.0] + list(SECOND_LOOK))[variant]
+        return CornerFrame(frame.point, frame.across, frame.down, frame.width * factor, frame.blob)
+    turn = math.radians(rng.gauss(0, 3.0))
+    cosine, sine = math.cos(turn), math.sin(turn)
+    across = (
+        frame.across[0] * cosine - frame.across[1] * sine,
+        frame.across[0] * sine + frame.across[1] * cosine,
+    )
+    down = (-across[1], across[0])
+    point = (
+        frame.point[0] + rng.gauss(0, 0.03) * frame.width,
+        frame.point[1] + rng.gauss(0, 0.03) * frame.width,
+    )
+    return CornerFrame(point, across, down, frame.width * math.exp(rng.gauss(0, 0.12)), frame.blob)
+
+
+def photo_set(
+    seed: int, variants: int, none_share: float, checker_path: Path = MODEL_PATH
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, dict[str, int]]:
+    """Patches of the training part of ../shared/data/cards/photos-tfod-train (never its validation
+    part, tools/vision_validate.py's VALIDATION_RUNS), cut where the pipeline proposes corners.
+    The labels give each card's box and rank, not its corners, so a proposal in one card's box is
+    that card's index only when the proposal shows it: a whole card's corner whose 'across' runs
+    along its short side, or any proposal that the model before (``checker_path``) reads as the
+    card's rank through one of PHOTO_CHECK_WIDTHS. A whole card's other two corners (pips) and a
+    share ``none_share`` of the proposals far from every card are 'none'; the rest is left out (a
+    pip corner or an index the model cannot read yet: unknown which). ``variants`` patches are
+    cut for each kept proposal.
+
+    The labels have no suit. A card's suit is the one the model before reads at its index at
+    acting confidence with the right rank (where all such reads agree), else it is UNKNOWN_SUIT
+    and only the rank is learned. Without suits for the photos' indexes the suit head would learn
+    that a real photo's patch has suit 'none', the only suit it would ever be shown there."""
+    from tools.vision_validate import TRAIN, load_labels, photo_names
+    from vision.reader import ACT_CONFIDENCE, MAX_SIDE
+    from vision.sources import Frame, read_image
+
+    rng = random.Random(seed)
+    checker = IndexReader(checker_path)
+    labels = load_labels()
+    patches: list[np.ndarray] = []
+    darks: list[bool] = []
+    ranks: list[int] = []
+    suits: list[int] = []
+    tally = {
+        "index, whole card": 0,
+        "index, read": 0,
+        "of which suit known": 0,
+        "pips, whole card": 0,
+        "none, off the cards": 0,
+    }
+    for name in photo_names("training"):
+        frame_or_skip = read_image(TRAIN / "images" / name)
+        if not isinstance(frame_or_skip, Frame):
+            continue
+        image = frame_or_skip.image
+        scale = min(1.0, MAX_SIDE / max(image.shape[:2]))
+        if scale < 1.0:
+            image = cv2.resize(image, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
+        blobs = find_blobs(image)
+        frames = corner_frames(blobs, image.shape)
+        cards = [(RANK_LABELS.index(rank), np.array(box, np.float64) * scale) for rank, box in labels[name]]
+        card_suits: list[set[int]] = [set() for _ in cards]
+        kept: list[tuple[CornerFrame, int | None, str]] = []  # the frame, its card (None: no card), why
+        for frame in frames:
+            blob = blobs[frame.blob]
+            point = np.array(frame.point)
+            holding = []
+            nearest = math.inf
+            for k, (_, (x0, y0, x1, y1)) in enumerate(cards):
+                margin = 0.05 * max(x1 - x0, y1 - y0)
+                if x0 - margin <= point[0] <= x1 + margin and y0 - margin <= point[1] <= y1 + margin:
+                    holding.append(k)
+                gap = np.maximum([x0 - point[0], y0 - point[1], point[0] - x1, point[1] - y1], 0.0)
+                nearest = min(nearest, float(np.hypot(max(gap[0], gap[2]), max(gap[1], gap[3]))))
+            if not holding:
+                if nearest > PHOTO_NONE_DISTANCE * frame.width and rng.random() < none_share:
+                    kept.append((frame, None, "none, off the cards"))
+                continue
+            if blob.dark:
+                continue
+            looks = [
+                CornerFrame(frame.point, frame.across, frame.down, frame.width * f, frame.blob)
+                for f in PHOTO_CHECK_WIDTHS
+            ]
+            cut = np.array([cut_patch(image, look) for look in looks], np.uint8)
+            reads = checker.read(normalise_all(cut, np.zeros(len(looks), bool)))
+            read_as = {
+                k for k in holding for r in reads if r.rank == cards[k][0] and r.rank_p >= PHOTO_CHECK_P
+            }
+            for k in read_as:
+                card_suits[k] |= {
+                    r.suit for r in reads if r.rank == cards[k][0] and r.confidence >= ACT_CONFIDENCE
+                }
+            corner = _whole_card_corner(frame, blob) if len(holding) == 1 else None
+            if corner == "pips":
+                kept.append((frame, None, "pips, whole card"))
+            elif corner == "index":
+                kept.append((frame, holding[0], "index, whole card"))
+            elif len(read_as) == 1:
+                kept.append((frame, read_as.pop(), "index, read"))
+        for frame, card, kind in kept:
+            if card is None:
+                label = (NONE_RANK, NONE_SUIT)
+            else:
+                known = card_suits[card]
+                label = (cards[card][0], next(iter(known)) if len(known) == 1 else UNKNOWN_SUIT)
+                tally["of which suit known"] += len(known) == 1
+            tally[kind] += 1
+            for variant in range(variants):
+                patches.append(photo_degrade(rng, image, jittered(rng, frame, variant)))
+                darks.append(blobs[frame.blob].dark)
+                ranks.append(label[0])
+                suits.append(label[1])
+    xs = normalise_all(np.array(patches, np.uint8).reshape(-1, PATCH_H, PATCH_W, 3), np.array(darks, bool))
+    return xs, np.array(ranks, np.int64), np.array(suits, np.int64), tally
+
+
 def build_net(width: int):  # type: ignore[no-untyped-def]
     import torch.nn as nn
 
@@ -408,6 +605,25 @@ def main() -> int:
         default=[],
         help="a folder of SVG faces 1c.svg ... 13s.svg (repeatable; see svg_deck_faces)",
     )
+    parser.add_argument(
+        "--photos",
+        type=int,
+        default=0,
+        help="patches cut at each labelled corner proposal of the training photos' training part "
+        "(0: none; see photo_set)",
+    )
+    parser.add_argument(
+        "--photo-none-share",
+        type=float,
+        default=0.1,
+        help="the share of the training photos' proposals off every card kept as 'none'",
+    )
+    parser.add_argument(
+        "--checker",
+        type=Path,
+        default=MODEL_PATH,
+        help="the model that tells the photos' index corners and suits (default: the committed one)",
+    )
     args = parser.parse_args()
 
     import torch
@@ -436,6 +652,10 @@ def main() -> int:
         if args.cache:
             np.savez(args.cache, xs=xs, ranks=ranks, suits=suits, vx=vx, vranks=vranks, vsuits=vsuits)
     print(f"data: {len(xs)} train, {len(vx)} held-out patches in {time.time() - started:.0f}s", flush=True)
+    if args.photos:
+        px, pranks, psuits, tally = photo_set(args.seed, args.photos, args.photo_none_share, args.checker)
+        print(f"photos: {len(px)} patches from {tally} in {time.time() - started:.0f}s", flush=True)
+        xs, ranks, suits = (np.concatenate(pair) for pair in ((xs, px), (ranks, pranks), (suits, psuits)))
 
     net = build_net(args.width)
     print(f"{sum(p.numel() for p in net.parameters())} parameters", flush=True)
@@ -449,7 +669,9 @@ def main() -> int:
         for start in range(0, len(tx) - 255, 256):
             batch = order[start : start + 256]
             out = net(tx[batch])
-            loss = F.cross_entropy(out[:, :14], tr[batch]) + F.cross_entropy(out[:, 14:], ts[batch])
+            loss = F.cross_entropy(out[:, :14], tr[batch]) + F.cross_entropy(
+                out[:, 14:], ts[batch], ignore_index=UNKNOWN_SUIT
+            )
             optimiser.zero_grad()
             loss.backward()
             optimiser.step()

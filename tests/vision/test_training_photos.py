@@ -1,0 +1,67 @@
+"""The training photos' split (tools/vision_validate.py) and how the classifier's training labels
+their corners (tools/train_index_classifier.py): the validation part must never be trained on."""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+
+from tests.vision.test_corners import card_corners
+from tools.train_index_classifier import _whole_card_corner, jittered
+from tools.vision_validate import VALIDATION_RUNS, load_labels, photo_names
+from vision.corners import corner_frames, find_blobs
+from vision.reader import SECOND_LOOK
+
+
+def test_the_two_parts_split_the_labelled_photos() -> None:
+    training, validation = photo_names("training"), photo_names("validation")
+    assert not set(training) & set(validation)
+    assert sorted(training + validation) == photo_names("all") == sorted(load_labels())
+    # every run holds photos (a misspelt one would leave nothing out of the training part)
+    assert all(any(name.startswith(run) for name in validation) for run in VALIDATION_RUNS)
+    assert len(validation) == 63
+    assert 0.18 <= len(validation) / len(photo_names("all")) <= 0.25
+
+
+def test_runs_of_consecutive_shots_stay_in_one_part() -> None:
+    """Neighbouring shots are near copies: a run of ten (IMG_240x) is wholly in one part."""
+    validation = set(photo_names("validation"))
+    for name in photo_names("all"):
+        if name.startswith("IMG_"):
+            run = [n for n in photo_names("all") if n.startswith(name[:7]) and len(n) == len(name)]
+            assert all((n in validation) == (name in validation) for n in run), name
+
+
+def test_a_whole_cards_index_corners_are_told_from_its_pip_corners() -> None:
+    for angle in (0.0, 25.0, 120.0, 200.0):
+        image = np.full((480, 640, 3), (30, 90, 20), np.uint8)
+        # the card's own corners, clockwise from its top left, about the frame's middle
+        quad = card_corners((320 - 50, 240 - 70), 100, angle)
+        quad += (320, 240) - quad.mean(axis=0)
+        cv2.fillConvexPoly(image, quad.astype(np.int32), (235, 235, 235))
+        blobs = find_blobs(image)
+        frames = [f for f in corner_frames(blobs, image.shape) if blobs[f.blob].whole]
+        assert frames, angle
+        index_corners = (quad[0], quad[2])  # top left and bottom right
+        kinds = set()
+        for frame in frames:
+            kind = _whole_card_corner(frame, blobs[frame.blob])
+            at_index = min(float(np.hypot(*(np.array(frame.point) - c))) for c in index_corners) < 8
+            assert kind == ("index" if at_index else "pips"), (angle, frame.point, kind)
+            kinds.add(kind)
+        assert kinds == {"index", "pips"}, angle
+
+
+def test_the_readers_own_windows_come_first() -> None:
+    import random
+
+    image = np.full((480, 640, 3), (30, 90, 20), np.uint8)
+    cv2.fillConvexPoly(image, card_corners((200, 100), 100, 10).astype(np.int32), (235, 235, 235))
+    blobs = find_blobs(image)
+    frame = corner_frames(blobs, image.shape)[0]
+    rng = random.Random(1)
+    widths = [jittered(rng, frame, k).width / frame.width for k in range(1 + len(SECOND_LOOK))]
+    assert widths == [1.0, *SECOND_LOOK]
+    moved = [jittered(rng, frame, 10) for _ in range(50)]
+    assert any(f.point != frame.point for f in moved)
+    assert all(0.5 < f.width / frame.width < 2.0 for f in moved)
