@@ -245,7 +245,7 @@ def premature_at_seat(
         name = _street_name(hand, hand.premature_street)
         text = sentence(
             _show(card),
-            f" at seat {seat} is the premature {name}: it is not used. Set it aside face down. "
+            f" at seat {seat} is the premature {name} card: it is not used. Set it aside face down. "
             "Finish the betting first.",
         )
         return hand, (_ruling("STUD-12", text, Severity.CORRECT),)
