@@ -480,8 +480,8 @@ def _why_no_raise(state: HandState, i: int, all_in_to: int) -> str:
     if ahead and ahead >> i & 1 and _bets_a_shorter_hand(state, i, ahead):
         held = len(state.hole[i])
         return (
-            f"STUD-12: position {i} kept a premature card and holds {held} cards; "
-            f"he may not bet or raise a player with only {held - 1}"
+            f"STUD-12: this player kept a premature card and holds {held}: "
+            f"no bet or raise against a player with only {held - 1} cards"
         )
     acted = state.acted[i]
     if acted >= 0 and high_bet - acted < _reopen_threshold(state):

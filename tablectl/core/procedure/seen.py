@@ -5,8 +5,8 @@ Rules on a card at the wrong seat during the deal (MD-e, MD-f, MD-h, MD-i, MD-j;
 card after a boxed one), a card face up (IRR-6, IRR-7), a card in another hand or in the muck (IRR-9),
 a burn card seen or mixed with the discards (DEAL-2, DEAL-3), a missed or a second burn (BOARD-3), a
 premature card (BOARD-4; at stud one at a seat, STUD-12, kept when it is the last down card) and too
-many cards on the flop (BOARD-1, BOARD-2). Where the rules keep the
-hand going, the procedure's picture is corrected to the cards as they lie.
+many cards on the flop (BOARD-1, BOARD-2). Where the rules keep the hand going, the procedure's
+picture is corrected to the cards as they lie.
 """
 
 from __future__ import annotations
