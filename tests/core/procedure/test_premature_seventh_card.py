@@ -46,11 +46,11 @@ def test_a_bet_keyed_for_the_player_holding_seven_cards_is_his_check() -> None:
     for item in scenario.steps:
         before = state
         state, effects = step(state, item.event)
-        if before.hand is not None and before.hand.game.dealt_ahead and not before.hand.game.bets[0]:
-            if before.hand.game.actor == 0:
-                # "bet 1 200" while nobody has bet: the engine is given a check, and the dealer told.
-                assert [e.action for e in effects if isinstance(e, Applied)] == [CheckCall(0)]
-                said = [e for e in effects if isinstance(e, Ruling) and e.rule == "STUD-12"]
-                assert said and "it is a check" in said[0].text
-                return
+        game = before.hand.game if before.hand is not None else None
+        if game is not None and game.dealt_ahead and game.actor == 0 and not game.high_bet:
+            # "bet 1 200" while nobody has bet: the engine is given a check, and the dealer told.
+            assert [e.action for e in effects if isinstance(e, Applied)] == [CheckCall(0)]
+            said = [e for e in effects if isinstance(e, Ruling) and e.rule == "STUD-12"]
+            assert said and "it is a check" in said[0].text
+            return
     raise AssertionError("the scenario never keyed a bet for the player holding seven cards")
