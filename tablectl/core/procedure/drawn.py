@@ -196,8 +196,9 @@ def _premature_said(hand: HandProgress, card: Card, street: int) -> Said:
         return sentence(
             f"Premature {name}: ",
             _show(card),
-            " is not used, unless its player took it in or may have seen it: then he keeps it. "
-            "Nobody may accept or reject it. Otherwise set it aside face down. Finish the betting first.",
+            " is not used, unless its player took it in or may have seen it: then he keeps it (with no "
+            "camera on the seats, key exposed for his seat). Nobody may accept or reject it. Otherwise set "
+            "it aside face down. Finish the betting first.",
         )
     where = "" if game.has_button else " Set it aside face down."
     return sentence(
@@ -249,11 +250,47 @@ def premature_at_seat(
             "Finish the betting first.",
         )
         return hand, (_ruling("STUD-12", text, Severity.CORRECT),)
+    return _keep(hand, position, card, early_burn)
+
+
+def premature_keyed(
+    hand: HandProgress, seat: int | None, card: Card | None
+) -> tuple[HandProgress, tuple[Effect, ...]] | None:
+    """Stud without a camera on the seats: the dealer keys "exposed" for the seat that has the
+    premature last down card (STUD-12: he took it in or might have seen it), so he keeps it. The
+    card is the one the key names, else the one that seat got in the proper sequence (the k-th
+    premature card to the k-th player still due one, from the dealer's left); a card the reader
+    missed is kept unidentified, for the showdown to name. None: no such card for that seat."""
+    game = hand.game
+    if game.phase is not Phase.BETTING or not hand.premature or seat is None or seat not in hand.seats_in:
+        return None
+    position = hand.position(seat)
+    if not _may_keep(hand, position):
+        return None
+    if card is None:
+        due = [p for p in range(hand.n) if not game.folded[p] and not game.dealt_ahead >> p & 1]
+        order = due.index(position)
+        if order >= len(hand.premature):
+            return None
+        card = hand.premature[order]
+    elif card not in hand.premature:
+        return None
+    return _keep(hand, position, card, False)
+
+
+def _keep(
+    hand: HandProgress, position: int, card: Card, early_burn: bool
+) -> tuple[HandProgress, tuple[Effect, ...]]:
+    """STUD-12: ``position`` keeps the premature last down ``card``; the engine limits his betting."""
+    game = hand.game
+    seat = hand.seat(position)
     if early_burn:
         # It was dealt without a burn: the last street is still to be burned.
         hand = _evolve(hand, burns=hand.burns[:-1], burned_round=False)
     else:
-        hand = _evolve(hand, premature=tuple(c for c in hand.premature if c != card))
+        premature = list(hand.premature)
+        premature.remove(card)
+        hand = _evolve(hand, premature=tuple(premature))
     action = DealHole(position, (card,))
     hand = _apply(hand, action)
     street = _street_name(hand, game.street)
