@@ -161,3 +161,11 @@ def test_only_the_last_down_card_is_kept_and_only_once() -> None:
     with pytest.raises(RuleViolation) as err:
         apply(holdem, DealHole(0, parse_cards("2c")))
     assert err.value.rule == "DEAL-1"
+
+
+def test_a_kept_card_replayed_as_dealt_face_up_shows_with_the_up_cards() -> None:
+    # HO-4's correction replays the log with the card marked up: it is then public like any up card.
+    state = _sixth_street(THREE, THREE_LATER)
+    kept = apply(state, DealHole(0, parse_cards("As"), (True,)))
+    assert kept.up[0] == state.up[0] + tuple(parse_cards("As"))
+    assert kept.dealt_ahead == 1
