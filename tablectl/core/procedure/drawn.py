@@ -13,7 +13,7 @@ from tablectl.core.cards import Card
 from tablectl.core.effects import Applied, Effect, Prompt, Severity
 from tablectl.core.events import CardDrawn
 from tablectl.core.game.actions import UNKNOWN_CARD, DealHole
-from tablectl.core.game.engine import Phase
+from tablectl.core.game.engine import Phase, dealt_ahead
 from tablectl.core.game.profiles import HouseRules
 from tablectl.core.procedure.flow import _commit_board, _give_hole_cards
 from tablectl.core.procedure.ledger import _apply
@@ -268,7 +268,7 @@ def premature_keyed(
     if not _may_keep(hand, position):
         return None
     if card is None:
-        due = [p for p in range(hand.n) if not game.folded[p] and not game.dealt_ahead >> p & 1]
+        due = [p for p in range(hand.n) if not game.folded[p] and not dealt_ahead(game, p)]
         order = due.index(position)
         if order >= len(hand.premature):
             return None
@@ -312,7 +312,7 @@ def _may_keep(hand: HandProgress, position: int) -> bool:
     return (
         game.street + 1 == _last_down_street(hand)
         and not game.folded[position]
-        and not game.dealt_ahead >> position & 1
+        and not dealt_ahead(game, position)
     )
 
 

@@ -29,6 +29,7 @@ from tablectl.core.game import (
     show_down_all,
     start_hand,
 )
+from tablectl.core.game.engine import dealt_ahead
 from tablectl.core.game.variants import Game
 from tests.core.game.test_stud_draw import check_round, street, stud
 
@@ -59,7 +60,7 @@ def test_a_kept_premature_seventh_card_joins_the_hand_during_sixth_streets_betti
     assert kept.hole[0][-1] == parse_cards("As")[0] and len(kept.hole[0]) == 7
     assert kept.up[0] == state.up[0]  # a down card: nothing new shows
     assert kept.phase is Phase.BETTING and kept.actor == state.actor == 1
-    assert state.dealt_ahead == 0 and len(state.hole[0]) == 6  # the state given is unchanged
+    assert not dealt_ahead(state, 0) and len(state.hole[0]) == 6  # the state given is unchanged
     with pytest.raises(RuleViolation) as err:
         apply(kept, DealHole(1, parse_cards("As")))  # IRR-2 still applies to a kept card
     assert err.value.rule == "IRR-2"
@@ -98,7 +99,7 @@ def test_no_limit_when_every_opponent_who_could_call_holds_seven_cards_too() -> 
     state = apply(apply(state, BetRaise(1, 4)), CheckCall(0))
     # Seventh street has no card for either: its betting opens at once, with the same opener.
     assert state.phase is Phase.BETTING and state.street == 4 and state.actor == 1
-    assert state.dealt_ahead == 0
+    assert not dealt_ahead(state, 0) and not dealt_ahead(state, 1)
     # Three players, the one with six cards all-in since third street: a bet by a seven-card
     # player is made against the other seven-card player only.
     state = _sixth_street(THREE, THREE_LATER, stacks=(1000, 1000, 2))
@@ -116,7 +117,7 @@ def test_no_limit_when_every_opponent_who_could_call_holds_seven_cards_too() -> 
 def test_seventh_street_deals_nothing_to_the_player_who_kept_his_card() -> None:
     state = _keep(_sixth_street(THREE, THREE_LATER), 0, "As")
     state = check_round(state)
-    assert state.phase is Phase.DEALING_HOLE and state.street == 4 and state.dealt_ahead == 0
+    assert state.phase is Phase.DEALING_HOLE and state.street == 4 and not dealt_ahead(state, 0)
     assert [state.cards_due(p) for p in range(3)] == [0, 1, 1]
     with pytest.raises(RuleViolation) as err:
         apply(state, DealHole(0, parse_cards("Ks")))
@@ -168,4 +169,4 @@ def test_a_kept_card_replayed_as_dealt_face_up_shows_with_the_up_cards() -> None
     state = _sixth_street(THREE, THREE_LATER)
     kept = apply(state, DealHole(0, parse_cards("As"), (True,)))
     assert kept.up[0] == state.up[0] + tuple(parse_cards("As"))
-    assert kept.dealt_ahead == 1
+    assert dealt_ahead(kept, 0) and not dealt_ahead(kept, 1)

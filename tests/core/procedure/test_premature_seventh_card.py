@@ -9,6 +9,7 @@ import json
 from tablectl.core.cards import CARD_TOKEN, parse_card
 from tablectl.core.effects import Applied, Ruling
 from tablectl.core.game.actions import CheckCall, DealHole
+from tablectl.core.game.engine import dealt_ahead
 from tablectl.core.table import new_table, step
 from tablectl.sim.scenario import parse
 from tablectl.views import RecentRuling
@@ -47,7 +48,7 @@ def test_a_bet_keyed_for_the_player_holding_seven_cards_is_his_check() -> None:
         before = state
         state, effects = step(state, item.event)
         game = before.hand.game if before.hand is not None else None
-        if game is not None and game.dealt_ahead and game.actor == 0 and not game.high_bet:
+        if game is not None and dealt_ahead(game, 0) and game.actor == 0 and not game.high_bet:
             # "bet 1 200" while nobody has bet: the engine is given a check, and the dealer told.
             assert [e.action for e in effects if isinstance(e, Applied)] == [CheckCall(0)]
             said = [e for e in effects if isinstance(e, Ruling) and e.rule == "STUD-12"]
