@@ -215,6 +215,10 @@ class HandState:
     # The known cards in the hands and on the board, a bit each (card c: 1 << c): IRR-2's check of a
     # new card is one test, not a search of every hand. Kept by every action that moves a card.
     in_play: int
+    # No thirtieth field without need: in CPython 3.11 an object given a thirtieth attribute took
+    # about 1.5 times as long to make (the attributes outgrow the class's shared keys), and every
+    # action makes one (pure Python: about 15% fewer hands a second). So a premature card kept at
+    # stud (STUD-12) is read from the hands (dealt_ahead), not kept in a field.
 
     def __init__(  # noqa: PLR0913  (one argument a field: a direct constructor call where compiled)
         self,
@@ -471,6 +475,13 @@ def _why_no_raise(state: HandState, i: int, all_in_to: int) -> str:
             break
     else:
         return "BET-17: every opponent is all-in; nobody could call a raise"
+    if state.up and len(state.hole[i]) > _hole_target(state) and _bets_a_shorter_hand(state, i):
+        # STUD-12: he kept a premature last card (dealt_ahead)
+        held = len(state.hole[i])
+        return (
+            f"STUD-12: this player kept a premature card and holds {held}: "
+            f"no bet or raise against a player with only {held - 1} cards"
+        )
     acted = state.acted[i]
     if acted >= 0 and high_bet - acted < _reopen_threshold(state):
         return "BET-5: the betting was not reopened by a full raise since this player acted"
@@ -484,6 +495,23 @@ def _why_no_raise(state: HandState, i: int, all_in_to: int) -> str:
     elif rules.big_bet_max_raises is not None and state.wagers >= 1 + rules.big_bet_max_raises:
         return f"BET-2: {rules.big_bet_max_raises} raises at most in a betting round ({rules.profile})"
     return ""
+
+
+def dealt_ahead(state: HandState, i: int) -> bool:
+    """Stud: player ``i`` holds more cards than this street deals, during its betting: a premature
+    last down card he took in, which he keeps (STUD-12)."""
+    return state.phase is BETTING and len(state.hole[i]) > _hole_target(state)
+
+
+def _bets_a_shorter_hand(state: HandState, i: int) -> bool:
+    """STUD-12: a bet or raise by ``i`` would be made against a player without the card he kept (a
+    live opponent with chips to call it: an all-in player is bet by nobody)."""
+    stacks, hole = state.stacks, state.hole
+    held = len(hole[i])
+    for k, out in enumerate(state.folded):
+        if not out and k != i and stacks[k] > 0 and len(hole[k]) < held:
+            return True
+    return False
 
 
 def _reopen_threshold(state: HandState) -> int:
@@ -787,6 +815,10 @@ def _finish_round(state: HandState) -> HandState:
         new.discards = ((),) * n
     else:
         new.phase = DEALING_HOLE if coming.cards_up else DEALING_BOARD
+        if coming.cards_up and street == len(streets) - 1:
+            # STUD-12: the last street deals nothing to a player who kept his card early; when every
+            # hand still in holds it already, that street's betting opens now.
+            return _start_round_when_dealt(new)
     return new
 
 
@@ -1003,6 +1035,8 @@ def _deal_hole(state: HandState, action: DealHole) -> HandState:
     _check_player(state, i)
     if state.phase is DRAWING:
         return _deal_replacements(state, action)
+    if state.phase is BETTING and state.up:
+        return _deal_ahead(state, action)
     if state.phase is not DEALING_HOLE:
         raise RuleViolation("DEAL-1", f"hole cards are not being dealt now: the hand is {state.phase.value}")
     if state.street:
@@ -1052,6 +1086,33 @@ def _dealt_first_card(state: HandState, i: int, card: Card, game: Game) -> HandS
     if not game.has_button:
         return _start_round(new)  # stud: the bring-in (STUD-5)
     return _open_blind_round(new)
+
+
+def _deal_ahead(state: HandState, action: DealHole) -> HandState:
+    """STUD-12: during the betting before the last street, a player keeps the last down card dealt
+    to him too early once he took it in or might have seen it (002 premature dealing: "except for
+    the final downcard at Stud, where the card must be kept"). Until this betting is over he may not
+    bet or raise a player without it (_why_no_raise); the last street deals him nothing, as his
+    hand already holds its cards (cards_due)."""
+    i = action.player
+    game = state.config.variant.game
+    last = len(game.streets) - 1
+    cards = action.cards if type(action.cards) is tuple else tuple(action.cards)
+    if state.street != last - 1 or game.streets[last].cards_up != (False,):
+        raise RuleViolation(
+            "DEAL-1", "no card is dealt during the betting: only a premature last down card is kept (STUD-12)"
+        )
+    if state.folded[i]:
+        raise RuleViolation("MD-i", f"position {i} folded: no cards are dealt to a dead hand")
+    if len(cards) != 1 or dealt_ahead(state, i):
+        raise RuleViolation("STUD-12", f"position {i} keeps one premature last card, no more")
+    in_play = state.in_play | _check_new_cards(state, cards)
+    hole = list(state.hole)
+    hole[i] = hole[i] + cards
+    new = _evolve(state, hole=tuple(hole), in_play=in_play)
+    if action.up is not None:
+        new.up = _with_up_cards(state, i, len(state.hole[i]), cards, action.up)  # HO-4: dealt up
+    return new
 
 
 def _open_blind_round(state: HandState) -> HandState:

@@ -3,18 +3,20 @@
 A hole card goes to the seat due (DEAL-1), a burn before each board round, then the board. Rules on
 the burn card put back (DEAL-2), a card drawn when the hand is over or the betting is (DEAL-6), the
 deck checks (IRR-1, IRR-2), a boxed card (IRR-3, MD-c), an extra card (IRR-5, MD-d) and a card turned
-before the betting is over (BOARD-4, STUD-12).
+before the betting is over (BOARD-4, STUD-12; at stud the camera then finds it at a seat, and a last
+down card its player may have seen is kept).
 """
 
 from __future__ import annotations
 
 from tablectl.core.cards import Card
-from tablectl.core.effects import Effect, Prompt, Severity
+from tablectl.core.effects import Applied, Effect, Prompt, Severity
 from tablectl.core.events import CardDrawn
-from tablectl.core.game.actions import UNKNOWN_CARD
-from tablectl.core.game.engine import Phase
+from tablectl.core.game.actions import UNKNOWN_CARD, DealHole
+from tablectl.core.game.engine import Phase, dealt_ahead
 from tablectl.core.game.profiles import HouseRules
 from tablectl.core.procedure.flow import _commit_board, _give_hole_cards
+from tablectl.core.procedure.ledger import _apply
 from tablectl.core.procedure.progress import (
     HandProgress,
     Refused,
@@ -187,12 +189,130 @@ def _premature_rule(hand: HandProgress) -> str:
 
 
 def _premature_said(hand: HandProgress, card: Card, street: int) -> Said:
-    where = "" if hand.game.config.variant.game.has_button else " Set it aside face down."
+    game = hand.game.config.variant.game
+    name = _street_name(hand, street)
+    if not game.has_button and _last_down_street(hand) == street:
+        # STUD-12: the one premature card that may be kept; which seat has it the camera says.
+        return sentence(
+            f"Premature {name}: ",
+            _show(card),
+            " is not used, unless its player took it in or may have seen it: then he keeps it (with no "
+            "camera on the seats, key exposed for his seat). Nobody may accept or reject it. Otherwise set "
+            "it aside face down. Finish the betting first.",
+        )
+    where = "" if game.has_button else " Set it aside face down."
     return sentence(
-        f"Premature {_street_name(hand, street)}: ",
+        f"Premature {name}: ",
         _show(card),
         " is not used, even if players fold; nobody may accept or reject it.",
         f"{where} Finish the betting first.",
+    )
+
+
+def _last_down_street(hand: HandProgress) -> int:
+    """Stud: the last street, when its card is dealt down (seventh street), else -1."""
+    streets = hand.game.config.variant.game.streets
+    return len(streets) - 1 if streets[-1].cards_up == (False,) else -1
+
+
+def _is_early_burn(hand: HandProgress, card: Card) -> bool:
+    """``card`` is the next round's burn, drawn before the betting was over (_premature)."""
+    return (
+        hand.burned_round
+        and bool(hand.burns)
+        and hand.burns[-1] == card
+        and hand.premature_street == hand.game.street + 1
+    )
+
+
+def premature_at_seat(
+    hand: HandProgress, position: int, card: Card, face_up: bool
+) -> tuple[HandProgress, tuple[Effect, ...]] | None:
+    """Stud: the camera (or the dealer's screen) finds a card drawn before the betting was over at
+    ``position``'s seat. A last down card face down at the seat is one the player took in or might
+    have seen, so he keeps it (STUD-12, 002 premature dealing): the engine gets it now and limits
+    his betting until the round is over. Any other premature card there is not used all the same.
+    None: not a premature card (the early burn face up is early_burn_turned_up's)."""
+    game = hand.game
+    if game.phase is not Phase.BETTING:
+        return None
+    early_burn = _is_early_burn(hand, card)
+    if card not in hand.premature and not early_burn:
+        return None
+    seat = hand.seat(position)
+    if face_up or not _may_keep(hand, position):
+        if early_burn:
+            return None
+        name = _street_name(hand, hand.premature_street)
+        text = sentence(
+            _show(card),
+            f" at seat {seat} is the premature {name} card: it is not used. Set it aside face down. "
+            "Finish the betting first.",
+        )
+        return hand, (_ruling("STUD-12", text, Severity.CORRECT),)
+    return _keep(hand, position, card, early_burn)
+
+
+def premature_keyed(
+    hand: HandProgress, seat: int | None, card: Card | None
+) -> tuple[HandProgress, tuple[Effect, ...]] | None:
+    """Stud without a camera on the seats: the dealer keys "exposed" for the seat that has the
+    premature last down card (STUD-12: he took it in or might have seen it), so he keeps it. The
+    card is the one the key names, else the one that seat got in the proper sequence (the k-th
+    premature card to the k-th player still due one, from the dealer's left); a card the reader
+    missed is kept unidentified, for the showdown to name. None: no such card for that seat."""
+    game = hand.game
+    if game.phase is not Phase.BETTING or not hand.premature or seat is None or seat not in hand.seats_in:
+        return None
+    position = hand.position(seat)
+    if not _may_keep(hand, position):
+        return None
+    if card is None:
+        due = [p for p in range(hand.n) if not game.folded[p] and not dealt_ahead(game, p)]
+        order = due.index(position)
+        if order >= len(hand.premature):
+            return None
+        card = hand.premature[order]
+    elif card not in hand.premature:
+        return None
+    return _keep(hand, position, card, False)
+
+
+def _keep(
+    hand: HandProgress, position: int, card: Card, early_burn: bool
+) -> tuple[HandProgress, tuple[Effect, ...]]:
+    """STUD-12: ``position`` keeps the premature last down ``card``; the engine limits his betting."""
+    game = hand.game
+    seat = hand.seat(position)
+    if early_burn:
+        # It was dealt without a burn: the last street is still to be burned.
+        hand = _evolve(hand, burns=hand.burns[:-1], burned_round=False)
+    else:
+        premature = list(hand.premature)
+        premature.remove(card)
+        hand = _evolve(hand, premature=tuple(premature))
+    action = DealHole(position, (card,))
+    hand = _apply(hand, action)
+    street = _street_name(hand, game.street)
+    last = _street_name(hand, game.street + 1)
+    fewer = len(hand.game.hole[position]) - 1
+    text = sentence(
+        f"Seat {seat} has the premature {last} card ",
+        _show(card),
+        f" and may have seen it: seat {seat} keeps it. For the rest of the {street} betting seat "
+        f"{seat} may check, call or fold, but not bet or raise a player with only {fewer} cards; "
+        f"on {last} seat {seat} is dealt no card.",
+    )
+    return hand, (_ruling("STUD-12", text, Severity.CORRECT), Applied(action), prompt_for(hand))
+
+
+def _may_keep(hand: HandProgress, position: int) -> bool:
+    """STUD-12: the betting before a last street dealt down, and a live player without his card."""
+    game = hand.game
+    return (
+        game.street + 1 == _last_down_street(hand)
+        and not game.folded[position]
+        and not dealt_ahead(game, position)
     )
 
 

@@ -108,8 +108,9 @@ def _after_game_change(hand: HandProgress, effects: list[Effect]) -> tuple[HandP
         effects.append(_ruling("BOARD-5", text, Severity.CORRECT))
     if game.phase is Phase.DEALING_HOLE and game.street and hand.premature:
         # STUD-12: a stud street's premature cards (drawn._premature) are buried so that each player
-        # gets the card that was coming.
-        others = max(0, len(game.live) - len(hand.premature))
+        # gets the card that was coming. A player who kept his last card early is dealt none.
+        due = sum(1 for position in game.live if game.cards_due(position) > 0)
+        others = max(0, due - len(hand.premature))
         street = _street_name(hand, game.street)
         more = "no more cards" if not others else ("1 more card" if others == 1 else f"{others} more cards")
         then = f"deal {street} without burning again" if hand.burned_round else f"burn and deal {street}"
@@ -118,6 +119,17 @@ def _after_game_change(hand: HandProgress, effects: list[Effect]) -> tuple[HandP
             hand, burns=hand.burns + hand.premature, premature=(), premature_street=-1, bury_owed=others
         )
         effects.append(_ruling("STUD-12", text, Severity.CORRECT))
+    elif game.phase is Phase.BETTING and game.street and hand.premature_street == game.street and game.up:
+        # STUD-12: every hand still in kept its last card early, so the last street's betting opened
+        # with nothing dealt; a premature card nobody kept is buried all the same.
+        if hand.premature:
+            street = _street_name(hand, game.street)
+            text = (
+                f"Bury the premature cards with the burn cards: every player still in has his {street} "
+                "card, so its betting begins."
+            )
+            effects.append(_ruling("STUD-12", text, Severity.CORRECT))
+        hand = _evolve(hand, burns=hand.burns + hand.premature, premature=(), premature_street=-1)
     if game.phase is Phase.DEALING_HOLE and game.street and hand.pending is None:
         hand = _stud_short_deck(hand, effects)
     if hand.dark:

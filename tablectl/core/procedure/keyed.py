@@ -1,7 +1,8 @@
 """What the dealer keyed on the panel: confirm, a misdeal, a flashed card, betting, the showdown.
 
 A misdeal called with or without its cause (MD-1, MD-a..MD-j; after the cut-off, IRR-8 kills a hand
-without the proper number of cards), a flashed card (IRR-6, IRR-7), the betting in turn (BET-14, and
+without the proper number of cards), a flashed card (IRR-6, IRR-7; at stud, for the seat that has a
+premature last down card, that he keeps it, STUD-12), the betting in turn (BET-14, and
 the wager's reading; at stud an action out of turn that the next player establishes, STUD-10), and
 the showdown: cards shown (POT-4), a hand mucked that played the board (BOARD-7).
 """
@@ -17,6 +18,7 @@ from tablectl.core.game.errors import RuleViolation
 from tablectl.core.game.profiles import HouseRules
 from tablectl.core.game.variants import Ranking
 from tablectl.core.game.wagers import read_wager
+from tablectl.core.procedure.drawn import premature_keyed
 from tablectl.core.procedure.flow import _after_game_change, _kill
 from tablectl.core.procedure.ledger import _apply, _apply_bet, _run
 from tablectl.core.procedure.progress import (
@@ -53,6 +55,9 @@ def _dealer_input(
         if by not in ("dealer", "player", "off_table"):
             raise Refused("INPUT", "say who flashed the card: dealer, player or off_table")
         card = event.cards[0] if event.cards else None
+        kept = premature_keyed(hand, event.seat, card)  # STUD-12: the seat with a premature last card
+        if kept is not None:
+            return kept
         if by != "player" and hand.game.config.variant.game.has_draws and not _hole_phase(hand):
             exposed = draw_card_exposed(hand, hand.position(event.seat), card)
             if exposed is not None:
@@ -258,7 +263,15 @@ def _bet_in_turn(
         except RuleViolation as exc:
             raise Refused(exc.rule, exc.said) from None
         action = reading.action
-        if reading.rule is not None:
+        if reading.rule == "STUD-12":
+            # The player kept a premature last card: the wager is his check or call.
+            what = "call" if call_amount else "check"
+            text = (
+                f"Seat {event.seat} kept a premature card and may not bet or raise a player with one card "
+                f"fewer: it is a {what}; return the excess."
+            )
+            effects.append(_ruling("STUD-12", text, Severity.CORRECT))
+        elif reading.rule is not None:
             effects.append(_ruling(reading.rule, reading.note, Severity.CORRECT))
     else:
         raise Refused("INPUT", f"{key.value} is not a betting action")

@@ -4,8 +4,9 @@ against where the procedure put it.
 Rules on a card at the wrong seat during the deal (MD-e, MD-f, MD-h, MD-i, MD-j; IRR-3 when it is the
 card after a boxed one), a card face up (IRR-6, IRR-7), a card in another hand or in the muck (IRR-9),
 a burn card seen or mixed with the discards (DEAL-2, DEAL-3), a missed or a second burn (BOARD-3), a
-premature card (BOARD-4) and too many cards on the flop (BOARD-1, BOARD-2). Where the rules keep the
-hand going, the procedure's picture is corrected to the cards as they lie.
+premature card (BOARD-4; at stud one at a seat, STUD-12, kept when it is the last down card) and too
+many cards on the flop (BOARD-1, BOARD-2). Where the rules keep the hand going, the procedure's
+picture is corrected to the cards as they lie.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from tablectl.core.events import CardSeen, Zone
 from tablectl.core.game.actions import UNKNOWN_CARD, DealBoard, DealHole
 from tablectl.core.game.engine import Phase
 from tablectl.core.game.profiles import HouseRules
-from tablectl.core.procedure.drawn import early_burn_turned_up
+from tablectl.core.procedure.drawn import early_burn_turned_up, premature_at_seat
 from tablectl.core.procedure.flow import _commit_board, _give_hole_cards, _kill
 from tablectl.core.procedure.ledger import _board_entry, _rebuild
 from tablectl.core.procedure.progress import (
@@ -106,6 +107,11 @@ def _seen_at_seat(
         turned = early_burn_turned_up(hand, card)
         if turned is not None:
             return turned
+    if card is not None and holder is None and not hand.game.config.variant.game.has_button:
+        # STUD-12: a card dealt before the betting was over lies at the seat (kept, or not used).
+        premature = premature_at_seat(hand, position, card, event.face_up)
+        if premature is not None:
+            return premature
     if card is not None and holder is None:
         burn_error = stud_burn_error(hand, card, position) or draw_burn_error(hand, card, position)
         if burn_error is not None:
