@@ -49,6 +49,7 @@ GROUP = "tablectl_native"  # mypyc's shared library of the group: tablectl_nativ
 PURE_ENV = "TABLECTL_PURE"
 MANIFEST = "manifest.json"
 SOURCE_ROOT = Path(__file__).resolve().parent.parent  # the folder holding the tablectl package
+_SOURCE_RUNS = ": the pure-Python engine runs"
 
 
 def build_dir() -> Path:
@@ -71,34 +72,49 @@ def _fingerprint() -> dict[str, object]:
 
 def state() -> tuple[bool, str]:
     """Whether the compiled build would be used, and why (or why not)."""
+    usable, why, _stale = _check()
+    return usable, why
+
+
+def _check() -> tuple[bool, str, bool]:
+    """state(), and whether the build is stale: the one case worth a warning (an engine edited or
+    upgraded since its build)."""
     if os.environ.get(PURE_ENV):
-        return False, f"{PURE_ENV} is set: the pure-Python engine runs"
+        return False, f"{PURE_ENV} is set{_SOURCE_RUNS}", False
     manifest = build_dir() / MANIFEST
     if not manifest.is_file():
-        return False, f"no compiled build in {build_dir()}: the pure-Python engine runs"
+        return False, f"no compiled build in {build_dir()}{_SOURCE_RUNS}", False
     try:
         built = json.loads(manifest.read_text())
         current = _fingerprint()
     except (OSError, ValueError) as err:
-        return False, f"the compiled build's manifest is unreadable ({err}): the pure-Python engine runs"
+        return (
+            False,
+            f"the compiled build's manifest is unreadable ({err}){_SOURCE_RUNS}",
+            False,
+        )
     stale = [m for m in NATIVE_MODULES if built.get("sources", {}).get(m) != current["sources"][m]]  # type: ignore[index]
     if stale:
-        return False, (
-            f"the compiled build is stale ({', '.join(stale)} changed since): the pure-Python engine runs;"
+        why = (
+            f"the compiled build is stale ({', '.join(stale)} changed since){_SOURCE_RUNS};"
             " rebuild with `tablectl native build`"
         )
+        return False, why, True
     if built.get("python") != current["python"] or built.get("ext_suffix") != current["ext_suffix"]:
         # Another interpreter on this environment (another user may reach another python3): its own
         # engine, the source; not a fault of the build, so no warning.
-        return False, f"the compiled build is for Python {built.get('python')}: the pure-Python engine runs"
-    return True, f"the compiled engine runs (mypyc, {build_dir()})"
+        return (
+            False,
+            f"the compiled build is for Python {built.get('python')}{_SOURCE_RUNS}",
+            False,
+        )
+    return True, f"the compiled engine runs (mypyc, {build_dir()})", False
 
 
 class _NativeFinder(importlib.abc.MetaPathFinder):
     """Finds exactly the compiled modules (and their group library) in the build folder."""
 
     def __init__(self, root: Path) -> None:
-        self.root = root
         suffix = sysconfig.get_config_var("EXT_SUFFIX")
         self.files = {m: root / (m.replace(".", "/") + suffix) for m in NATIVE_MODULES}
         self.files[f"{GROUP}__mypyc"] = root / f"{GROUP}__mypyc{suffix}"
@@ -118,9 +134,9 @@ def install() -> bool:
     Called from tablectl/__init__.py, before any core module is imported."""
     if any(isinstance(f, _NativeFinder) for f in sys.meta_path):
         return True
-    usable, why = state()
+    usable, why, stale = _check()
     if not usable:
-        if "stale" in why:  # an engine edited or upgraded since its build: say so, once
+        if stale:
             warnings.warn(why, RuntimeWarning, stacklevel=2)
         return False
     sys.meta_path.insert(0, _NativeFinder(build_dir()))

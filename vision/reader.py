@@ -327,6 +327,7 @@ class CardReader:
                 blob.dark
                 and inside < 0.6
                 and back is None
+                and not (printed and self.backs is not None)  # decided as a face already, below
                 and _index_corners_only(quad, number, frames, reads)
                 and light_print(image, quad, pictured=True).printed
             )
@@ -464,7 +465,7 @@ def _ranks_by_corner(
     """The corners of the card ``box`` (its rotated box's four corners in order) on blob number
     ``blob`` that corner frames looked at, and the first looks' rank reads (READ_CONFIDENCE or
     more) at each."""
-    length = max(np.hypot(*(np.roll(box, -1, axis=0) - box).T))
+    length = max(_side_lengths(box))
     looked: set[int] = set()
     ranks: dict[int, list[IndexRead]] = {}
     for frame, read in zip(frames, reads, strict=True):
@@ -512,9 +513,13 @@ def _ranks_at_adjacent_corners(
     return any(corner in ranks and (corner + 1) % 4 in ranks for corner in range(4))
 
 
+def _side_lengths(quad: np.ndarray) -> np.ndarray:
+    lengths: np.ndarray = np.hypot(*(np.roll(quad, -1, axis=0) - quad).T)
+    return lengths
+
+
 def _short_side(quad: np.ndarray) -> float:
-    sides = np.hypot(*(np.roll(quad, -1, axis=0) - quad).T)
-    return float(min(sides))
+    return float(min(_side_lengths(quad)))
 
 
 def _white_inside(white: np.ndarray, quad: np.ndarray) -> float:

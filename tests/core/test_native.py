@@ -81,20 +81,18 @@ def configs() -> list[engine.HandConfig]:
     ]
 
 
-def _play(pure: bool) -> tuple[str, str]:
+def _run(arguments: list[str], pure: bool) -> str:
+    """What ``python ARGUMENTS`` prints, run from the checkout on the compiled or the pure engine."""
     env = {k: v for k, v in os.environ.items() if k != native.PURE_ENV}
     if pure:
         env[native.PURE_ENV] = "1"
-    done = subprocess.run(
-        [sys.executable, "-c", _PLAY],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=600,
-        check=True,
-    )
-    which, digest = done.stdout.split()
+    command = [sys.executable, *arguments]
+    done = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=600, check=True)
+    return done.stdout
+
+
+def _play(pure: bool) -> tuple[str, str]:
+    which, digest = _run(["-c", _PLAY], pure).split()
     return which, digest
 
 
@@ -113,25 +111,7 @@ def test_the_compiled_and_the_pure_engine_play_every_hand_alike() -> None:
 
 
 def test_phh_check_matches_the_real_hands_on_the_pure_engine_too() -> None:
-    env = {**os.environ, native.PURE_ENV: "1"}
-    done = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "tablectl.cli",
-            "phh",
-            "check",
-            str(ROOT.parent / "shared/data/phh/wsop-2023-43"),
-            "--json",
-        ],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=True,
-    )
-    report = json.loads(done.stdout)
+    report = json.loads(_run(["-m", "tablectl.cli", "phh", "check", str(PHH), "--json"], pure=True))
     assert report["files"] == report["matched"] == 83
 
 

@@ -282,10 +282,6 @@ class HandState:
         self.opener = opener
         self.in_play = in_play
 
-    def _replace(self, **changes: Any) -> HandState:
-        """A copy with ``changes`` (as a NamedTuple's: the procedure's ledger rebuilds a state so)."""
-        return _evolve(self, **changes)
-
     # -- questions any display or rule asks --------------------------------------------------
     @property
     def n(self) -> int:
@@ -475,8 +471,7 @@ def _why_no_raise(state: HandState, i: int, all_in_to: int) -> str:
             break
     else:
         return "BET-17: every opponent is all-in; nobody could call a raise"
-    if state.up and len(state.hole[i]) > _hole_target(state) and _bets_a_shorter_hand(state, i):
-        # STUD-12: he kept a premature last card (dealt_ahead)
+    if state.up and dealt_ahead(state, i) and _bets_a_shorter_hand(state, i):
         held = len(state.hole[i])
         return (
             f"STUD-12: this player kept a premature card and holds {held}: "
@@ -1076,7 +1071,6 @@ def _dealt_first_card(state: HandState, i: int, card: Card, game: Game) -> HandS
             up = list(state.up)
             up[i] = up[i] + (card,)
             new.up = tuple(up)
-
     want = game.hole_cards
     if have + 1 < want:
         return new
@@ -1096,9 +1090,8 @@ def _deal_ahead(state: HandState, action: DealHole) -> HandState:
     hand already holds its cards (cards_due)."""
     i = action.player
     game = state.config.variant.game
-    last = len(game.streets) - 1
     cards = action.cards if type(action.cards) is tuple else tuple(action.cards)
-    if state.street != last - 1 or game.streets[last].cards_up != (False,):
+    if not game.last_street_down or state.street != len(game.streets) - 2:
         raise RuleViolation(
             "DEAL-1", "no card is dealt during the betting: only a premature last down card is kept (STUD-12)"
         )
@@ -1178,7 +1171,6 @@ def _deal_street_card(state: HandState, action: DealHole) -> HandState:
             up = list(state.up)
             up[i] = up[i] + cards
             new.up = tuple(up)
-
         for j, folded in enumerate(state.folded):
             if not folded and len(hole[j]) < want:
                 return new

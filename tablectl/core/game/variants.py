@@ -109,6 +109,9 @@ class Game:
     has_button: bool = field(init=False, repr=False, compare=False)
     """Blinds and a button (flop and draw games); stud has neither (bring-in, up cards)."""
     has_draws: bool = field(init=False, repr=False, compare=False)
+    last_street_down: bool = field(init=False, repr=False, compare=False)
+    """The last street is one card dealt down (seventh street): the one premature card a player
+    keeps once he may have seen it (STUD-12)."""
 
     def __post_init__(self) -> None:
         board, holding, board_after, hole_after = 0, self.hole_cards, [], []
@@ -124,6 +127,7 @@ class Game:
             "cards_up_in_order": flags if any(flags) else (),
             "has_button": self.streets[0].opener is Opener.BLINDS,
             "has_draws": any(street.draw for street in self.streets),
+            "last_street_down": self.streets[-1].cards_up == (False,),
         }
         for name, value in derived.items():
             object.__setattr__(self, name, value)

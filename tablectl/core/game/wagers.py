@@ -48,10 +48,12 @@ def read_wager(
         )
     if to == call_to or not options.can_raise:
         if to > call_to:
-            rule = options.why_no_raise.split(":", 1)[0]
-            return Reading(
-                CheckCall(player), rule, "No raise is allowed now: it is a call; return the excess."
-            )
+            # The engine's reason, for the dealer to say why (BET-5, BET-6, BET-17, STUD-12 ...).
+            rule, _, why = options.why_no_raise.partition(":")
+            because = f" ({why.strip()})" if why.strip() else ""
+            what = "call" if options.call_amount else "check"
+            note = f"No raise is allowed now{because}: it is a {what}; return the excess."
+            return Reading(CheckCall(player), rule, note)
         return Reading(CheckCall(player))
     facing_bet = state.high_bet > bet
     if single_chip and not declared_raise and facing_bet:

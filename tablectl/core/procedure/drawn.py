@@ -211,8 +211,8 @@ def _premature_said(hand: HandProgress, card: Card, street: int) -> Said:
 
 def _last_down_street(hand: HandProgress) -> int:
     """Stud: the last street, when its card is dealt down (seventh street), else -1."""
-    streets = hand.game.config.variant.game.streets
-    return len(streets) - 1 if streets[-1].cards_up == (False,) else -1
+    game = hand.game.config.variant.game
+    return len(game.streets) - 1 if game.last_street_down else -1
 
 
 def _is_early_burn(hand: HandProgress, card: Card) -> bool:
@@ -322,7 +322,7 @@ def early_burn_turned_up(hand: HandProgress, card: Card) -> tuple[HandProgress, 
     no burn (so the next card out early is premature too). None: not that card."""
     game = hand.game
     nxt = game.street + 1
-    if not (hand.burned_round and hand.burns and hand.burns[-1] == card and hand.premature_street == nxt):
+    if not _is_early_burn(hand, card):
         return None
     if game.phase is not Phase.BETTING or hand.premature:
         return None

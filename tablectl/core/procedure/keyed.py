@@ -263,15 +263,7 @@ def _bet_in_turn(
         except RuleViolation as exc:
             raise Refused(exc.rule, exc.said) from None
         action = reading.action
-        if reading.rule == "STUD-12":
-            # The player kept a premature last card: the wager is his check or call.
-            what = "call" if call_amount else "check"
-            text = (
-                f"Seat {event.seat} kept a premature card and may not bet or raise a player with one card "
-                f"fewer: it is a {what}; return the excess."
-            )
-            effects.append(_ruling("STUD-12", text, Severity.CORRECT))
-        elif reading.rule is not None:
+        if reading.rule is not None:
             effects.append(_ruling(reading.rule, reading.note, Severity.CORRECT))
     else:
         raise Refused("INPUT", f"{key.value} is not a betting action")

@@ -8,6 +8,8 @@ does not see: the ledger moves the chips, or the turn, itself.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from tablectl.core.cards import Card
 from tablectl.core.game.actions import BetRaise, BringIn, CheckCall, DealBoard, Fold, Kill
 from tablectl.core.game.engine import HandState, apply, call_cost
@@ -28,14 +30,14 @@ def run_entry(game: HandState, entry: LogEntry) -> HandState:
     """One log entry onto the engine's state: an action through the engine, and the entries it never
     sees (FirstToAct, Refund, Forfeit) as the ledger applies them (for a replay that must agree)."""
     if isinstance(entry, FirstToAct):
-        return game._replace(actor=entry.player, opener=entry.player)
+        return replace(game, actor=entry.player, opener=entry.player)
     if isinstance(entry, (Refund, Forfeit)):
         back = entry.amount if isinstance(entry, Refund) else -entry.amount
         stacks = list(game.stacks)
         contributed = list(game.contributed)
         stacks[entry.player] += back
         contributed[entry.player] -= back
-        return game._replace(stacks=tuple(stacks), contributed=tuple(contributed))
+        return replace(game, stacks=tuple(stacks), contributed=tuple(contributed))
     return apply(game, entry)
 
 

@@ -49,6 +49,7 @@ from tablectl.core.game import (
     showdown_order,
     start_hand,
 )
+from tablectl.core.game.engine import _copy
 from tablectl.core.game.variants import Ranking
 
 PROPERTY_SETTINGS = settings(
@@ -115,6 +116,7 @@ def check_step(state: HandState) -> None:
     assert state.dead == total - sum(state.stacks) - sum(state.contributed)
     held = [c for hand in state.hole for c in hand if c >= 0] + list(state.board)
     assert state.in_play == sum(1 << c for c in set(held))  # the bits IRR-2's check tests
+    assert _copy(state) == state  # the copy every action starts from takes every field, in order
     options = legal(state)
     if options is None:
         assert state.phase is not Phase.BETTING

@@ -4,6 +4,7 @@ are the button games' (0 left of the button, the button last)."""
 
 from __future__ import annotations
 
+import dataclasses
 import random
 from collections.abc import Sequence
 
@@ -260,7 +261,7 @@ def test_the_opener_from_the_up_card_table_is_the_one_by_the_showing_keys() -> N
         if rng.random() < 0.1:
             up = (up[0][:-1] + (-1,), *up[1:])  # a hand history's unknown card
         folded = tuple(rng.random() < 0.3 for _ in range(6))
-        state = base._replace(up=up, folded=folded)
+        state = dataclasses.replace(base, up=up, folded=folded)
         for rule in (Opener.HIGH_HAND, Opener.LOW_HAND):
             assert _best_showing(state, rule) == _best_showing_by_keys(state, rule is Opener.LOW_HAND)
         live = [up[i] for i in range(6) if not folded[i]]

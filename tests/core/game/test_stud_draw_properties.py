@@ -43,6 +43,7 @@ from tablectl.core.game import (
     legal,
     start_hand,
 )
+from tablectl.core.game.engine import _copy
 from tablectl.core.game.variants import Ranking
 from tablectl.sim.players import Style, next_action
 from tests.core.game.test_properties import check_pot1_transfers, check_refused
@@ -92,6 +93,7 @@ def check_step(state: HandState) -> None:
     held = [c for hand in state.hole for c in hand if c >= 0] + list(state.board)
     assert len(held) == len(set(held))  # no card in two places (IRR-2)
     assert state.in_play == sum(1 << c for c in held)  # the bits IRR-2's check tests
+    assert _copy(state) == state  # the copy every action starts from takes every field, in order
     options = legal(state)
     if options is None:
         assert state.phase is not Phase.BETTING
