@@ -60,6 +60,11 @@ CORNER_NEAR = 0.2  # of the card's long side: a frame this near a corner of the 
 NARROWEST_DARK_FACE = 0.5  # of the median width of the frame's cards found: an unread face is no narrower
 SAME_DARK_FACE = 0.0  # two unread dark faces on one blob that overlap at all are one card: two
 # cards where there is one would make one exposed card two (MD-b), and unsure beats wrong
+# A read's outline (its card_quad) is evidence against the read at its opposite corner only when at
+# least this share of it lies on its own blob: a covered card's corner read at too large a width
+# guess draws an outline whose opposite corner lands on the next card's index
+ON_OWN_BLOB = 0.85
+SAME_CORNER_ACROSS = 0.8  # two reads at one point are one corner only if their 'across' agree this well
 MAX_SIDE = 960  # larger frames are read scaled down: glyphs stay >= ~10 px on a card a tenth as wide
 # (vision/crops.py reads a camera's larger frames zone by zone instead)
 
@@ -72,6 +77,34 @@ class _Candidate:
     dark: bool = False  # read on a dark card (light print)
     agreeing: list[IndexRead] = field(default_factory=list)
     disagreeing: int = 0
+    # the outlines, from this card's read corner at its width guesses, that lie on their blob: only
+    # through these is a read at the opposite corner the same card (ON_OWN_BLOB)
+    outlines: list[tuple[CornerFrame, np.ndarray]] = field(default_factory=list)
+
+
+class _BlobMasks:
+    """Each blob filled, at 1 / BLOB_MASK_STEP of the frame's size, made when first asked for."""
+
+    def __init__(self, blobs: list[PaperBlob], size: tuple[int, ...]) -> None:
+        self._blobs = blobs
+        self._shape = (-(-size[0] // BLOB_MASK_STEP), -(-size[1] // BLOB_MASK_STEP))
+        self._masks: dict[int, np.ndarray] = {}
+
+    def __getitem__(self, number: int) -> np.ndarray:
+        if number not in self._masks:
+            mask = np.zeros(self._shape, np.uint8)
+            small = np.round(self._blobs[number].contour / BLOB_MASK_STEP).astype(np.int32)
+            cv2.drawContours(mask, [small], -1, 1, -1)
+            self._masks[number] = mask
+        return self._masks[number]
+
+    def share_on(self, number: int, quad: np.ndarray) -> float:
+        """The share of an outline (a quad in the frame's pixels) that lies on blob ``number``."""
+        mask = self[number]
+        outline = np.zeros(mask.shape, np.uint8)
+        cv2.fillConvexPoly(outline, np.round(quad / BLOB_MASK_STEP).astype(np.int32), 1)
+        inside = outline > 0
+        return float(mask[inside].mean()) if inside.any() else 0.0
 
 
 class CardReader:
@@ -94,14 +127,15 @@ class CardReader:
         patches = _cut_all(work, frames)
         first_reads = self._read_patches(patches, blobs, frames)
         reads = self._second_look(work, blobs, frames, first_reads)
+        masks = _BlobMasks(blobs, work.shape)
         cards = [
             card
-            for card in self._merge(frames, reads, blobs)
+            for card in self._merge(frames, reads, blobs, masks)
             if not (card.dark and _a_backs_pattern(blobs, card.frame, card.read.rank, frames, first_reads))
         ]
         sightings = [self._sighting(c, scale) for c in cards]
         seen: list[np.ndarray] = [card.quad for card in cards]
-        sightings += self._dark_faces(work, blobs, frames, first_reads, patches, seen, scale)
+        sightings += self._dark_faces(work, blobs, masks, frames, first_reads, patches, seen, scale)
         sightings += self._unread_cards(work, blobs, frames, first_reads, seen, scale)
         return sightings
 
@@ -148,10 +182,11 @@ class CardReader:
         return result
 
     def _merge(
-        self, frames: list[CornerFrame], reads: list[IndexRead], blobs: list[PaperBlob]
+        self, frames: list[CornerFrame], reads: list[IndexRead], blobs: list[PaperBlob], masks: _BlobMasks
     ) -> list[_Candidate]:
         """Reads of one card (its two index corners, several width guesses at one corner) become one
-        card; reads that disagree about one card make it unsure."""
+        card; reads that disagree about one card make it unsure. A read at a card's opposite corner
+        is the same card only through an outline of the card that lies on its own blob."""
         ranked = sorted(
             (
                 _Candidate(frame, read, frame.card_quad(), dark=blobs[frame.blob].dark)
@@ -162,6 +197,7 @@ class CardReader:
         )
         cards: list[_Candidate] = []
         for candidate in ranked:
+            on_blob = masks.share_on(candidate.frame.blob, candidate.quad) >= ON_OWN_BLOB
             same = next((card for card in cards if _same_card(card, candidate)), None)
             if same is None:
                 # the same card read again through a corner guessed elsewhere on it is still one card
@@ -175,10 +211,14 @@ class CardReader:
                     None,
                 )
             if same is None:
+                if on_blob:
+                    candidate.outlines.append((candidate.frame, candidate.quad))
                 cards.append(candidate)
             elif (same.read.rank, same.read.suit) == (candidate.read.rank, candidate.read.suit):
                 same.agreeing.append(candidate.read)
                 same.dark = same.dark and candidate.dark  # read on paper too: not only a dark card
+                if on_blob and _at_one_corner(same.frame, candidate.frame):
+                    same.outlines.append((candidate.frame, candidate.quad))
             else:
                 same.disagreeing += 1
         return cards
@@ -211,6 +251,7 @@ class CardReader:
         self,
         image: BGRImage,
         blobs: list[PaperBlob],
+        masks: _BlobMasks,
         frames: list[CornerFrame],
         reads: list[IndexRead],
         patches: np.ndarray,
@@ -232,7 +273,6 @@ class CardReader:
             min(cv2.minAreaRect(blob.contour)[1]) for blob in blobs if blob.whole
         ]
         narrowest = NARROWEST_DARK_FACE * float(np.median(widths)) if widths else 0.0
-        masks: dict[int, np.ndarray] = {}
         found: dict[int, list[np.ndarray]] = {}  # the dark faces found, by blob
         on_dark = [i for i, frame in enumerate(frames) if blobs[frame.blob].dark]
         lit = np.zeros(len(frames), bool)
@@ -249,13 +289,7 @@ class CardReader:
                 continue
             if any(cv2.pointPolygonTest(other, frame.point, False) >= 0 for other in seen):
                 continue  # a corner of a card already found
-            if frame.blob not in masks:  # the blob filled, at a quarter of the frame's size
-                masks[frame.blob] = np.zeros(
-                    (-(-image.shape[0] // BLOB_MASK_STEP), -(-image.shape[1] // BLOB_MASK_STEP)), np.uint8
-                )
-                small = np.round(blob.contour / BLOB_MASK_STEP).astype(np.int32)
-                cv2.drawContours(masks[frame.blob], [small], -1, 1, -1)
-            quad = _outline_on(blob, masks[frame.blob], frame, image.shape, anchored=rank_seen)
+            quad = _outline_on(blob, masks, frame, image.shape, anchored=rank_seen)
             if quad is None:
                 continue
             if any(_overlap(quad, other) > 0.3 for other in seen):
@@ -385,12 +419,12 @@ def _corners_lit(patches: np.ndarray) -> np.ndarray:
 
 
 def _outline_on(
-    blob: PaperBlob, blob_mask: np.ndarray, frame: CornerFrame, size: tuple[int, ...], anchored: bool
+    blob: PaperBlob, masks: _BlobMasks, frame: CornerFrame, size: tuple[int, ...], anchored: bool
 ) -> np.ndarray | None:
     """The outline of a dark card from one of its corners: of SEEN_ASPECTS, those that stay within
-    the frame (of shape ``size``) and on the dark blob (``blob_mask``: filled, at 1 /
-    BLOB_MASK_STEP of the frame's size), the one whose opposite corner lies nearest the blob's
-    edge (a taller one would run over a card the blob has merged with). Not ``anchored`` by a read
+    the frame (of shape ``size``) and on the dark blob (``frame.blob`` of ``masks``), the one whose
+    opposite corner lies nearest the blob's edge (a taller one would run over a card the blob has
+    merged with). Not ``anchored`` by a read
     at the corner, that corner must lie on the edge: a wrong width guess would cut a second card
     out of one."""
     height, width = size[:2]
@@ -404,9 +438,7 @@ def _outline_on(
             or quad[:, 1].max() >= height
         ):
             continue  # the card would run out of the frame: its outline is a guess
-        outline = np.zeros(blob_mask.shape, np.uint8)
-        cv2.fillConvexPoly(outline, np.round(quad / BLOB_MASK_STEP).astype(np.int32), 1)
-        if float(blob_mask[outline > 0].mean()) < ON_DARK_CARD:
+        if masks.share_on(frame.blob, quad) < ON_DARK_CARD:
             continue  # the outline runs off the dark card: the print could be another's
         far = abs(cv2.pointPolygonTest(blob.contour, (float(quad[2][0]), float(quad[2][1])), True))
         if best is None or far < best[0]:
@@ -532,14 +564,23 @@ def _white_inside(white: np.ndarray, quad: np.ndarray) -> float:
     return float((white & (mask > 0)).sum()) / count if count else 0.0
 
 
-def _same_card(one: _Candidate, other: _Candidate) -> bool:
-    """Two reads are of one card when they are at one corner (two width guesses), or at its two
-    index corners. Cards of a fan overlap, so an overlap of the estimated outlines would merge
-    neighbours."""
-    p, q = np.array(one.frame.point), np.array(other.frame.point)
-    if float(np.hypot(*(p - q))) < 0.2 * one.frame.width:
+def _same_card(card: _Candidate, other: _Candidate) -> bool:
+    """Two reads are of one card when they are at one corner (two width guesses), or ``other`` is at
+    the card's opposite index corner as one of its outlines on its blob draws it. Cards of a fan
+    overlap, so an overlap of the estimated outlines would merge neighbours."""
+    if _at_one_corner(card.frame, other.frame):
         return True
-    return _at_opposite_corner(one.frame, one.quad, other.frame)
+    return any(_at_opposite_corner(frame, quad, other.frame) for frame, quad in card.outlines)
+
+
+def _at_one_corner(one: CornerFrame, other: CornerFrame) -> bool:
+    """Two frames at one corner of one card: about one point, one edge running across (the
+    corners of two cards can touch, turned differently)."""
+    p, q = np.array(one.point), np.array(other.point)
+    return (
+        float(np.hypot(*(p - q))) < 0.2 * one.width
+        and float(np.dot(one.across, other.across)) > SAME_CORNER_ACROSS
+    )
 
 
 def _at_opposite_corner(one: CornerFrame, one_quad: np.ndarray, other: CornerFrame) -> bool:
