@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from dataclasses import replace
 
 import cv2
 import numpy as np
@@ -10,8 +11,9 @@ import pytest
 
 from tablectl.core.cards import SUITS
 from tests.helpers.paths import DATA
+from vision.corners import CornerFrame, PaperBlob
 from vision.index_reader import NONE_RANK, NONE_SUIT, RANK_LABELS, IndexRead, IndexReader
-from vision.reader import ACT_CONFIDENCE, CardReader, Facing
+from vision.reader import ACT_CONFIDENCE, CardReader, Facing, _BlobMasks
 from vision.sources import Frame, read_image
 
 CARDS = DATA / "cards"
@@ -144,3 +146,73 @@ def test_a_card_read_differently_at_its_two_index_corners_is_looked_at_again_and
     assert index.calls == [4, 4]
     assert [s.why for s in sightings] == ["index reads disagree"]
     assert sightings[0].confidence < ACT_CONFIDENCE
+
+
+TRAINING_PHOTOS = CARDS / "photos-tfod-train" / "images"
+
+
+@pytest.mark.parametrize(
+    ("name", "cards"),
+    [
+        # four cards apart; the two kings' corners touch, turned differently (not one corner)
+        ("IMG_2562.JPG", {"Kc", "Ks", "Qs", "Tc"}),
+        # a queen under a ten: the ten's corner at too large a width guess draws an outline off
+        # the blob whose opposite corner lands on the queen's index
+        ("IMG_2601.JPG", {"Qc", "Td"}),
+    ],
+)
+def test_a_neighbours_read_does_not_make_a_card_unsure(
+    reader: CardReader, name: str, cards: set[str]
+) -> None:
+    assert confident(reader, photo(f"photos-tfod-train/images/{name}")) == cards
+
+
+def rectangle_blob(x0: int, y0: int, x1: int, y1: int) -> PaperBlob:
+    corners = np.array([(x0, y0), (x1, y0), (x1, y1), (x0, y1)], np.int32)
+    return PaperBlob(corners.reshape(-1, 1, 2), corners.astype(np.float32), dark=False)
+
+
+DOWNWARDS = ((1.0, 0.0), (0.0, 1.0))  # a corner frame's across and down: a top-left corner
+UPWARDS = ((-1.0, 0.0), (0.0, -1.0))  # a bottom-right corner, the card turned half round
+ACE_READ = IndexRead(RANK_LABELS.index("A"), SUITS.index("s"), 0.99, 0.99)
+KING_READ = IndexRead(RANK_LABELS.index("K"), SUITS.index("c"), 0.95, 0.95)
+
+
+def merged(
+    frames: list[CornerFrame], reads: list[IndexRead], blobs: list[PaperBlob]
+) -> list[tuple[str, int]]:
+    cards = CardReader(ScriptedIndex([]))._merge(frames, reads, blobs, _BlobMasks(blobs, (480, 640)))
+    return [(RANK_LABELS[card.read.rank], card.disagreeing) for card in cards]
+
+
+def test_a_read_at_the_opposite_corner_of_an_outline_on_its_blob_disagrees() -> None:
+    # a card 100 px wide, as its blob shows it, read as an ace at its top left and a king at its
+    # bottom right: one card, in doubt
+    blobs = [rectangle_blob(100, 100, 200, 240)]
+    ace = CornerFrame((100.0, 100.0), *DOWNWARDS, 100.0, 0)
+    king = CornerFrame((200.0, 240.0), *UPWARDS, 100.0, 0)
+    assert merged([ace, king], [ACE_READ, KING_READ], blobs) == [("A", 1)]
+
+
+def test_a_read_at_the_opposite_corner_of_an_outline_off_its_blob_is_another_card() -> None:
+    # the ace read at a quarter more than its blob's width: its outline runs off its blob and
+    # ends on another card's index corner
+    blobs = [rectangle_blob(100, 100, 200, 240), rectangle_blob(180, 220, 280, 360)]
+    too_wide = CornerFrame((100.0, 100.0), *DOWNWARDS, 125.0, 0)
+    quad = too_wide.card_quad()
+    king = CornerFrame((float(quad[2][0]), float(quad[2][1])), *UPWARDS, 100.0, 1)
+    assert merged([too_wide, king], [ACE_READ, KING_READ], blobs) == [("A", 0), ("K", 0)]
+    # read at its blob's width too, the ace's outline on its blob still ends far from the king
+    right_width = replace(too_wide, width=100.0)
+    assert merged([too_wide, right_width, king], [ACE_READ, ACE_READ, KING_READ], blobs) == [
+        ("A", 0),
+        ("K", 0),
+    ]
+
+
+def test_two_reads_at_one_point_turned_differently_are_two_cards() -> None:
+    # one card's bottom right touching another's top left
+    blobs = [rectangle_blob(0, 0, 100, 140), rectangle_blob(100, 140, 200, 280)]
+    bottom_right = CornerFrame((100.0, 140.0), *UPWARDS, 100.0, 0)
+    top_left = CornerFrame((100.0, 140.0), *DOWNWARDS, 100.0, 1)
+    assert merged([bottom_right, top_left], [ACE_READ, KING_READ], blobs) == [("A", 0), ("K", 0)]
