@@ -72,6 +72,9 @@ SQUASH_SIGMA = 0.0  # set by --squash
 FADE_SHARE = 0.0  # set by --fade
 WIDTH_SIGMA = 0.1  # set by --width-sigma
 COVERED_SHARE = 0.0  # set by --covered
+DARK_BACK_SHARE = 0.0  # set by --dark-backs
+# a dark back's lattice as a camera sees it: white, silver or gold (BGR) lines on a dark field
+LATTICE_INKS = ((235, 235, 235), (180, 185, 190), (60, 175, 215))
 # a covered card's window: the corner finder measures its width from edges the card on top cuts
 # short (up to about a quarter too small) and also tries a quarter more (vision.corners'
 # COVERED_WIDTH_FACTOR), so its window is anything from 0.75 to 1.25 of the card's true width
@@ -233,6 +236,25 @@ def casino_back(rng: random.Random) -> np.ndarray:
     return back
 
 
+def dark_lattice_back(rng: random.Random) -> np.ndarray:
+    """The field of a dark casino back, as the reader finds it: a dark blob (vision.corners'
+    dark_card_mask) inside the white border, light lines in a lattice on a dark colour. Normalised
+    as a dark card, its lines are the ink, which the classifier read as a rank (a king) at its
+    corners; casino_back's field on paper is ink all over instead."""
+    colour = tuple(rng.randint(0, 80) for _ in range(3))
+    back = np.full((FACE_H, FACE_W, 3), colour, np.uint8)
+    ink = LATTICE_INKS[rng.randrange(len(LATTICE_INKS))]
+    step = rng.randint(5, 24)
+    thickness = rng.randint(1, max(1, step // 6))  # thin lines: the field stays the most of it
+    slope = rng.uniform(0.5, 2.0)  # diamonds from flat to tall
+    for k in range(-4 * FACE_H, FACE_W + 4 * FACE_H, step):
+        run = int(FACE_H / slope)
+        cv2.line(back, (k, 0), (k + run, FACE_H), ink, thickness)
+        if rng.random() < 0.8:
+            cv2.line(back, (k, FACE_H), (k + run, 0), ink, thickness)
+    return back
+
+
 def on_canvas(rng: random.Random, face: np.ndarray) -> np.ndarray:
     canvas = background(rng, (FACE_H + 2 * MARGIN, FACE_W + 2 * MARGIN))
     canvas[MARGIN : MARGIN + FACE_H, MARGIN : MARGIN + FACE_W] = face
@@ -355,6 +377,11 @@ def make_set(
     ranks = np.zeros(count, np.int64)
     suits = np.zeros(count, np.int64)
     for i in range(count):
+        if DARK_BACK_SHARE and rng.random() < DARK_BACK_SHARE:
+            canvas = on_canvas(rng, dark_lattice_back(rng))
+            patch = degrade(rng, canvas, frame_at(rng, rng.randrange(4), True))
+            xs[i], ranks[i], suits[i] = normalise(patch, True), NONE_RANK, NONE_SUIT
+            continue
         patch, ranks[i], suits[i] = sample(rng, faces, backs=True)
         dark = rng.random() < 0.1
         if dark:  # a dark deck with light print, as a camera sees one
@@ -597,6 +624,13 @@ def main() -> int:
         default=0.0,
         help="the share of windows cut at a covered card's width, 0.75-1.25 of the true one",
     )
+    parser.add_argument(
+        "--dark-backs",
+        type=float,
+        default=0.0,
+        help="the share of patches cut from a dark back's lattice as a dark card, 'none' (0: none; "
+        "a --cache keeps the patches it was made with)",
+    )
     parser.add_argument("--threads", type=int, default=2, help="torch's threads")
     parser.add_argument(
         "--svg-deck",
@@ -629,9 +663,9 @@ def main() -> int:
     import torch
     import torch.nn.functional as F
 
-    global SQUASH_SIGMA, FADE_SHARE, WIDTH_SIGMA, COVERED_SHARE
+    global SQUASH_SIGMA, FADE_SHARE, WIDTH_SIGMA, COVERED_SHARE, DARK_BACK_SHARE
     SQUASH_SIGMA, FADE_SHARE = args.squash, args.fade
-    WIDTH_SIGMA, COVERED_SHARE = args.width_sigma, args.covered
+    WIDTH_SIGMA, COVERED_SHARE, DARK_BACK_SHARE = args.width_sigma, args.covered, args.dark_backs
     torch.manual_seed(args.seed)
     torch.set_num_threads(args.threads)
     for path in fonts():

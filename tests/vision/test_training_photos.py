@@ -65,3 +65,21 @@ def test_the_readers_own_windows_come_first() -> None:
     moved = [jittered(rng, frame, 10) for _ in range(50)]
     assert any(f.point != frame.point for f in moved)
     assert all(0.5 < f.width / frame.width < 2.0 for f in moved)
+
+
+def test_a_dark_backs_lattice_is_ink_on_paper_to_the_classifier_as_the_reader_cuts_it() -> None:
+    import random
+
+    from tools.train_index_classifier import dark_lattice_back, frame_at, on_canvas
+    from vision.index_patch import cut_patch, normalise
+
+    rng = random.Random(4)
+    for _ in range(5):
+        patch = cut_patch(on_canvas(rng, dark_lattice_back(rng)), frame_at(rng, 0, jitter=False))
+        as_dark_card = normalise(patch, True)[0]
+        # the reader normalises a dark blob's windows as a dark card: the lattice's lines are the
+        # ink, on a field of paper (what the classifier read as a king)
+        assert float(np.median(as_dark_card)) < 0.5
+        assert float((as_dark_card > 0.7).mean()) > 0.05
+        # as paper the dark field would be the ink
+        assert float(np.median(normalise(patch, False)[0])) > 0.5
