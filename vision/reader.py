@@ -186,7 +186,8 @@ class CardReader:
     ) -> list[_Candidate]:
         """Reads of one card (its two index corners, several width guesses at one corner) become one
         card; reads that disagree about one card make it unsure. A read at a card's opposite corner
-        is the same card only through an outline of the card that lies on its own blob."""
+        is the same card only through an outline of the card that lies on its own blob, and only
+        when the card's corner lies at the opposite corner of the read's outline too."""
         ranked = sorted(
             (
                 _Candidate(frame, read, frame.card_quad(), dark=blobs[frame.blob].dark)
@@ -565,12 +566,17 @@ def _white_inside(white: np.ndarray, quad: np.ndarray) -> float:
 
 
 def _same_card(card: _Candidate, other: _Candidate) -> bool:
-    """Two reads are of one card when they are at one corner (two width guesses), or ``other`` is at
-    the card's opposite index corner as one of its outlines on its blob draws it. Cards of a fan
-    overlap, so an overlap of the estimated outlines would merge neighbours."""
+    """Two reads are of one card when they are at one corner (two width guesses), or at its two index
+    corners: ``other`` at the opposite corner of one of the card's outlines on its blob, and the card
+    at the opposite corner of ``other``'s (two overlapping cards of one deck can put one's opposite
+    corner near the other's index corner, not both). Cards of a fan overlap, so an overlap of the
+    estimated outlines would merge neighbours."""
     if _at_one_corner(card.frame, other.frame):
         return True
-    return any(_at_opposite_corner(frame, quad, other.frame) for frame, quad in card.outlines)
+    return any(
+        _at_opposite_corner(frame, quad, other.frame) and _at_opposite_corner(other.frame, other.quad, frame)
+        for frame, quad in card.outlines
+    )
 
 
 def _at_one_corner(one: CornerFrame, other: CornerFrame) -> bool:

@@ -216,3 +216,16 @@ def test_two_reads_at_one_point_turned_differently_are_two_cards() -> None:
     bottom_right = CornerFrame((100.0, 140.0), *UPWARDS, 100.0, 0)
     top_left = CornerFrame((100.0, 140.0), *DOWNWARDS, 100.0, 1)
     assert merged([bottom_right, top_left], [ACE_READ, KING_READ], blobs) == [("A", 0), ("K", 0)]
+
+
+def test_a_read_near_the_opposite_corner_is_the_same_card_only_if_its_outline_comes_back() -> None:
+    # two overlapping cards of one deck, on one blob: the ace's outline ends by the king's index
+    # corner, but the king is turned a little and his outline ends far from the ace's corner
+    blobs = [rectangle_blob(60, 60, 300, 340)]
+    ace = CornerFrame((100.0, 100.0), *DOWNWARDS, 100.0, 0)
+    turned = (-np.cos(np.radians(30)), -np.sin(np.radians(30)))
+    king = CornerFrame((210.0, 250.0), turned, (-turned[1], turned[0]), 100.0, 0)
+    assert merged([ace, king], [ACE_READ, KING_READ], blobs) == [("A", 0), ("K", 0)]
+    # not turned, each card's outline ends at the other's corner: one card, in doubt
+    facing_back = CornerFrame((200.0, 240.0), *UPWARDS, 100.0, 0)
+    assert merged([ace, facing_back], [ACE_READ, KING_READ], blobs) == [("A", 1)]
