@@ -65,6 +65,9 @@ SAME_DARK_FACE = 0.0  # two unread dark faces on one blob that overlap at all ar
 # guess draws an outline whose opposite corner lands on the next card's index
 ON_OWN_BLOB = 0.85
 SAME_CORNER_ACROSS = 0.8  # two reads at one point are one corner only if their 'across' agree this well
+# of the width guess a card was read at: a read at one of its corners through a window this much
+# smaller sees a part of the index (a court card's frame gives a corner half its width)
+PART_OF_INDEX = 0.6  # two reads at one point are one corner only if their 'across' agree this well
 MAX_SIDE = 960  # larger frames are read scaled down: glyphs stay >= ~10 px on a card a tenth as wide
 # (vision/crops.py reads a camera's larger frames zone by zone instead)
 
@@ -80,6 +83,7 @@ class _Candidate:
     # the outlines, from this card's read corner at its width guesses, that lie on their blob: only
     # through these is a read at the opposite corner the same card (ON_OWN_BLOB)
     outlines: list[tuple[CornerFrame, np.ndarray]] = field(default_factory=list)
+    corners: list[CornerFrame] = field(default_factory=list)  # where the reads that agree were made
 
 
 class _BlobMasks:
@@ -214,9 +218,15 @@ class CardReader:
             if same is None:
                 if on_blob:
                     candidate.outlines.append((candidate.frame, candidate.quad))
+                candidate.corners.append(candidate.frame)
                 cards.append(candidate)
-            elif (same.read.rank, same.read.suit) == (candidate.read.rank, candidate.read.suit):
+                continue
+            corner = next((frame for frame in same.corners if _at_one_corner(frame, candidate.frame)), None)
+            if corner is not None and candidate.frame.width < PART_OF_INDEX * corner.width:
+                continue  # no evidence either way
+            if (same.read.rank, same.read.suit) == (candidate.read.rank, candidate.read.suit):
                 same.agreeing.append(candidate.read)
+                same.corners.append(candidate.frame)
                 same.dark = same.dark and candidate.dark  # read on paper too: not only a dark card
                 if on_blob and _at_one_corner(same.frame, candidate.frame):
                     same.outlines.append((candidate.frame, candidate.quad))
@@ -566,12 +576,12 @@ def _white_inside(white: np.ndarray, quad: np.ndarray) -> float:
 
 
 def _same_card(card: _Candidate, other: _Candidate) -> bool:
-    """Two reads are of one card when they are at one corner (two width guesses), or at its two index
-    corners: ``other`` at the opposite corner of one of the card's outlines on its blob, and the card
-    at the opposite corner of ``other``'s (two overlapping cards of one deck can put one's opposite
-    corner near the other's index corner, not both). Cards of a fan overlap, so an overlap of the
-    estimated outlines would merge neighbours."""
-    if _at_one_corner(card.frame, other.frame):
+    """Two reads are of one card when they are at one corner (two width guesses; at any corner where
+    the card was read alike), or at its two index corners: ``other`` at the opposite corner of one
+    of the card's outlines on its blob, and the card at the opposite corner of ``other``'s (two
+    overlapping cards of one deck can put one's opposite corner near the other's index corner, not
+    both). Cards of a fan overlap, so an overlap of the estimated outlines would merge neighbours."""
+    if any(_at_one_corner(frame, other.frame) for frame in card.corners):
         return True
     return any(
         _at_opposite_corner(frame, quad, other.frame) and _at_opposite_corner(other.frame, other.quad, frame)

@@ -229,3 +229,13 @@ def test_a_read_near_the_opposite_corner_is_the_same_card_only_if_its_outline_co
     # not turned, each card's outline ends at the other's corner: one card, in doubt
     facing_back = CornerFrame((200.0, 240.0), *UPWARDS, 100.0, 0)
     assert merged([ace, facing_back], [ACE_READ, KING_READ], blobs) == [("A", 1)]
+
+
+def test_a_read_through_a_much_smaller_window_at_a_cards_corner_is_no_evidence() -> None:
+    # a court card's white frame gives its corner a width guess about half the card's: that window
+    # sees a part of the index, so its read neither agrees nor disagrees
+    blobs = [rectangle_blob(100, 100, 200, 240)]
+    ace = CornerFrame((100.0, 100.0), *DOWNWARDS, 100.0, 0)
+    assert merged([ace, replace(ace, width=45.0)], [ACE_READ, KING_READ], blobs) == [("A", 0)]
+    # at a width guess near the card's, the read is a doubt about the card
+    assert merged([ace, replace(ace, width=80.0)], [ACE_READ, KING_READ], blobs) == [("A", 1)]
