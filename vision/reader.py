@@ -67,7 +67,7 @@ ON_OWN_BLOB = 0.85
 SAME_CORNER_ACROSS = 0.8  # two reads at one point are one corner only if their 'across' agree this well
 # of the width guess a card was read at: a read at one of its corners through a window this much
 # smaller sees a part of the index (a court card's frame gives a corner half its width)
-PART_OF_INDEX = 0.6  # two reads at one point are one corner only if their 'across' agree this well
+PART_OF_INDEX = 0.6
 MAX_SIDE = 960  # larger frames are read scaled down: glyphs stay >= ~10 px on a card a tenth as wide
 # (vision/crops.py reads a camera's larger frames zone by zone instead)
 
