@@ -33,7 +33,7 @@ from tablectl.adapters.panel import BUTTON_KEYS, PanelConfig
 from tablectl.core.cards import Card
 from tablectl.core.game import variant_from_code
 from tablectl.core.table import TableConfig, TableConfigError
-from tablectl.core.table.rotation import GAME_KEYS, Rotation, RotationError
+from tablectl.core.table.rotation import GAME_KEYS, Rotation, RotationError, amount_step
 from vision.zones import (
     DEFAULT_AGREE_FRAMES,
     DEFAULT_RELEASE_FRAMES,
@@ -423,7 +423,7 @@ class _Reader:
                     "panel.hold_buttons",
                     f"{button!r} is not a button of this panel; buttons: {', '.join(pins.buttons)}",
                 )
-        smallest = table.blinds[0] if variant_from_code(table.game).game.has_button else table.bring_in
+        smallest = amount_step(table.game, table.blinds, table.bring_in, table.small_bet)
         step = data.get("amount_step", smallest)
         if isinstance(step, bool) or not isinstance(step, int) or step <= 0:
             raise self.error(

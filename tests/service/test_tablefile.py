@@ -323,7 +323,7 @@ def test_a_stud_table_has_no_blinds() -> None:
     text = edited("blinds = ", "", text)
     config = parse_table_config(edited("amount_step = ", "", text))
     assert (config.table.game, config.table.ante, config.table.bring_in) == ("F7S", 25, 50)
-    assert config.panel is not None and config.panel.amount_step == 50  # the bring-in, not a blind
+    assert config.panel is not None and config.panel.amount_step == 50  # reaches the bring-in and small bet
     # The blinds a stud table does not post are not held to the chip unit: its own stakes are.
     text = edited("chip_unit = 1", "chip_unit = 25", text)
     assert parse_table_config(text).table.chip_unit == 25
