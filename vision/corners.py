@@ -73,18 +73,23 @@ WHITENESS_LEVELS = (100, 130, 170, 210, 235)
 COVERED_WIDTH_FACTOR = 1.25
 
 
+OPENING = np.ones((3, 3), np.uint8)  # a mask's specks and one-pixel bridges are opened away
+
+
 def whiteness(image: BGRImage) -> GrayImage:
     """Bright and unsaturated scores high: card paper, under any light that is roughly white."""
     hsv = cv2.cvtColor(image, cv2.COLOR_BGR2HSV)
-    score = hsv[:, :, 2].astype(np.int16) - hsv[:, :, 1].astype(np.int16)
-    return np.clip(score, 0, 255).astype(np.uint8)
+    # value minus saturation, 0 where negative: OpenCV's uint8 subtraction saturates
+    score: GrayImage = cv2.subtract(cv2.extractChannel(hsv, 2), cv2.extractChannel(hsv, 1))
+    return score
 
 
 def paper_masks(image: BGRImage) -> list[GrayImage]:
-    """White paper at several levels of whiteness: a card on a light cloth separates from it only
-    at a high level, a card in shadow appears only at a low one (no single cut-off fits both)."""
-    score = whiteness(image)
-    return [(score >= level).astype(np.uint8) * 255 for level in WHITENESS_LEVELS]
+    """White paper at several levels of whiteness, opened: a card on a light cloth separates from
+    it only at a high level, a card in shadow appears only at a low one (no single cut-off fits
+    both). A flat opening commutes with a threshold, so the score is opened once for all levels."""
+    score = cv2.morphologyEx(whiteness(image), cv2.MORPH_OPEN, OPENING)
+    return [cv2.threshold(score, level - 1, 255, cv2.THRESH_BINARY)[1] for level in WHITENESS_LEVELS]
 
 
 def dark_card_mask(image: BGRImage) -> GrayImage:
@@ -97,11 +102,11 @@ def dark_card_mask(image: BGRImage) -> GrayImage:
     return mask
 
 
-def _blobs(mask: GrayImage, min_area: float, dark: bool) -> list[PaperBlob]:
-    kernel = np.ones((3, 3), np.uint8)
-    mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, kernel)
+def _outlines(mask: GrayImage, min_area: float, dark: bool) -> list[tuple[np.ndarray, bool]]:
+    """The outlines of an opened mask's (paper_masks) card-sized blobs, each with whether it is one
+    whole card: not yet simplified (most of a frame's are the same card at another level)."""
     contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
-    blobs: list[PaperBlob] = []
+    outlines: list[tuple[np.ndarray, bool]] = []
     max_area = 0.6 * mask.shape[0] * mask.shape[1]  # the table itself, not a card
     for contour in contours:
         area = cv2.contourArea(contour)
@@ -115,15 +120,19 @@ def _blobs(mask: GrayImage, min_area: float, dark: bool) -> list[PaperBlob]:
         # a dark blob is a card only if it is card-shaped: a quadrilateral that fills its box
         if dark and not DARK_MERGED and (area < 0.8 * w * h or not 1.15 < ratio < 1.8):
             continue
-        epsilon = 0.012 * cv2.arcLength(contour, True)
-        if dark and not whole:
-            # dark cards merge with each other and with a dark keyboard, a mat or a shaded floor
-            # into one long outline, which the share of its length would simplify past their corners
-            epsilon = min(epsilon, DARK_MERGED_EPSILON)
-        polygon = cv2.approxPolyDP(contour, epsilon, True).reshape(-1, 2).astype(np.float32)
-        if len(polygon) >= 3:
-            blobs.append(PaperBlob(contour, polygon, dark, whole))
-    return blobs
+        outlines.append((contour, whole))
+    return outlines
+
+
+def _simplified(contour: np.ndarray, dark: bool, whole: bool) -> PaperBlob | None:
+    """The blob of an outline, simplified to its polygon; None for an outline too thin for one."""
+    epsilon = 0.012 * cv2.arcLength(contour, True)
+    if dark and not whole:
+        # dark cards merge with each other and with a dark keyboard, a mat or a shaded floor
+        # into one long outline, which the share of its length would simplify past their corners
+        epsilon = min(epsilon, DARK_MERGED_EPSILON)
+    polygon = cv2.approxPolyDP(contour, epsilon, True).reshape(-1, 2).astype(np.float32)
+    return PaperBlob(contour, polygon, dark, whole) if len(polygon) >= 3 else None
 
 
 def _deepest_dent(contour: np.ndarray) -> float:
@@ -153,9 +162,13 @@ def find_blobs(image: BGRImage) -> list[PaperBlob]:
     min_width = MIN_CARD_WIDTH_PX * scale
     min_area = max(0.4 * min_width * min_width * CARD_ASPECT, 0.0015 * h * w)
     blobs = _without_same_blobs(
-        [blob for mask in paper_masks(small) for blob in _blobs(mask, min_area, dark=False)]
+        [outline for mask in paper_masks(small) for outline in _outlines(mask, min_area, dark=False)]
     )
-    blobs += _blobs(dark_card_mask(small), min_area, dark=True)
+    dark_mask = cv2.morphologyEx(dark_card_mask(small), cv2.MORPH_OPEN, OPENING)
+    for contour, whole in _outlines(dark_mask, min_area, dark=True):
+        blob = _simplified(contour, True, whole)
+        if blob is not None:
+            blobs.append(blob)
     if scale == 1.0:
         return blobs
     return [
@@ -164,31 +177,37 @@ def find_blobs(image: BGRImage) -> list[PaperBlob]:
     ]
 
 
-def _without_same_blobs(blobs: list[PaperBlob]) -> list[PaperBlob]:
-    """A card alone on the cloth is the same blob at every whiteness level: keep it once."""
+def _without_same_blobs(outlines: list[tuple[np.ndarray, bool]]) -> list[PaperBlob]:
+    """A card alone on the cloth is the same blob at every whiteness level: keep it once (only
+    the blobs kept are simplified)."""
     kept: list[PaperBlob] = []
-    boxes: list[tuple[int, ...]] = []
+    boxes = np.zeros((0, 4), np.int64)  # the kept blobs' bounding boxes: x, y, w, h
+    whole_boxes = np.zeros((0, 4), np.int64)
     # a whole card found at one level is not looked for again inside itself at the others
-    for blob in sorted(blobs, key=lambda b: not b.whole):
-        box = tuple(cv2.boundingRect(blob.contour))
+    for contour, whole in sorted(outlines, key=lambda outline: not outline[1]):
+        box = np.array(cv2.boundingRect(contour))
         tolerance = max(2, int(0.03 * max(box[2], box[3])))
-        if any(all(abs(a - b) <= tolerance for a, b in zip(box, other, strict=True)) for other in boxes):
+        if (np.abs(boxes - box) <= tolerance).all(axis=1).any():
             continue
-        centre = (box[0] + box[2] / 2, box[1] + box[3] / 2)
-        if any(
-            k.whole and o[0] <= centre[0] <= o[0] + o[2] and o[1] <= centre[1] <= o[1] + o[3]
-            for k, o in zip(kept, boxes, strict=True)
-        ):
+        cx, cy = box[0] + box[2] / 2, box[1] + box[3] / 2
+        x, y, w, h = whole_boxes.T
+        if ((x <= cx) & (cx <= x + w) & (y <= cy) & (cy <= y + h)).any():
+            continue
+        blob = _simplified(contour, False, whole)
+        if blob is None:
             continue
         kept.append(blob)
-        boxes.append(box)
+        boxes = np.vstack([boxes, box])
+        if whole:
+            whole_boxes = np.vstack([whole_boxes, box])
     return kept
 
 
 def _orientation(polygon: np.ndarray) -> float:
     """Positive when the polygon runs clockwise on the image (y down)."""
     x, y = polygon[:, 0], polygon[:, 1]
-    return float(np.sum(x * np.roll(y, -1) - np.roll(x, -1) * y))
+    x_next, y_next = np.append(x[1:], x[0]), np.append(y[1:], y[0])  # np.roll costs 10 times as much
+    return float(np.sum(x * y_next - x_next * y))
 
 
 def corner_frames(blobs: list[PaperBlob], image_shape: tuple[int, ...]) -> list[CornerFrame]:
@@ -211,8 +230,11 @@ def corner_frames(blobs: list[PaperBlob], image_shape: tuple[int, ...]) -> list[
         poly = blob.polygon.astype(np.float64)
         if _orientation(poly) < 0:
             poly = poly[::-1]
-        to_prev = np.roll(poly, 1, axis=0) - poly
-        to_next = np.roll(poly, -1, axis=0) - poly
+        # each vertex's neighbours (np.roll, for these few vertices, costs more than the arithmetic)
+        nxt = np.append(np.arange(1, len(poly)), 0)
+        prv = np.append(len(poly) - 1, np.arange(len(poly) - 1))
+        to_prev = poly[prv] - poly
+        to_next = poly[nxt] - poly
         len_prev = np.hypot(to_prev[:, 0], to_prev[:, 1])
         len_next = np.hypot(to_next[:, 0], to_next[:, 1])
         u_prev = to_prev / np.maximum(len_prev, 1e-9)[:, None]
@@ -228,7 +250,6 @@ def corner_frames(blobs: list[PaperBlob], image_shape: tuple[int, ...]) -> list[
         if CHAMFERS and not blob.whole:
             # a rounded or shaded corner simplified into two vertices of ~135 degrees with a short
             # edge between them: the corner is where the two long edges' lines meet
-            nxt = np.roll(np.arange(len(poly)), -1)
             after = u_next[nxt]  # the edge leaving the chamfer's second vertex
             chamfer_cos = np.sum(u_prev * after, axis=1)
             chamfer_turn = u_prev[:, 0] * after[:, 1] - u_prev[:, 1] * after[:, 0]

@@ -8,6 +8,8 @@ upright patch. Training (tools/train_index_classifier.py) cuts its patches with 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import cv2
 import numpy as np
 
@@ -19,16 +21,35 @@ WINDOW_ACROSS, WINDOW_DOWN = 0.25, 0.42  # fractions of the card's width
 
 
 def cut_patch(image: BGRImage, frame: CornerFrame) -> BGRImage:
-    p = np.array(frame.point, np.float32)
-    a = np.array(frame.across, np.float32) * frame.width * WINDOW_ACROSS
-    d = np.array(frame.down, np.float32) * frame.width * WINDOW_DOWN
-    source = np.array([p, p + a, p + d], np.float32)
-    target = np.array([[0, 0], [PATCH_W, 0], [0, PATCH_H]], np.float32)
-    matrix = cv2.getAffineTransform(source, target)
-    patch: BGRImage = cv2.warpAffine(
-        image, matrix, (PATCH_W, PATCH_H), flags=cv2.INTER_AREA, borderMode=cv2.BORDER_REPLICATE
-    )
+    patch: BGRImage = cut_patches(image, [frame])[0]
     return patch
+
+
+def cut_patches(image: BGRImage, frames: Sequence[CornerFrame]) -> BGRImage:
+    """The index windows of ``frames`` (n, PATCH_H, PATCH_W, 3). Each patch pixel's place on the
+    image is the corner's point plus its share of the window's two edges: that map, given to
+    OpenCV as it is (WARP_INVERSE_MAP), spares the per-patch solving and inverting of a matrix."""
+    patches = np.empty((len(frames), PATCH_H, PATCH_W, 3), np.uint8)
+    if not frames:
+        return patches
+    points = np.array([frame.point for frame in frames], np.float32)
+    widths = np.array([frame.width for frame in frames], np.float32)[:, None]
+    across = np.array([frame.across for frame in frames], np.float32) * widths * np.float32(WINDOW_ACROSS)
+    down = np.array([frame.down for frame in frames], np.float32) * widths * np.float32(WINDOW_DOWN)
+    maps = np.empty((len(frames), 2, 3), np.float64)  # patch (x, y, 1) to image (x, y)
+    maps[:, :, 0] = across / PATCH_W
+    maps[:, :, 1] = down / PATCH_H
+    maps[:, :, 2] = points
+    for patch, matrix in zip(patches, maps, strict=True):
+        cv2.warpAffine(
+            image,
+            matrix,
+            (PATCH_W, PATCH_H),
+            dst=patch,
+            flags=cv2.INTER_AREA | cv2.WARP_INVERSE_MAP,
+            borderMode=cv2.BORDER_REPLICATE,
+        )
+    return patches
 
 
 def normalise(patch: BGRImage, dark_card: bool) -> FloatArray:

@@ -32,7 +32,7 @@ from vision.corners import (
     whiteness,
 )
 from vision.faces import INDEX_PRINT, PRINT_RISE, light_print
-from vision.index_patch import PATCH_H, PATCH_W, cut_patch, normalise_all
+from vision.index_patch import cut_patches, normalise_all
 from vision.index_reader import NONE_RANK, RANK_LABELS, IndexRead, IndexReader
 from vision.sighting import ACT_CONFIDENCE, CardSighting, Facing
 from vision.types import BGRImage
@@ -366,7 +366,7 @@ class CardReader:
 
 def _cut_all(image: BGRImage, frames: list[CornerFrame]) -> np.ndarray:
     """The index window at every corner frame, as the classifier takes them (n, PATCH_H, PATCH_W, 3)."""
-    return np.array([cut_patch(image, frame) for frame in frames], np.uint8).reshape(-1, PATCH_H, PATCH_W, 3)
+    return cut_patches(image, frames)
 
 
 def _corners_lit(patches: np.ndarray) -> np.ndarray:
