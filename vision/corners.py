@@ -180,26 +180,29 @@ def find_blobs(image: BGRImage) -> list[PaperBlob]:
 def _without_same_blobs(outlines: list[tuple[np.ndarray, bool]]) -> list[PaperBlob]:
     """A card alone on the cloth is the same blob at every whiteness level: keep it once (only
     the blobs kept are simplified)."""
-    kept: list[PaperBlob] = []
-    boxes = np.zeros((0, 4), np.int64)  # the kept blobs' bounding boxes: x, y, w, h
-    whole_boxes = np.zeros((0, 4), np.int64)
+    if not outlines:
+        return []
     # a whole card found at one level is not looked for again inside itself at the others
-    for contour, whole in sorted(outlines, key=lambda outline: not outline[1]):
-        box = np.array(cv2.boundingRect(contour))
-        tolerance = max(2, int(0.03 * max(box[2], box[3])))
-        if (np.abs(boxes - box) <= tolerance).all(axis=1).any():
-            continue
-        cx, cy = box[0] + box[2] / 2, box[1] + box[3] / 2
-        x, y, w, h = whole_boxes.T
-        if ((x <= cx) & (cx <= x + w) & (y <= cy) & (cy <= y + h)).any():
+    outlines = sorted(outlines, key=lambda outline: not outline[1])
+    boxes = np.array([cv2.boundingRect(contour) for contour, _ in outlines])  # x, y, w, h
+    wholes = np.array([whole for _, whole in outlines])
+    tolerances = np.maximum(2, (0.03 * boxes[:, 2:].max(axis=1)).astype(int))
+    # covers[k, i]: blob i is blob k again (its box the same, to i's tolerance), or lies inside
+    # whole card k (its box's centre in k's box)
+    same = (np.abs(boxes[:, None, :] - boxes[None, :, :]) <= tolerances[None, :, None]).all(axis=2)
+    cx, cy = boxes[:, 0] + boxes[:, 2] / 2, boxes[:, 1] + boxes[:, 3] / 2
+    x, y, w, h = (column[:, None] for column in boxes.T)
+    inside = wholes[:, None] & (x <= cx) & (cx <= x + w) & (y <= cy) & (cy <= y + h)
+    covers = same | inside
+    kept: list[PaperBlob] = []
+    taken = np.zeros(len(outlines), bool)
+    for i, (contour, whole) in enumerate(outlines):
+        if (covers[:, i] & taken).any():
             continue
         blob = _simplified(contour, False, whole)
-        if blob is None:
-            continue
-        kept.append(blob)
-        boxes = np.vstack([boxes, box])
-        if whole:
-            whole_boxes = np.vstack([whole_boxes, box])
+        if blob is not None:
+            kept.append(blob)
+            taken[i] = True
     return kept
 
 

@@ -61,7 +61,9 @@ def normalise(patch: BGRImage, dark_card: bool) -> FloatArray:
 
 def normalise_all(patches: BGRImage, dark_cards: np.ndarray) -> FloatArray:
     """normalise() for a stack of patches (n, h, w, 3) at once: one pass of OpenCV and numpy for a
-    frame (percentiles by partition; np.percentile per patch costs more than the classifier)."""
+    frame (percentiles as order statistics of each patch's sorted values: OpenCV sorts a row of
+    uint8 in a tenth of numpy's partition's time, and np.percentile per patch costs more than the
+    classifier)."""
     n = len(patches)
     if n == 0:
         return np.zeros((0, 2, PATCH_H, PATCH_W), np.float32)
@@ -70,7 +72,7 @@ def normalise_all(patches: BGRImage, dark_cards: np.ndarray) -> FloatArray:
     gray = np.where(dark_cards[:, None], 255 - gray, gray)
     size = PATCH_H * PATCH_W
     k_low, k_high = int(0.03 * size), int(0.97 * size)
-    ordered = np.partition(gray, (k_low, k_high), axis=1)
+    ordered = _sorted_rows(gray)
     low = ordered[:, k_low].astype(np.float32)
     high = ordered[:, k_high].astype(np.float32)
     span = np.maximum(high - low, 40.0)  # a blank patch stays blank instead of noise stretched to ink
@@ -80,8 +82,14 @@ def normalise_all(patches: BGRImage, dark_cards: np.ndarray) -> FloatArray:
     planes = patches.reshape(n, size, 3)
     blue, green, red = planes[..., 0], planes[..., 1], planes[..., 2]
     green_or_blue = np.maximum(green, blue)
-    brightest = np.partition(np.maximum(green_or_blue, red), k_high, axis=1)[:, k_high]
+    brightest = _sorted_rows(np.maximum(green_or_blue, red))[:, k_high]
     white = np.maximum(brightest.astype(np.float32), 40.0)
     red_excess = red.astype(np.int16) - green_or_blue
     redness = np.clip(red_excess / white[:, None] * 2.0, 0.0, 1.0)
     return np.stack([ink, redness], axis=1).reshape(n, 2, PATCH_H, PATCH_W).astype(np.float32)
+
+
+def _sorted_rows(values: np.ndarray) -> np.ndarray:
+    """Each row of a (n, m) uint8 array in ascending order."""
+    ordered: np.ndarray = cv2.sort(np.ascontiguousarray(values), cv2.SORT_EVERY_ROW | cv2.SORT_ASCENDING)
+    return ordered
