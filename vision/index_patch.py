@@ -69,24 +69,26 @@ def normalise_all(patches: BGRImage, dark_cards: np.ndarray) -> FloatArray:
         return np.zeros((0, 2, PATCH_H, PATCH_W), np.float32)
     stacked = np.ascontiguousarray(patches.reshape(n * PATCH_H, PATCH_W, 3))
     gray = cv2.cvtColor(stacked, cv2.COLOR_BGR2GRAY).reshape(n, PATCH_H * PATCH_W)
-    gray = np.where(dark_cards[:, None], 255 - gray, gray)
+    if dark_cards.any():
+        gray = np.where(dark_cards[:, None], 255 - gray, gray)
     size = PATCH_H * PATCH_W
     k_low, k_high = int(0.03 * size), int(0.97 * size)
     ordered = _sorted_rows(gray)
     low = ordered[:, k_low].astype(np.float32)
     high = ordered[:, k_high].astype(np.float32)
     span = np.maximum(high - low, 40.0)  # a blank patch stays blank instead of noise stretched to ink
-    ink = np.clip((high[:, None] - gray) / span[:, None], 0.0, 1.0)
-    # Channel by channel, in uint8 until the subtraction: a max over a length-3 last axis is
-    # numpy's slowest reduction, and it was most of this function's time.
-    planes = patches.reshape(n, size, 3)
-    blue, green, red = planes[..., 0], planes[..., 1], planes[..., 2]
+    planes = np.empty((n, 2, size), np.float32)  # ink, redness
+    np.clip((high[:, None] - gray) / span[:, None], 0.0, 1.0, out=planes[:, 0])
+    # Channel by channel (split by OpenCV into contiguous planes), in uint8 until the subtraction:
+    # a max over a length-3 last axis is numpy's slowest reduction, and it was most of this
+    # function's time.
+    blue, green, red = (plane.reshape(n, size) for plane in cv2.split(stacked))
     green_or_blue = np.maximum(green, blue)
     brightest = _sorted_rows(np.maximum(green_or_blue, red))[:, k_high]
     white = np.maximum(brightest.astype(np.float32), 40.0)
     red_excess = red.astype(np.int16) - green_or_blue
-    redness = np.clip(red_excess / white[:, None] * 2.0, 0.0, 1.0)
-    return np.stack([ink, redness], axis=1).reshape(n, 2, PATCH_H, PATCH_W).astype(np.float32)
+    np.clip(red_excess / white[:, None] * 2.0, 0.0, 1.0, out=planes[:, 1])
+    return planes.reshape(n, 2, PATCH_H, PATCH_W)
 
 
 def _sorted_rows(values: np.ndarray) -> np.ndarray:

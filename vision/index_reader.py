@@ -106,8 +106,16 @@ class IndexReader:
         logits = self._model.logits(np.ascontiguousarray(patches, dtype=np.float32))
         ranks = _softmax(logits[:, : NONE_RANK + 1])
         suits = _softmax(logits[:, NONE_RANK + 1 :])
-        reads: list[IndexRead] = []
-        for rank_row, suit_row in zip(ranks, suits, strict=True):
-            rank, suit = int(rank_row.argmax()), int(suit_row.argmax())
-            reads.append(IndexRead(rank, suit, float(rank_row[rank]), float(suit_row[suit])))
-        return reads
+        rank, suit = ranks.argmax(axis=1), suits.argmax(axis=1)
+        rows = np.arange(len(logits))
+        # whole columns to Python values at once: per element, numpy's scalars cost more than the rest
+        return [
+            IndexRead(*read)
+            for read in zip(
+                rank.tolist(),
+                suit.tolist(),
+                ranks[rows, rank].tolist(),
+                suits[rows, suit].tolist(),
+                strict=True,
+            )
+        ]
