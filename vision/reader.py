@@ -292,7 +292,7 @@ class CardReader:
         """Whole cards with no index read: face up if their inside is white paper, face down if
         nothing of it is, unknown in between. Appends the cards' outlines to ``seen``."""
         sightings: list[CardSighting] = []
-        white = whiteness(image) >= WHITE_INSIDE_LEVEL
+        white: np.ndarray | None = None  # made for the first card not read already (most frames: none)
         for number, blob in enumerate(blobs):
             rect = cv2.minAreaRect(blob.contour)
             (_, _), (w, h), _ = rect
@@ -315,6 +315,8 @@ class CardReader:
             if any(_overlap(quad, other) > 0.3 for other in seen):
                 continue
             seen.append(quad)
+            if white is None:
+                white = whiteness(image) >= WHITE_INSIDE_LEVEL
             inside = _white_inside(white, quad)
             back = self.backs.match(image, quad) if self.backs is not None and inside < 0.6 else None
             look = light_print(image, quad) if blob.dark and inside < 0.6 and self.backs is not None else None
