@@ -77,8 +77,13 @@ def normalise_all(patches: BGRImage, dark_cards: np.ndarray) -> FloatArray:
     low = ordered[:, k_low].astype(np.float32)
     high = ordered[:, k_high].astype(np.float32)
     span = np.maximum(high - low, 40.0)  # a blank patch stays blank instead of noise stretched to ink
+    # computed in place: a temporary of this size is fresh memory, and its page faults cost more
+    # than the arithmetic
     planes = np.empty((n, 2, size), np.float32)  # ink, redness
-    np.clip((high[:, None] - gray) / span[:, None], 0.0, 1.0, out=planes[:, 0])
+    ink, redness = planes[:, 0], planes[:, 1]
+    np.subtract(high[:, None], gray, out=ink)
+    np.divide(ink, span[:, None], out=ink)
+    np.clip(ink, 0.0, 1.0, out=ink)
     # Channel by channel (split by OpenCV into contiguous planes), in uint8 until the subtraction:
     # a max over a length-3 last axis is numpy's slowest reduction, and it was most of this
     # function's time.
@@ -86,8 +91,10 @@ def normalise_all(patches: BGRImage, dark_cards: np.ndarray) -> FloatArray:
     green_or_blue = np.maximum(green, blue)
     brightest = _sorted_rows(np.maximum(green_or_blue, red))[:, k_high]
     white = np.maximum(brightest.astype(np.float32), 40.0)
-    red_excess = red.astype(np.int16) - green_or_blue
-    np.clip(red_excess / white[:, None] * 2.0, 0.0, 1.0, out=planes[:, 1])
+    np.subtract(red, green_or_blue, out=redness, dtype=np.float32)  # red excess: negative is none
+    np.divide(redness, white[:, None], out=redness)
+    np.multiply(redness, 2.0, out=redness)
+    np.clip(redness, 0.0, 1.0, out=redness)
     return planes.reshape(n, 2, PATCH_H, PATCH_W)
 
 
