@@ -226,6 +226,8 @@ class CardReader:
         outline matches no back. A plain back gives the classifier no rank and has no print.
         Appends the cards' outlines to ``seen``."""
         sightings: list[CardSighting] = []
+        if not any(blob.dark for blob in blobs):
+            return sightings  # no dark card (a felt's frames): nothing below applies
         # the cards of one frame are of one deck at about one distance: an unread face much
         # narrower than the cards already found on it is something else (a screen's text)
         widths = [_short_side(quad) for quad in seen] + [
