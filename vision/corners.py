@@ -10,6 +10,7 @@ edge directions, a card width) from which the index window is cut.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import cv2
@@ -73,35 +74,42 @@ WHITENESS_LEVELS = (100, 130, 170, 210, 235)
 COVERED_WIDTH_FACTOR = 1.25
 
 
+OPENING = np.ones((3, 3), np.uint8)  # a mask's specks and one-pixel bridges are opened away
+
+
 def whiteness(image: BGRImage) -> GrayImage:
     """Bright and unsaturated scores high: card paper, under any light that is roughly white."""
     hsv = cv2.cvtColor(image, cv2.COLOR_BGR2HSV)
-    score = hsv[:, :, 2].astype(np.int16) - hsv[:, :, 1].astype(np.int16)
-    return np.clip(score, 0, 255).astype(np.uint8)
+    # value minus saturation, 0 where negative: OpenCV's uint8 subtraction saturates
+    score: GrayImage = cv2.subtract(cv2.extractChannel(hsv, 2), cv2.extractChannel(hsv, 1))
+    return score
 
 
 def paper_masks(image: BGRImage) -> list[GrayImage]:
-    """White paper at several levels of whiteness: a card on a light cloth separates from it only
-    at a high level, a card in shadow appears only at a low one (no single cut-off fits both)."""
-    score = whiteness(image)
-    return [(score >= level).astype(np.uint8) * 255 for level in WHITENESS_LEVELS]
+    """White paper at several levels of whiteness, opened: a card on a light cloth separates from
+    it only at a high level, a card in shadow appears only at a low one (no single cut-off fits
+    both). A flat opening commutes with a threshold, so the score is opened once for all levels."""
+    score = cv2.morphologyEx(whiteness(image), cv2.MORPH_OPEN, OPENING)
+    return [cv2.threshold(score, level - 1, 255, cv2.THRESH_BINARY)[1] for level in WHITENESS_LEVELS]
 
 
 def dark_card_mask(image: BGRImage) -> GrayImage:
     """A dark card on a light surface: the inverse polarity, kept only when the surface is light."""
     gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
     otsu, mask = cv2.threshold(gray, 0, 255, cv2.THRESH_BINARY_INV + cv2.THRESH_OTSU)
+    if otsu > 140:  # decided before the median, which costs more than the rest
+        return np.zeros_like(gray)
     light = gray[mask == 0]
-    if light.size == 0 or float(np.median(light)) < 150 or otsu > 140:
+    if light.size == 0 or float(np.median(light)) < 150:
         return np.zeros_like(gray)
     return mask
 
 
-def _blobs(mask: GrayImage, min_area: float, dark: bool) -> list[PaperBlob]:
-    kernel = np.ones((3, 3), np.uint8)
-    mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, kernel)
+def _outlines(mask: GrayImage, min_area: float, dark: bool) -> list[tuple[np.ndarray, bool]]:
+    """The outlines of an opened mask's (paper_masks) card-sized blobs, each with whether it is one
+    whole card: not yet simplified (most of a frame's are the same card at another level)."""
     contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
-    blobs: list[PaperBlob] = []
+    outlines: list[tuple[np.ndarray, bool]] = []
     max_area = 0.6 * mask.shape[0] * mask.shape[1]  # the table itself, not a card
     for contour in contours:
         area = cv2.contourArea(contour)
@@ -115,15 +123,19 @@ def _blobs(mask: GrayImage, min_area: float, dark: bool) -> list[PaperBlob]:
         # a dark blob is a card only if it is card-shaped: a quadrilateral that fills its box
         if dark and not DARK_MERGED and (area < 0.8 * w * h or not 1.15 < ratio < 1.8):
             continue
-        epsilon = 0.012 * cv2.arcLength(contour, True)
-        if dark and not whole:
-            # dark cards merge with each other and with a dark keyboard, a mat or a shaded floor
-            # into one long outline, which the share of its length would simplify past their corners
-            epsilon = min(epsilon, DARK_MERGED_EPSILON)
-        polygon = cv2.approxPolyDP(contour, epsilon, True).reshape(-1, 2).astype(np.float32)
-        if len(polygon) >= 3:
-            blobs.append(PaperBlob(contour, polygon, dark, whole))
-    return blobs
+        outlines.append((contour, whole))
+    return outlines
+
+
+def _simplified(contour: np.ndarray, dark: bool, whole: bool) -> PaperBlob | None:
+    """The blob of an outline, simplified to its polygon; None for an outline too thin for one."""
+    epsilon = 0.012 * cv2.arcLength(contour, True)
+    if dark and not whole:
+        # dark cards merge with each other and with a dark keyboard, a mat or a shaded floor
+        # into one long outline, which the share of its length would simplify past their corners
+        epsilon = min(epsilon, DARK_MERGED_EPSILON)
+    polygon = cv2.approxPolyDP(contour, epsilon, True).reshape(-1, 2).astype(np.float32)
+    return PaperBlob(contour, polygon, dark, whole) if len(polygon) >= 3 else None
 
 
 def _deepest_dent(contour: np.ndarray) -> float:
@@ -153,9 +165,13 @@ def find_blobs(image: BGRImage) -> list[PaperBlob]:
     min_width = MIN_CARD_WIDTH_PX * scale
     min_area = max(0.4 * min_width * min_width * CARD_ASPECT, 0.0015 * h * w)
     blobs = _without_same_blobs(
-        [blob for mask in paper_masks(small) for blob in _blobs(mask, min_area, dark=False)]
+        [outline for mask in paper_masks(small) for outline in _outlines(mask, min_area, dark=False)]
     )
-    blobs += _blobs(dark_card_mask(small), min_area, dark=True)
+    dark_mask = cv2.morphologyEx(dark_card_mask(small), cv2.MORPH_OPEN, OPENING)
+    for contour, whole in _outlines(dark_mask, min_area, dark=True):
+        blob = _simplified(contour, True, whole)
+        if blob is not None:
+            blobs.append(blob)
     if scale == 1.0:
         return blobs
     return [
@@ -164,31 +180,40 @@ def find_blobs(image: BGRImage) -> list[PaperBlob]:
     ]
 
 
-def _without_same_blobs(blobs: list[PaperBlob]) -> list[PaperBlob]:
-    """A card alone on the cloth is the same blob at every whiteness level: keep it once."""
-    kept: list[PaperBlob] = []
-    boxes: list[tuple[int, ...]] = []
+def _without_same_blobs(outlines: list[tuple[np.ndarray, bool]]) -> list[PaperBlob]:
+    """A card alone on the cloth is the same blob at every whiteness level: keep it once (only
+    the blobs kept are simplified)."""
+    if not outlines:
+        return []
     # a whole card found at one level is not looked for again inside itself at the others
-    for blob in sorted(blobs, key=lambda b: not b.whole):
-        box = tuple(cv2.boundingRect(blob.contour))
-        tolerance = max(2, int(0.03 * max(box[2], box[3])))
-        if any(all(abs(a - b) <= tolerance for a, b in zip(box, other, strict=True)) for other in boxes):
+    outlines = sorted(outlines, key=lambda outline: not outline[1])
+    boxes = np.array([cv2.boundingRect(contour) for contour, _ in outlines])  # x, y, w, h
+    wholes = np.array([whole for _, whole in outlines])
+    tolerances = np.maximum(2, (0.03 * boxes[:, 2:].max(axis=1)).astype(int))
+    # covers[k, i]: blob i is blob k again (its box the same, to i's tolerance), or lies inside
+    # whole card k (its box's centre in k's box)
+    same = (np.abs(boxes[:, None, :] - boxes[None, :, :]) <= tolerances[None, :, None]).all(axis=2)
+    cx, cy = boxes[:, 0] + boxes[:, 2] / 2, boxes[:, 1] + boxes[:, 3] / 2
+    x, y, w, h = (column[:, None] for column in boxes.T)
+    inside = wholes[:, None] & (x <= cx) & (cx <= x + w) & (y <= cy) & (cy <= y + h)
+    covers = same | inside
+    kept: list[PaperBlob] = []
+    taken = np.zeros(len(outlines), bool)
+    for i, (contour, whole) in enumerate(outlines):
+        if (covers[:, i] & taken).any():
             continue
-        centre = (box[0] + box[2] / 2, box[1] + box[3] / 2)
-        if any(
-            k.whole and o[0] <= centre[0] <= o[0] + o[2] and o[1] <= centre[1] <= o[1] + o[3]
-            for k, o in zip(kept, boxes, strict=True)
-        ):
-            continue
-        kept.append(blob)
-        boxes.append(box)
+        blob = _simplified(contour, False, whole)
+        if blob is not None:
+            kept.append(blob)
+            taken[i] = True
     return kept
 
 
 def _orientation(polygon: np.ndarray) -> float:
     """Positive when the polygon runs clockwise on the image (y down)."""
     x, y = polygon[:, 0], polygon[:, 1]
-    return float(np.sum(x * np.roll(y, -1) - np.roll(x, -1) * y))
+    x_next, y_next = np.append(x[1:], x[0]), np.append(y[1:], y[0])  # np.roll costs 10 times as much
+    return float(np.sum(x * y_next - x_next * y))
 
 
 def corner_frames(blobs: list[PaperBlob], image_shape: tuple[int, ...]) -> list[CornerFrame]:
@@ -196,123 +221,219 @@ def corner_frames(blobs: list[PaperBlob], image_shape: tuple[int, ...]) -> list[
     plausible card width: the edges that meet at a corner of overlapping cards are often cut short
     by the card on top, so a vertex of a blob that is not one card is also tried at a quarter more
     than its edges say and at the width of the frame's whole cards)."""
-    frames: list[CornerFrame] = []
+    if not blobs:
+        return []
     h, w = image_shape[:2]
-    budget = EDGE_BUDGET
     boxes = [cv2.minAreaRect(blob.contour)[1] for blob in blobs]  # (w, h) of each rotated box
     # the cards of one frame are of one deck at about one distance: the cards lying alone give the
     # width of the covered ones
     whole_widths = [min(box) for blob, box in zip(blobs, boxes, strict=True) if blob.whole]
     whole_width = float(np.median(whole_widths)) if whole_widths else None
-    paper_range = tuple(math.cos(math.radians(a)) for a in CORNER_ANGLE_RANGE)
-    dark_range = tuple(math.cos(math.radians(a)) for a in DARK_CORNER_ANGLE_RANGE)
-    for index, blob in enumerate(blobs):
-        low, high = dark_range if blob.dark else paper_range
-        poly = blob.polygon.astype(np.float64)
-        if _orientation(poly) < 0:
-            poly = poly[::-1]
-        to_prev = np.roll(poly, 1, axis=0) - poly
-        to_next = np.roll(poly, -1, axis=0) - poly
-        len_prev = np.hypot(to_prev[:, 0], to_prev[:, 1])
-        len_next = np.hypot(to_next[:, 0], to_next[:, 1])
-        u_prev = to_prev / np.maximum(len_prev, 1e-9)[:, None]
-        u_next = to_next / np.maximum(len_next, 1e-9)[:, None]
-        cosine = np.sum(u_prev * u_next, axis=1)
-        # convex on a clockwise outline: from the incoming edge (-to_prev) to the outgoing one turns clockwise
-        turn = -to_prev[:, 0] * to_next[:, 1] + to_prev[:, 1] * to_next[:, 0]
-        short_edge = 0.35 * MIN_CARD_WIDTH_PX
-        keep = (turn > 0) & (cosine <= low) & (cosine >= high)
-        keep &= (len_prev >= short_edge) & (len_next >= short_edge)
-        points, acrosses, downs = poly[keep], u_next[keep], u_prev[keep]
-        long_next, long_prev = len_next[keep], len_prev[keep]
-        if CHAMFERS and not blob.whole:
-            # a rounded or shaded corner simplified into two vertices of ~135 degrees with a short
-            # edge between them: the corner is where the two long edges' lines meet
-            nxt = np.roll(np.arange(len(poly)), -1)
-            after = u_next[nxt]  # the edge leaving the chamfer's second vertex
-            chamfer_cos = np.sum(u_prev * after, axis=1)
-            chamfer_turn = u_prev[:, 0] * after[:, 1] - u_prev[:, 1] * after[:, 0]
-            chamfer = (
-                (len_next < CHAMFER_SHARE * np.minimum(len_prev, len_next[nxt]))
-                & (turn > 0)
-                & (turn[nxt] > 0)
-                & (chamfer_turn < 0)
-                & (chamfer_cos <= low)
-                & (chamfer_cos >= high)
-                & (len_prev >= short_edge)
-                & (len_next[nxt] >= short_edge)
+    # All blobs' vertices at once (a frame's blobs have ~10 vertices each: numpy's cost is per call)
+    outline = _Outlines(blobs)
+    owner, poly, nxt = outline.owner, outline.poly, outline.nxt
+    to_prev, to_next = outline.to_prev, outline.to_next
+    len_prev, len_next = outline.len_prev, outline.len_next
+    u_prev, u_next = outline.u_prev, outline.u_next
+    dark = np.array([blob.dark for blob in blobs])[owner]
+    whole = np.array([blob.whole for blob in blobs])[owner]
+    paper_range = [math.cos(math.radians(a)) for a in CORNER_ANGLE_RANGE]
+    dark_range = [math.cos(math.radians(a)) for a in DARK_CORNER_ANGLE_RANGE]
+    low = np.where(dark, dark_range[0], paper_range[0])
+    high = np.where(dark, dark_range[1], paper_range[1])
+    cosine = np.sum(u_prev * u_next, axis=1)
+    # convex on a clockwise outline: from the incoming edge (-to_prev) to the outgoing one turns clockwise
+    turn = -to_prev[:, 0] * to_next[:, 1] + to_prev[:, 1] * to_next[:, 0]
+    short_edge = 0.35 * MIN_CARD_WIDTH_PX
+    keep = (turn > 0) & (cosine <= low) & (cosine >= high)
+    keep &= (len_prev >= short_edge) & (len_next >= short_edge)
+    # the corners of each blob, in order: its kept vertices, its chamfers, its edge proposals
+    groups = [_Corners(owner[keep], poly[keep], u_next[keep], u_prev[keep], len_next[keep], len_prev[keep])]
+    if CHAMFERS:
+        # a rounded or shaded corner simplified into two vertices of ~135 degrees with a short
+        # edge between them: the corner is where the two long edges' lines meet
+        after = u_next[nxt]  # the edge leaving the chamfer's second vertex
+        chamfer_cos = np.sum(u_prev * after, axis=1)
+        chamfer_turn = u_prev[:, 0] * after[:, 1] - u_prev[:, 1] * after[:, 0]
+        chamfer = (
+            ~whole
+            & (len_next < CHAMFER_SHARE * np.minimum(len_prev, len_next[nxt]))
+            & (turn > 0)
+            & (turn[nxt] > 0)
+            & (chamfer_turn < 0)
+            & (chamfer_cos <= low)
+            & (chamfer_cos >= high)
+            & (len_prev >= short_edge)
+            & (len_next[nxt] >= short_edge)
+        )
+        if chamfer.any():
+            # poly[i] - s * u_prev[i] = poly[i+1] + t * after[i]: solve for s
+            d = poly[nxt] - poly
+            det = u_prev[:, 0] * after[:, 1] - after[:, 0] * u_prev[:, 1]
+            s_along = (d[:, 0] * (-after[:, 1]) + after[:, 0] * d[:, 1]) / np.where(
+                np.abs(det) < 1e-9, 1e-9, det
             )
-            if chamfer.any():
-                # poly[i] - s * u_prev[i] = poly[i+1] + t * after[i]: solve for s
-                d = poly[nxt] - poly
-                det = u_prev[:, 0] * after[:, 1] - after[:, 0] * u_prev[:, 1]
-                s_along = (d[:, 0] * (-after[:, 1]) + after[:, 0] * d[:, 1]) / np.where(
-                    np.abs(det) < 1e-9, 1e-9, det
+            corner = poly - s_along[:, None] * u_prev
+            # the long edges, measured from the corner to their far ends
+            far_next = (poly[nxt] + to_next[nxt] - corner)[chamfer]
+            far_prev = (poly + to_prev - corner)[chamfer]
+            groups.append(
+                _Corners(
+                    owner[chamfer],
+                    corner[chamfer],
+                    after[chamfer],
+                    u_prev[chamfer],
+                    np.hypot(far_next[:, 0], far_next[:, 1]),
+                    np.hypot(far_prev[:, 0], far_prev[:, 1]),
                 )
-                corner = poly - s_along[:, None] * u_prev
-                points = np.concatenate([points, corner[chamfer]])
-                acrosses = np.concatenate([acrosses, after[chamfer]])
-                downs = np.concatenate([downs, u_prev[chamfer]])
-                # the long edges, measured from the corner to their far ends
-                far_next = (poly[nxt] + to_next[nxt] - corner)[chamfer]
-                far_prev = (poly + to_prev - corner)[chamfer]
-                long_next = np.concatenate([long_next, np.hypot(far_next[:, 0], far_next[:, 1])])
-                long_prev = np.concatenate([long_prev, np.hypot(far_prev[:, 0], far_prev[:, 1])])
-        vertices = len(points)  # the corners so far are the outline's vertices; edge proposals follow
+            )
+    budget = EDGE_BUDGET
+    for index, blob in enumerate(blobs):
         rw, rh = boxes[index]
         blob_width = min(rw, rh)
-        blob_is_one_card = blob.whole
-        if EDGE_PROPOSALS and not blob_is_one_card and not blob.dark:
-            # the box's short side is a card's width (cards spread downwards) or its height
-            # (spread across); the long side of a card seen in part is its height
-            guesses = _distinct([blob_width, blob_width / CARD_ASPECT, max(rw, rh) / CARD_ASPECT])
-            ratio = max(rw, rh) / max(min(rw, rh), 1.0)
-            if 1.2 < ratio < 1.75 or rw * rh < blob_width * blob_width * CARD_ASPECT:
-                # a card-shaped box (one card, or a card's white frame around its picture) or a
-                # piece of one card: its corners are its vertices. (Proposals along these bought
-                # nothing on the training photos and cost 50 % more patches on the ten-card frames)
-                guesses = []
-            if blob_width > EDGE_MAX_SHORT_SIDE * min(h, w) or len(poly) > EDGE_MAX_VERTICES:
-                guesses = []  # the cloth, a wall, a jagged outline: not a spread of cards
-            for guess in guesses:
-                extra = _along_edges(poly, u_next, len_next, guess)
-                if extra is None or budget <= 0:
-                    continue
-                if len(extra[0]) > budget:  # evenly thinned: a frame's patches are its time
-                    chosen = np.linspace(0, len(extra[0]) - 1, budget).astype(int)
-                    extra = (extra[0][chosen], extra[1][chosen], extra[2][chosen], extra[3][chosen])
-                budget -= len(extra[0])
-                points = np.concatenate([points, extra[0]])
-                acrosses = np.concatenate([acrosses, extra[1]])
-                downs = np.concatenate([downs, extra[2]])
-                long_next = np.concatenate([long_next, extra[3]])
-                long_prev = np.concatenate([long_prev, extra[3] * CARD_ASPECT])
-        inside = (points[:, 0] >= 2) & (points[:, 0] < w - 2) & (points[:, 1] >= 2) & (points[:, 1] < h - 2)
-        if not inside.any():
+        if not EDGE_PROPOSALS or blob.whole or blob.dark:
             continue
-        for i in np.flatnonzero(inside):
-            # on a clockwise outline the next edge, then the previous one, turn clockwise: the next
-            # edge runs across the card's top (short side) at an index corner
-            if blob_is_one_card:
-                widths = [blob_width]
-            else:
-                widths = [long_next[i], long_prev[i] / CARD_ASPECT]
-                if i < vertices:
-                    widths += [edge * COVERED_WIDTH_FACTOR for edge in widths]
-                    if whole_width is not None:
-                        widths.append(whole_width)
-            for width in _distinct(widths):
-                if width >= MIN_CARD_WIDTH_PX:
-                    frames.append(
-                        CornerFrame(
-                            (float(points[i, 0]), float(points[i, 1])),
-                            (float(acrosses[i, 0]), float(acrosses[i, 1])),
-                            (float(downs[i, 0]), float(downs[i, 1])),
-                            float(width),
-                            index,
-                        )
-                    )
-    return _without_repeats(frames)
+        vertices = outline.of(index)
+        # the box's short side is a card's width (cards spread downwards) or its height
+        # (spread across); the long side of a card seen in part is its height
+        guesses = _distinct([blob_width, blob_width / CARD_ASPECT, max(rw, rh) / CARD_ASPECT])
+        ratio = max(rw, rh) / max(min(rw, rh), 1.0)
+        if 1.2 < ratio < 1.75 or rw * rh < blob_width * blob_width * CARD_ASPECT:
+            # a card-shaped box (one card, or a card's white frame around its picture) or a
+            # piece of one card: its corners are its vertices. (Proposals along these bought
+            # nothing on the training photos and cost 50 % more patches on the ten-card frames)
+            guesses = []
+        if blob_width > EDGE_MAX_SHORT_SIDE * min(h, w) or vertices.stop - vertices.start > EDGE_MAX_VERTICES:
+            guesses = []  # the cloth, a wall, a jagged outline: not a spread of cards
+        for guess in guesses:
+            extra = _along_edges(poly[vertices], u_next[vertices], len_next[vertices], guess)
+            if extra is None or budget <= 0:
+                continue
+            if len(extra[0]) > budget:  # evenly thinned: a frame's patches are its time
+                chosen = np.linspace(0, len(extra[0]) - 1, budget).astype(int)
+                extra = (extra[0][chosen], extra[1][chosen], extra[2][chosen], extra[3][chosen])
+            budget -= len(extra[0])
+            owners = np.full(len(extra[0]), index)
+            groups.append(_Corners(owners, *extra, extra[3] * CARD_ASPECT, at_vertex=False))
+    corners = _Corners.joined(groups)
+    points = corners.points
+    inside = (points[:, 0] >= 2) & (points[:, 0] < w - 2) & (points[:, 1] >= 2) & (points[:, 1] < h - 2)
+    corners = corners.where(inside)
+    widths = _frame_widths(
+        corners, np.array([blob.whole for blob in blobs])[corners.owner], boxes, whole_width
+    )
+    return _without_repeats(corners, widths)
+
+
+@dataclass(frozen=True)
+class _Corners:
+    """Corner hypotheses before their widths: the blob of each, its point, its across and down
+    directions, and the lengths of its two edges (next: across, previous: down)."""
+
+    owner: np.ndarray
+    points: np.ndarray
+    across: np.ndarray
+    down: np.ndarray
+    long_next: np.ndarray
+    long_prev: np.ndarray
+    at_vertex: np.ndarray | bool = True  # a vertex of the outline (or a chamfer), not along an edge
+
+    @staticmethod
+    def joined(groups: list[_Corners]) -> _Corners:
+        """The groups' corners ordered by blob, then group, then their order in the group."""
+        owner = np.concatenate([g.owner for g in groups])
+        order = np.lexsort(
+            (
+                np.arange(len(owner)),
+                np.concatenate([np.full(len(g.owner), k) for k, g in enumerate(groups)]),
+                owner,
+            )
+        )
+        at_vertex = np.concatenate([np.broadcast_to(np.asarray(g.at_vertex), len(g.owner)) for g in groups])
+
+        def column(name: str) -> np.ndarray:
+            return np.concatenate([getattr(g, name) for g in groups])[order]
+
+        return _Corners(
+            owner[order],
+            column("points").reshape(-1, 2),
+            column("across").reshape(-1, 2),
+            column("down").reshape(-1, 2),
+            column("long_next"),
+            column("long_prev"),
+            at_vertex[order],
+        )
+
+    def where(self, chosen: np.ndarray) -> _Corners:
+        at_vertex = np.broadcast_to(np.asarray(self.at_vertex), len(self.owner))[chosen]
+        return _Corners(
+            self.owner[chosen],
+            self.points[chosen],
+            self.across[chosen],
+            self.down[chosen],
+            self.long_next[chosen],
+            self.long_prev[chosen],
+            at_vertex,
+        )
+
+
+class _Outlines:
+    """Every blob's polygon, run clockwise, as one array of vertices with each vertex's blob, its
+    neighbours and its two edges."""
+
+    def __init__(self, blobs: list[PaperBlob]) -> None:
+        polygons = []
+        for blob in blobs:
+            polygon = blob.polygon.astype(np.float64)
+            polygons.append(polygon[::-1] if _orientation(polygon) < 0 else polygon)
+        sizes = np.array([len(p) for p in polygons])
+        self.starts = np.cumsum(sizes) - sizes
+        self.owner = np.repeat(np.arange(len(blobs)), sizes)
+        self.poly = np.concatenate(polygons)
+        number = np.arange(len(self.poly))
+        first, last = self.starts[self.owner], self.starts[self.owner] + sizes[self.owner] - 1
+        self.nxt = np.where(number == last, first, number + 1)
+        prv = np.where(number == first, last, number - 1)
+        self.to_prev = self.poly[prv] - self.poly
+        self.to_next = self.poly[self.nxt] - self.poly
+        self.len_prev = np.hypot(self.to_prev[:, 0], self.to_prev[:, 1])
+        self.len_next = np.hypot(self.to_next[:, 0], self.to_next[:, 1])
+        self.u_prev = self.to_prev / np.maximum(self.len_prev, 1e-9)[:, None]
+        self.u_next = self.to_next / np.maximum(self.len_next, 1e-9)[:, None]
+        self._sizes = sizes
+
+    def of(self, blob: int) -> slice:
+        """Where a blob's vertices are."""
+        return slice(int(self.starts[blob]), int(self.starts[blob] + self._sizes[blob]))
+
+
+def _frame_widths(
+    corners: _Corners, whole: np.ndarray, boxes: Sequence[Sequence[float]], whole_width: float | None
+) -> np.ndarray:
+    """The card widths each corner is tried at, (n, 5), largest first, NaN where none: a whole
+    card's short side; else its two edges' widths, and at a vertex also a quarter more of each and
+    the width of the frame's whole cards; each at least MIN_CARD_WIDTH_PX and 12 % from a larger."""
+    n = len(corners.owner)
+    blob_widths = np.array([min(box) for box in boxes])[corners.owner]
+    candidates = np.full((n, 5), -np.inf)
+    candidates[:, 0] = corners.long_next
+    candidates[:, 1] = corners.long_prev / CARD_ASPECT
+    at_vertex = np.asarray(corners.at_vertex)
+    candidates[:, 2] = np.where(at_vertex, candidates[:, 0] * COVERED_WIDTH_FACTOR, -np.inf)
+    candidates[:, 3] = np.where(at_vertex, candidates[:, 1] * COVERED_WIDTH_FACTOR, -np.inf)
+    if whole_width is not None:
+        candidates[:, 4] = np.where(at_vertex, whole_width, -np.inf)
+    candidates[whole] = -np.inf
+    candidates[whole, 0] = blob_widths[whole]
+    candidates = -np.sort(-candidates, axis=1)  # largest first
+    chosen = np.zeros((n, 5), bool)
+    for k in range(5):
+        width = candidates[:, k : k + 1]
+        with np.errstate(invalid="ignore"):  # no width minus no width: NaN, never apart, never chosen
+            apart = ~chosen[:, :k] | (np.abs(width - candidates[:, :k]) > 0.12 * candidates[:, :k])
+        chosen[:, k] = np.isfinite(candidates[:, k]) & apart.all(axis=1)
+    # distinct first, then big enough: a small width is not read, but still hides its near repeats
+    return np.where(chosen & (candidates >= MIN_CARD_WIDTH_PX), candidates, np.nan)
 
 
 def _along_edges(
@@ -340,30 +461,42 @@ def _along_edges(
     return points, across, down, np.full(len(points), width)
 
 
-def _without_repeats(frames: list[CornerFrame]) -> list[CornerFrame]:
-    """One frame per corner: the blobs of several whiteness levels find the same corners. In
-    order, a frame is dropped when a frame kept before it is at the same point, along the same
-    edge, with about the same width (all pairs at once: a frame has ~50 of them)."""
-    if not frames:
-        return frames
-    points = np.array([f.point for f in frames])
-    across = np.array([f.across for f in frames])
-    widths = np.array([f.width for f in frames])
+def _without_repeats(corners: _Corners, widths: np.ndarray) -> list[CornerFrame]:
+    """One frame per corner, from each corner at each of its widths (in order): the blobs of
+    several whiteness levels find the same corners. In order, a frame is dropped when a frame kept
+    before it is at the same point, along the same edge, with about the same width (all pairs at
+    once: a frame has ~50 of them)."""
+    row, column = np.nonzero(~np.isnan(widths))
+    if len(row) == 0:
+        return []
+    points, across = corners.points[row], corners.across[row]
+    sizes = widths[row, column]
     # repeats[k, i]: frame i repeats frame k (the tolerances are k's)
     distance = np.hypot(*(points[:, None, :] - points[None, :, :]).transpose(2, 0, 1))
     repeats = (
-        (distance < 0.06 * widths[:, None])
+        (distance < 0.06 * sizes[:, None])
         & (across @ across.T > 0.97)
-        & (np.abs(widths[:, None] - widths[None, :]) < 0.12 * widths[:, None])
+        & (np.abs(sizes[:, None] - sizes[None, :]) < 0.12 * sizes[:, None])
     )
-    dropped = np.zeros(len(frames), bool)
+    dropped = np.zeros(len(row), bool)
     kept: list[int] = []
-    for i in range(len(frames)):
+    for i in range(len(row)):
         if dropped[i]:
             continue
         kept.append(i)
         dropped |= repeats[i]
-    return [frames[i] for i in kept]
+    down = corners.down[row]
+    return [
+        CornerFrame(tuple(p), tuple(a), tuple(d), size, blob)
+        for p, a, d, size, blob in zip(
+            points[kept].tolist(),
+            across[kept].tolist(),
+            down[kept].tolist(),
+            sizes[kept].tolist(),
+            corners.owner[row[kept]].tolist(),
+            strict=True,
+        )
+    ]
 
 
 def _distinct(widths: list[float]) -> list[float]:

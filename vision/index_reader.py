@@ -1,14 +1,18 @@
 """The corner-index classifier: a patch in, a rank and a suit (or none) with probabilities out.
 
 The model (vision/models/index_classifier.onnx, made by tools/train_index_classifier.py) is a
-16 k-parameter CNN (64 KB) with two heads: 13 ranks + none, 4 suits + none. It runs through OpenCV's own
-dnn module, so the Pi needs nothing beyond opencv-python-headless.
+16 k-parameter CNN (64 KB) with two heads: 13 ranks + none, 4 suits + none. It runs through
+onnxruntime where it is installed (a dependency of the package, with aarch64 wheels): for a frame's
+batch of ~80 patches it takes about half of cv2.dnn's time (docs/vision.md, Measured). OpenCV's own
+dnn module is the fallback, so a Pi with only opencv-python-headless still reads cards; the two give
+the same reads (tests/vision/test_index_reader.py).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Literal, Protocol
 
 import cv2
 import numpy as np
@@ -20,6 +24,7 @@ RANK_LABELS = RANKS  # tablectl.core.cards' order: 2..9, T, J, Q, K, A
 NONE_RANK = len(RANK_LABELS)
 NONE_SUIT = len(SUITS)
 MODEL_PATH = Path(__file__).resolve().parent / "models" / "index_classifier.onnx"
+Backend = Literal["onnxruntime", "cv2"]
 
 
 @dataclass(frozen=True)
@@ -44,20 +49,73 @@ def _softmax(logits: FloatArray) -> FloatArray:
     return result
 
 
-class IndexReader:
-    def __init__(self, model_path: Path = MODEL_PATH) -> None:
+class _Model(Protocol):
+    def logits(self, patches: FloatArray) -> FloatArray: ...
+
+
+class _OpenCvModel:
+    def __init__(self, model_path: Path) -> None:
         self._net = cv2.dnn.readNetFromONNX(str(model_path))
+
+    def logits(self, patches: FloatArray) -> FloatArray:
+        self._net.setInput(patches)
+        return np.asarray(self._net.forward(), dtype=np.float32)
+
+
+class _OnnxRuntimeModel:
+    def __init__(self, model_path: Path) -> None:
+        import onnxruntime
+
+        options = onnxruntime.SessionOptions()
+        # one thread, as OpenCV runs in the bench: the Pi's other cores are the table's, and a
+        # thread pool spinning between frames would burn them
+        options.intra_op_num_threads = 1
+        options.inter_op_num_threads = 1
+        self._session = onnxruntime.InferenceSession(
+            str(model_path), options, providers=["CPUExecutionProvider"]
+        )
+        self._input = self._session.get_inputs()[0].name
+
+    def logits(self, patches: FloatArray) -> FloatArray:
+        return np.asarray(self._session.run(None, {self._input: patches})[0], dtype=np.float32)
+
+
+def onnxruntime_installed() -> bool:
+    try:
+        import onnxruntime  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+class IndexReader:
+    """``backend``: 'onnxruntime' (the default where it is installed) or 'cv2' (OpenCV's dnn)."""
+
+    def __init__(self, model_path: Path = MODEL_PATH, backend: Backend | None = None) -> None:
+        if backend is None:
+            backend = "onnxruntime" if onnxruntime_installed() else "cv2"
+        self.backend: Backend = backend
+        self._model: _Model = (
+            _OnnxRuntimeModel(model_path) if backend == "onnxruntime" else _OpenCvModel(model_path)
+        )
 
     def read(self, patches: FloatArray) -> list[IndexRead]:
         """patches: (n, 2, h, w) from vision.index_patch.normalise."""
         if len(patches) == 0:
             return []
-        self._net.setInput(np.ascontiguousarray(patches, dtype=np.float32))
-        logits = np.asarray(self._net.forward(), dtype=np.float32)
+        logits = self._model.logits(np.ascontiguousarray(patches, dtype=np.float32))
         ranks = _softmax(logits[:, : NONE_RANK + 1])
         suits = _softmax(logits[:, NONE_RANK + 1 :])
-        reads: list[IndexRead] = []
-        for rank_row, suit_row in zip(ranks, suits, strict=True):
-            rank, suit = int(rank_row.argmax()), int(suit_row.argmax())
-            reads.append(IndexRead(rank, suit, float(rank_row[rank]), float(suit_row[suit])))
-        return reads
+        rank, suit = ranks.argmax(axis=1), suits.argmax(axis=1)
+        rows = np.arange(len(logits))
+        # whole columns to Python values at once: per element, numpy's scalars cost more than the rest
+        return [
+            IndexRead(*read)
+            for read in zip(
+                rank.tolist(),
+                suit.tolist(),
+                ranks[rows, rank].tolist(),
+                suits[rows, suit].tolist(),
+                strict=True,
+            )
+        ]

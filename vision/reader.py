@@ -32,7 +32,7 @@ from vision.corners import (
     whiteness,
 )
 from vision.faces import INDEX_PRINT, PRINT_RISE, light_print
-from vision.index_patch import PATCH_H, PATCH_W, cut_patch, normalise_all
+from vision.index_patch import cut_patches, normalise_all
 from vision.index_reader import NONE_RANK, RANK_LABELS, IndexRead, IndexReader
 from vision.sighting import ACT_CONFIDENCE, CardSighting, Facing
 from vision.types import BGRImage
@@ -278,6 +278,8 @@ class CardReader:
         outline matches no back. A plain back gives the classifier no rank and has no print.
         Appends the cards' outlines to ``seen``."""
         sightings: list[CardSighting] = []
+        if not any(blob.dark for blob in blobs):
+            return sightings  # no dark card (a felt's frames): nothing below applies
         # the cards of one frame are of one deck at about one distance: an unread face much
         # narrower than the cards already found on it is something else (a screen's text)
         widths = [_short_side(quad) for quad in seen] + [
@@ -337,7 +339,7 @@ class CardReader:
         """Whole cards with no index read: face up if their inside is white paper, face down if
         nothing of it is, unknown in between. Appends the cards' outlines to ``seen``."""
         sightings: list[CardSighting] = []
-        white = whiteness(image) >= WHITE_INSIDE_LEVEL
+        white: np.ndarray | None = None  # made for the first card not read already (most frames: none)
         for number, blob in enumerate(blobs):
             rect = cv2.minAreaRect(blob.contour)
             (_, _), (w, h), _ = rect
@@ -360,6 +362,8 @@ class CardReader:
             if any(_overlap(quad, other) > 0.3 for other in seen):
                 continue
             seen.append(quad)
+            if white is None:
+                white = whiteness(image) >= WHITE_INSIDE_LEVEL
             inside = _white_inside(white, quad)
             back = self.backs.match(image, quad) if self.backs is not None and inside < 0.6 else None
             look = light_print(image, quad) if blob.dark and inside < 0.6 and self.backs is not None else None
@@ -411,7 +415,7 @@ class CardReader:
 
 def _cut_all(image: BGRImage, frames: list[CornerFrame]) -> np.ndarray:
     """The index window at every corner frame, as the classifier takes them (n, PATCH_H, PATCH_W, 3)."""
-    return np.array([cut_patch(image, frame) for frame in frames], np.uint8).reshape(-1, PATCH_H, PATCH_W, 3)
+    return cut_patches(image, frames)
 
 
 def _corners_lit(patches: np.ndarray) -> np.ndarray:

@@ -37,7 +37,7 @@ from tablectl.core.game.actions import Action, Kill
 from tablectl.core.game.engine import HandState, Phase, apply
 from tablectl.core.game.errors import RuleViolation
 from tablectl.core.procedure.ledger import run_entry
-from tablectl.core.procedure.progress import HandProgress, LogEntry
+from tablectl.core.procedure.progress import FirstToAct, Forfeit, HandProgress, LogEntry, Refund
 from tablectl.core.table import TableConfig, TableState, new_table, step
 from tablectl.journal.controller import CHECKPOINT_EVERY
 from tablectl.journal.fold import apply_event
@@ -69,6 +69,9 @@ class HandRecord:
     narrator: Narrator
     last_seq: int = 0
     actions: list[Action] = field(default_factory=list)
+    # The ledger's own entries (FirstToAct, Refund, Forfeit): moves of the turn or of chips that
+    # no action of the engine, and so no PHH action, makes.
+    outside: list[FirstToAct | Refund | Forfeit] = field(default_factory=list)
     lines: list[str] = field(default_factory=list)
     ended: HandEnded | None = None
 
@@ -299,7 +302,10 @@ class _Reader:
         """Run the log's entries that come before ``action`` (all of them for None) onto the hand,
         leaving ``action`` itself first in ``entries`` for the caller to tell."""
         while entries and entries[0] != action:
-            record.game = run_entry(record.game, entries.pop(0))
+            entry = entries.pop(0)
+            if isinstance(entry, (FirstToAct, Refund, Forfeit)):
+                record.outside.append(entry)
+            record.game = run_entry(record.game, entry)
         if entries:
             entries.pop(0)
 
@@ -414,6 +420,18 @@ def export_hand_phh(journal_path: str | os.PathLike[str], hand: int | None = Non
         raise ReplayError(
             f"hand {record.number}: seat {seat}'s hand was ruled dead ({killed[0].rule}); PHH has no "
             f"action for a hand killed out of turn, so the record would not replay. Use the replay instead."
+        )
+    if record.outside:
+        entry = record.outside[0]
+        seat = record.seats_in[entry.player]
+        what = (
+            f"seat {seat}'s action out of turn was established, so the betting went on from him"
+            if isinstance(entry, FirstToAct)
+            else f"chips of seat {seat} moved outside a wager"
+        )
+        raise ReplayError(
+            f"hand {record.number}: {what} ({entry.rule}); PHH has no action for that, so the record "
+            "would not replay. Use the replay instead."
         )
     finishing = record.game.finishing_stacks if record.game.phase is Phase.COMPLETE else None
     extra: dict[str, Any] = {"table": record.table, "hand": record.number}

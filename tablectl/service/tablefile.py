@@ -31,8 +31,9 @@ from tablectl.adapters.decks import DeckError, DeckRegistry, deck_order, load_re
 from tablectl.adapters.mqtt.topics import PublisherError, Topics
 from tablectl.adapters.panel import BUTTON_KEYS, PanelConfig
 from tablectl.core.cards import Card
+from tablectl.core.game import variant_from_code
 from tablectl.core.table import TableConfig, TableConfigError
-from tablectl.core.table.rotation import GAME_KEYS, Rotation, RotationError
+from tablectl.core.table.rotation import GAME_KEYS, Rotation, RotationError, amount_step
 from vision.zones import (
     DEFAULT_AGREE_FRAMES,
     DEFAULT_RELEASE_FRAMES,
@@ -266,10 +267,19 @@ class _Reader:
                 key, rest = match.groups()
                 raise self.error(f"table.{key}", rest) from None
             raise self.error("table", message) from None
-        self.stakes(config)
+        stud = not variant_from_code(config.game).game.has_button
+        if stud and "blinds" in data:
+            # TableConfig keeps its default blinds at a stud table, unused: written, they would be
+            # a promise the deal does not keep (a rotation's stud game refuses them the same way).
+            raise self.error(
+                "table.blinds",
+                f"{config.game} is a stud game: no blinds, an ante and a bring-in instead; "
+                "remove blinds (STUD-5)",
+            )
+        self.stakes(config, stud)
         return config
 
-    def stakes(self, config: TableConfig) -> None:
+    def stakes(self, config: TableConfig, stud: bool) -> None:
         """What TableConfig lets through but no hand could be dealt with (or not as meant)."""
         unit = config.chip_unit
         if unit < 1:
@@ -295,7 +305,8 @@ class _Reader:
         if self.line_of("rotation") is None:  # each game of a rotation has its own, checked with it
             where = self.line_of("table.chip_unit")
             unit_text = f"chip_unit = {unit}{f', line {where}' if where else ''}"
-            self.whole_chips(config, ("blinds", *AMOUNT_KEYS), "table", unit, unit_text)
+            posted = AMOUNT_KEYS if stud else ("blinds", *AMOUNT_KEYS)
+            self.whole_chips(config, posted, "table", unit, unit_text)
 
     def whole_chips(self, stakes: Any, keys: tuple[str, ...], prefix: str, unit: int, unit_text: str) -> None:
         """Every amount of ``stakes`` (a [table] or one game of its rotation) a multiple of ``unit``."""
@@ -412,11 +423,12 @@ class _Reader:
                     "panel.hold_buttons",
                     f"{button!r} is not a button of this panel; buttons: {', '.join(pins.buttons)}",
                 )
-        step = data.get("amount_step", table.blinds[0])
+        smallest = amount_step(table.game, table.blinds, table.bring_in, table.small_bet)
+        step = data.get("amount_step", smallest)
         if isinstance(step, bool) or not isinstance(step, int) or step <= 0:
             raise self.error(
                 "panel.amount_step",
-                f"expected whole chips > 0 per step, e.g. amount_step = {table.blinds[0]}",
+                f"expected whole chips > 0 per step, e.g. amount_step = {smallest}",
             )
         pull_up = data.get("pull_up", True)
         if not isinstance(pull_up, bool):

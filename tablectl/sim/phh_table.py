@@ -11,6 +11,7 @@ would) and the shoe deals that player's replacements before the next player draw
 
 from __future__ import annotations
 
+import dataclasses
 import random
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -53,10 +54,9 @@ def table_config(hand: PhhHand, profile: str = "tda") -> TableConfig:
             big_blind_ante = max(antes)
         else:
             ante = max(antes)
-    return TableConfig(
+    config = TableConfig(
         seats=max(n, 2),
         game=str(f["variant"]),
-        blinds=tuple(blinds) or (1,),
         ante=ante,
         big_blind_ante=big_blind_ante,
         small_bet=int(f.get("small_bet", 0)),
@@ -64,6 +64,8 @@ def table_config(hand: PhhHand, profile: str = "tda") -> TableConfig:
         bring_in=int(f.get("bring_in", 0)),
         profile=profile,
     )
+    # A stud table posts no blinds (STUD-5): it keeps TableConfig's unused default, as its file does.
+    return dataclasses.replace(config, blinds=tuple(blinds)) if blinds else config
 
 
 def table_hand(hand: PhhHand, rng: random.Random, profile: str = "tda") -> TableHand:

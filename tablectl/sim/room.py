@@ -40,6 +40,7 @@ from tablectl.core.table.rotation import (
     Change,
     GameStakes,
     Rotation,
+    amount_step,
     limit_stakes,
     stakes_text,
 )
@@ -115,13 +116,19 @@ def _demo_game(code: str) -> GameStakes:
 DEMO_ROTATION = Rotation(tuple(map(_demo_game, EIGHT_GAME)), Change.ORBIT, name="8-game")
 
 
+def _has_button(game: str) -> bool:
+    """A flop or draw game, posting blinds; stud posts antes and a bring-in instead (STUD-5)."""
+    return variant_from_code(game).game.has_button
+
+
 def _game_keys(config: TableConfig) -> str:
     """[table]'s single game, or the [rotation] section of a table of mixed games."""
     rotation = config.rotation
     if rotation is None:
+        posted = ", ".join(str(b) for b in config.blinds)
+        blinds = f"blinds = [{posted}]\n" if _has_button(config.game) else ""
         return f"""game = "{config.game}"
-blinds = [{", ".join(str(b) for b in config.blinds)}]
-ante = {config.ante}
+{blinds}ante = {config.ante}
 big_blind_ante = {config.big_blind_ante}
 small_bet = {config.small_bet}
 big_bet = {config.big_bet}
@@ -140,7 +147,8 @@ def table_file_text(config: TableConfig, folder: Path, fast: bool) -> str:
     """The table's config file: deploy/table.example.toml's panel, the shoe on the simulated
     shoe's pseudo-terminal, the demo's deck registry. Fast: the shortest presses the file allows."""
     first = config.rotation.games[0] if config.rotation is not None else None
-    step = first.blinds[0] if first is not None else config.blinds[0]
+    stakes = first if first is not None else config
+    step = amount_step(stakes.game, stakes.blinds, stakes.bring_in, stakes.small_bet)
     return f"""# A demo table: the shipped example's panel on mock pins, the simulated shoe.
 [table]
 room = "{config.room}"

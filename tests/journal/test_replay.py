@@ -17,6 +17,7 @@ from tablectl.core.table import TableConfig, TableState, new_table, step
 from tablectl.formats import phh
 from tablectl.journal import Controller, Journal, JournalCorrupt
 from tablectl.journal.replay import ReplayError, export_hand_phh, replay_hand
+from tablectl.sim.scenario import parse as parse_scenario
 from tests.helpers.journal_child import table_events
 from tests.helpers.paths import ROOT
 
@@ -292,3 +293,31 @@ def test_a_hand_the_procedure_changed_by_itself_replays_without_gaps(
     assert told in text
     if not variant_from_code(scn.config.game).game.has_button:
         assert "(SB)" not in text and "button" not in text  # stud: no button, no positions
+
+
+@pytest.mark.parametrize(
+    ("scenario", "said"),
+    [
+        ("stud-10-out-of-turn-established-by-the-next-player", "seat 1's action out of turn was established"),
+        ("draw-6-bet-in-the-dark-stays-in-the-pot-on-a-fold", "chips of seat 2 moved outside a wager"),
+    ],
+)
+def test_a_hand_the_ledger_moved_the_turn_or_chips_of_replays_but_does_not_export(
+    path: Path, scenario: str, said: str
+) -> None:
+    # STUD-10's established action out of turn and DRAW-6's dark bet left in the pot are the
+    # ledger's, not actions: a PHH record of the hand's actions alone would not replay.
+    played = parse_scenario((ROOT / "tests" / "scenarios" / f"{scenario}.scn").read_text(encoding="utf-8"))
+    seating: list[Event] = [
+        FloorCommand(FloorKind.SEAT_PLAYER, by="Ann", seat=seat, name=name, amount=stack)
+        for seat, (name, stack) in played.players.items()
+    ]
+    if played.button is not None:
+        seating.append(FloorCommand(FloorKind.MOVE_BUTTON, by="Ann", seat=played.button))
+    config = played.config
+    with Controller.open(path, config, step, new_table(config)) as controller:
+        for event in timed(seating + [item.event for item in played.steps]):
+            controller.handle(event)
+    assert replay_hand(path, 1)[0].startswith("Hand 1 ")
+    with pytest.raises(ReplayError, match=re.escape(said)):
+        export_hand_phh(path, 1)

@@ -305,6 +305,33 @@ def test_stakes_no_hand_could_be_dealt_with_are_refused_with_line_key_and_fix() 
     assert (config.blinds, config.ante, config.chip_unit) == ((100, 100), 25, 25)
 
 
+def stud_table(text: str = TEXT) -> str:
+    """The example dealing seven-card stud at 100/200, antes 25, bring-in 50."""
+    text = edited('game = "NT"', 'game = "F7S"', text)
+    text = edited("ante = 0", "ante = 25", text)
+    text = edited("small_bet = 0", "small_bet = 100", text)
+    text = edited("big_bet = 0", "big_bet = 200", text)
+    return edited("bring_in = 0", "bring_in = 50", text)
+
+
+def test_a_stud_table_has_no_blinds() -> None:
+    text = stud_table()
+    assert error(text) == (
+        f"table.toml:{line_of(text, 'blinds')}: table.blinds: F7S is a stud game: no blinds, an ante "
+        "and a bring-in instead; remove blinds (STUD-5)"
+    )
+    text = edited("blinds = ", "", text)
+    config = parse_table_config(edited("amount_step = ", "", text))
+    assert (config.table.game, config.table.ante, config.table.bring_in) == ("F7S", 25, 50)
+    assert config.panel is not None and config.panel.amount_step == 50  # reaches the bring-in and small bet
+    # The blinds a stud table does not post are not held to the chip unit: its own stakes are.
+    text = edited("chip_unit = 1", "chip_unit = 25", text)
+    assert parse_table_config(text).table.chip_unit == 25
+    assert "table.ante: 30 is not a whole number of the smallest chip" in error(
+        edited("ante = 25", "ante = 30", text)
+    )
+
+
 @pytest.mark.parametrize("name", ["main/floor", "main floor", "#", "+", "", "x" * 33, "räume"])
 def test_room_and_table_names_that_cannot_be_topic_levels(name: str) -> None:
     for key, line in (("room", 'room = "main"'), ("table", 'table = "12"')):

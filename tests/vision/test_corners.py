@@ -140,3 +140,31 @@ def test_two_dark_cards_side_by_side_are_not_one_whole_card() -> None:
     frames = corner_frames([blob], image.shape)
     at_top_left = [f.width for f in frames if math.dist(f.point, (150, 120)) < 6]
     assert any(abs(width - 110) < 8 for width in at_top_left), at_top_left
+
+
+def test_the_opened_score_cut_at_each_level_is_each_levels_mask_opened() -> None:
+    # paper_masks opens the whiteness score once instead of each level's mask: the same masks
+    rng = np.random.default_rng(12)
+    grey = cv2.resize(rng.integers(60, 256, (30, 40), dtype=np.uint8), (320, 240))  # blobs at every level
+    tint = rng.integers(0, 12, (240, 320, 3), dtype=np.uint8)
+    image = cv2.subtract(cv2.merge([grey, grey, grey]), tint)
+    image[rng.random((240, 320)) < 0.02] = 255  # specks the opening must remove
+    score = corners.whiteness(image)
+    opened_each = [
+        cv2.morphologyEx((score >= level).astype(np.uint8) * 255, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
+        for level in corners.WHITENESS_LEVELS
+    ]
+    masks = corners.paper_masks(image)
+    assert all(
+        mask.any() and (mask != (score >= level) * 255).any()
+        for mask, level in zip(masks, corners.WHITENESS_LEVELS, strict=True)
+    )
+    assert all((mask == each).all() for mask, each in zip(masks, opened_each, strict=True))
+
+
+def test_whiteness_is_value_less_saturation_and_never_negative() -> None:
+    image = np.array([[[255, 255, 255], [0, 0, 255], [100, 100, 100], [0, 0, 0], [40, 200, 120]]], np.uint8)
+    hsv = cv2.cvtColor(image, cv2.COLOR_BGR2HSV).astype(int)
+    expected = np.clip(hsv[:, :, 2] - hsv[:, :, 1], 0, 255)
+    assert corners.whiteness(image).tolist() == expected.tolist()
+    assert corners.whiteness(image)[0, 1] == 0  # pure red: value 255, saturation 255

@@ -226,16 +226,22 @@ def _is_early_burn(hand: HandProgress, card: Card) -> bool:
 
 
 def premature_at_seat(
-    hand: HandProgress, position: int, card: Card, face_up: bool
+    hand: HandProgress, position: int, card: Card | None, face_up: bool
 ) -> tuple[HandProgress, tuple[Effect, ...]] | None:
     """Stud: the camera (or the dealer's screen) finds a card drawn before the betting was over at
     ``position``'s seat. A last down card face down at the seat is one the player took in or might
     have seen, so he keeps it (STUD-12, 002 premature dealing): the engine gets it now and limits
     his betting until the round is over. Any other premature card there is not used all the same.
+    A face-down card seen unnamed (a camera cannot read a back) is the one that seat was due.
     None: not a premature card (the early burn face up is early_burn_turned_up's)."""
     game = hand.game
     if game.phase is not Phase.BETTING:
         return None
+    if card is None:
+        if face_up or not hand.premature or not _may_keep(hand, position):
+            return None
+        card = _due_premature(hand, position)
+        return None if card is None else _keep(hand, position, card, False)
     early_burn = _is_early_burn(hand, card)
     if card not in hand.premature and not early_burn:
         return None
@@ -268,14 +274,21 @@ def premature_keyed(
     if not _may_keep(hand, position):
         return None
     if card is None:
-        due = [p for p in range(hand.n) if not game.folded[p] and not dealt_ahead(game, p)]
-        order = due.index(position)
-        if order >= len(hand.premature):
+        card = _due_premature(hand, position)
+        if card is None:
             return None
-        card = hand.premature[order]
     elif card not in hand.premature:
         return None
     return _keep(hand, position, card, False)
+
+
+def _due_premature(hand: HandProgress, position: int) -> Card | None:
+    """The premature card ``position`` got in the proper sequence: the k-th premature card went to
+    the k-th player still due one, from the dealer's left. None: fewer were drawn."""
+    game = hand.game
+    due = [p for p in range(hand.n) if not game.folded[p] and not dealt_ahead(game, p)]
+    order = due.index(position)
+    return hand.premature[order] if order < len(hand.premature) else None
 
 
 def _keep(

@@ -107,7 +107,7 @@ def _seen_at_seat(
         turned = early_burn_turned_up(hand, card)
         if turned is not None:
             return turned
-    if card is not None and holder is None and not hand.game.config.variant.game.has_button:
+    if holder is None and not hand.game.config.variant.game.has_button:
         # STUD-12: a card dealt before the betting was over lies at the seat (kept, or not used).
         premature = premature_at_seat(hand, position, card, event.face_up)
         if premature is not None:

@@ -24,6 +24,7 @@ follows and when. The table (``hands``) chooses the button; this module only rea
 from __future__ import annotations
 
 import enum
+import math
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
@@ -83,6 +84,14 @@ def stakes_text(
     if bring_in:
         text += f" bring-in {bring_in:,}"
     return text
+
+
+def amount_step(game: str, blinds: tuple[int, ...], bring_in: int, small_bet: int) -> int:
+    """The chips a panel's amount keys step by unless the table's file says: the small blind, or at
+    stud (no blinds) the largest step that reaches both the bring-in and the small bet."""
+    if variant_from_code(game).game.has_button:
+        return blinds[0]
+    return math.gcd(bring_in, small_bet)
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,0 +1,40 @@
+"""The index window cut at a corner frame (vision/index_patch.py)."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from vision.corners import CornerFrame
+from vision.index_patch import PATCH_H, PATCH_W, WINDOW_ACROSS, WINDOW_DOWN, cut_patch, cut_patches
+
+
+def coordinates_image() -> np.ndarray:
+    """Each pixel's blue and green are its x and y (a 256 x 256 image)."""
+    ys, xs = np.mgrid[0:256, 0:256]
+    return np.stack([xs, ys, np.zeros_like(xs)], axis=2).astype(np.uint8)
+
+
+def test_a_window_runs_from_the_corner_along_its_edges() -> None:
+    turn = math.radians(30)
+    across, down = (math.cos(turn), math.sin(turn)), (-math.sin(turn), math.cos(turn))
+    frame = CornerFrame((120.0, 60.0), across, down, 100.0, 0)
+    [patch] = cut_patches(coordinates_image(), [frame]).astype(float)
+    assert patch.shape == (PATCH_H, PATCH_W, 3)
+    for x, y in [(0, 0), (PATCH_W - 1, 0), (0, PATCH_H - 1), (12, 20)]:
+        along, downwards = x / PATCH_W * WINDOW_ACROSS * 100, y / PATCH_H * WINDOW_DOWN * 100
+        expected = np.array(frame.point) + np.array(across) * along + np.array(down) * downwards
+        assert np.abs(patch[y, x, :2] - expected).max() <= 1.0
+
+
+def test_windows_cut_together_are_the_windows_cut_one_by_one() -> None:
+    image = np.random.default_rng(3).integers(0, 256, (200, 300, 3), dtype=np.uint8)
+    frames = [
+        CornerFrame((40.0 + 30 * k, 50.0 + 7 * k), (0.8, 0.6), (-0.6, 0.8), 60.0 + 10 * k, k)
+        for k in range(5)
+    ]
+    together = cut_patches(image, frames)
+    assert [(together[k] == cut_patch(image, frame)).all() for k, frame in enumerate(frames)] == [True] * 5
+    assert len({together[k].tobytes() for k in range(5)}) == 5  # five windows, not one five times
+    assert cut_patches(image, []).shape == (0, PATCH_H, PATCH_W, 3)
