@@ -379,7 +379,7 @@ def start_hand(config: HandConfig) -> HandState:
     # each opponent only what they put in (POT-1). One ante posted for the table (a big-blind
     # ante) is dead money in the main pot.
     antes = config.antes
-    table_ante = len(antes) - antes.count(0) == 1
+    table_ante = bool(antes) and len(antes) - antes.count(0) == 1
     game = config.variant.game
     swap_heads_up = n == 2 and game.has_button  # heads-up the antes swap with the blinds (DEAL-4)
     for pos, ante in enumerate(antes):
@@ -399,7 +399,10 @@ def start_hand(config: HandConfig) -> HandState:
         bets[pos] += paid
         contributed[pos] += paid
     # BET-15: the others owe the full blind even when it was posted short.
-    high_bet = max(config.blinds, default=0)
+    high_bet = 0
+    for blind in config.blinds:  # max() is a generic call, compiled; this loop is not
+        if blind > high_bet:
+            high_bet = blind
     structure = config.variant.structure
     # BET-3: the big blind, or a straddle, sets the minimum; fixed limit raises by the bet.
     full_raise = config.bet_size(0) if structure is FIXED_LIMIT else max(config.opening_min, high_bet)
@@ -412,19 +415,19 @@ def start_hand(config: HandConfig) -> HandState:
         contributed=tuple(contributed),
         dead=dead,
         folded=(False,) * n,
-        hole=((),) * n,
+        hole=_NO_CARDS_EACH[n],
         board=(),
         actor=None,
         high_bet=high_bet,
         full_raise=full_raise,
         counted_level=high_bet,
         wagers=1 if high_bet else 0,
-        acted=(-1,) * n,
+        acted=_NOT_ACTED[n],
         aggressor=None,
         shown=(None,) * n,
         mucked=(False,) * n,
         round_players=n,
-        up=((),) * n if game.cards_up_in_order else (),
+        up=_NO_CARDS_EACH[n] if game.cards_up_in_order else (),
         bet_unit=config.bet_size(0) if structure is FIXED_LIMIT else 0,
     )
 
@@ -1090,12 +1093,15 @@ def _deal_hole(state: HandState, action: DealHole) -> HandState:
     return _open_blind_round(_evolve(state, **changes))
 
 
+_ONE_CARD: Final = tuple([(card,) for card in range(52)])  # made once, not at each card dealt
+
+
 def _dealt_first_card(state: HandState, i: int, card: Card, game: Game) -> HandState:
     """Position ``i``'s next first-round card, checked by the caller (a new card, one owed):
     a down card, or in stud up as the streets declare; the first round opens on the last."""
     hole = list(state.hole)
     have = len(hole[i])
-    hole[i] = hole[i] + (card,)
+    hole[i] = hole[i] + _ONE_CARD[card]
     new = _copy(state)
     new.hole = tuple(hole)
     new.in_play = state.in_play | 1 << card
@@ -1103,7 +1109,7 @@ def _dealt_first_card(state: HandState, i: int, card: Card, game: Game) -> HandS
         layout = game.cards_up_in_order
         if have < len(layout) and layout[have]:
             up = list(state.up)
-            up[i] = up[i] + (card,)
+            up[i] = up[i] + _ONE_CARD[card]
             new.up = tuple(up)
     want = game.hole_cards
     if have + 1 < want:

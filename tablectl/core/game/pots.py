@@ -189,12 +189,13 @@ def award_pots(state: HandState) -> tuple[Award, ...]:
             standing = [i for i in eligible if not state.mucked[i]] or list(eligible)
             awards.append(Award(index, "all", amount, tuple(split(amount, standing, unit)), True))
             continue
-        highs = [values[i][0] for i in contenders]
-        best_high = highs[0]
-        for high in highs:  # max() is a generic call, compiled; this loop is not
-            if high > best_high:
-                best_high = high
-        high_winners = [i for i, v in zip(contenders, highs, strict=True) if v == best_high]
+        # The best high and who holds it: loops (max() and zip(strict=True) are generic calls,
+        # compiled; these are not).
+        best_high = values[contenders[0]][0]
+        for i in contenders:
+            if values[i][0] > best_high:
+                best_high = values[i][0]
+        high_winners = [i for i in contenders if values[i][0] == best_high]
         if not game.has_button and len(high_winners) > 1:
             high_winners = _by_high_card_showing(high_winners, state, live)
         lows = [low for i in contenders if (low := values[i][1]) is not None] if hi_lo else []
