@@ -787,8 +787,9 @@ def _next_to_act(state: HandState, start: int) -> int | None:
 def _finish_round(new: HandState) -> HandState:
     """Close a betting round: return an uncalled bet (POT-2), collect, move on.
 
-    ``new`` is the action's fresh copy, not yet returned to anyone: changed in place here (as
-    are the helpers' that close a round, open one or award the pots), not copied again."""
+    ``new`` is the action's fresh copy, which nobody has seen yet: this and what it calls to open
+    the next round or award the pots (_start_round, _award ...) change it in place rather than
+    copy it again."""
     bets = new.bets
     folded = new.folded
     n = len(bets)
@@ -850,9 +851,10 @@ def _live_count(folded: tuple[bool, ...]) -> int:
     return live
 
 
-# Per number of players (2 to 23): a round's bets once collected, and a draw's discards before any.
+# Per number of players (up to 23), made once: no bets (a round collected), nobody acted yet (a
+# round opened), no cards each (a hand started, a draw before its first discard).
 _ZEROS: Final = tuple([(0,) * n for n in range(24)])
-_NOT_ACTED: Final = tuple([(-1,) * n for n in range(24)])  # acted: nobody has acted this round
+_NOT_ACTED: Final = tuple([(-1,) * n for n in range(24)])
 _NO_CARDS_EACH: Final[tuple[tuple[tuple[Card, ...], ...], ...]] = tuple([((),) * n for n in range(24)])
 
 
@@ -1255,6 +1257,7 @@ def _deal_replacements(state: HandState, action: DealHole) -> HandState:
         raise RuleViolation("DRAW-4", f"position {i} is owed {owed} cards, not {len(cards)}")
     discarded = _known_bits(state.discards[i])
     for card in cards:
+        # What is not a card is refused below (_check_new_cards), as a card dealt twice is.
         if isinstance(card, int) and 0 <= card < 52 and discarded >> card & 1:
             raise RuleViolation("HO-9", f"position {i} cannot be dealt back a card he discarded at this draw")
     in_play = state.in_play | _check_new_cards(state, cards)
@@ -1315,8 +1318,8 @@ def _discard(state: HandState, action: Discard) -> HandState:
     hand = state.hole[i]
     if len(cards) > len(hand):
         raise RuleViolation("DRAW-4", f"position {i} holds {len(hand)} cards and cannot discard {len(cards)}")
-    # The named discards as bits of the hand's known cards (HandState.in_play): each must be one
-    # of them, once.
+    # The named discards as bits of the hand's known cards (HandState.in_play): each one of them,
+    # once (a bit test, not a search of the hand).
     in_hand = _known_bits(hand)
     gone = 0
     unnamed = 0
