@@ -387,17 +387,17 @@ def start_hand(config: HandConfig) -> HandState:
             continue
         k = config.forced_position(pos) if swap_heads_up else pos
         paid = min(ante, stacks[k])
-        stacks[k] -= paid
+        stacks[k] = stacks[k] - paid  # not -= (a generic call on a list's item, compiled: _apply_betting)
         if table_ante:
             dead += paid
         else:
-            contributed[k] += paid
+            contributed[k] = contributed[k] + paid
     for k, blind in enumerate(config.blinds):
         pos = config.forced_position(k)
         paid = min(blind, stacks[pos])
-        stacks[pos] -= paid
-        bets[pos] += paid
-        contributed[pos] += paid
+        stacks[pos] = stacks[pos] - paid
+        bets[pos] = bets[pos] + paid
+        contributed[pos] = contributed[pos] + paid
     # BET-15: the others owe the full blind even when it was posted short.
     high_bet = 0
     for blind in config.blinds:  # max() is a generic call, compiled; this loop is not
@@ -591,7 +591,8 @@ def _check_player(state: HandState, player: int) -> None:
 
 def _apply_betting(state: HandState, action: Fold | CheckCall | BetRaise) -> HandState:
     i = action.player
-    if type(i) is not int or i != state.actor or state.phase is not BETTING or state.bringing_in:
+    actor = state.actor  # compared as an int once narrowed (int | None: a generic comparison)
+    if type(i) is not int or actor is None or i != actor or state.phase is not BETTING or state.bringing_in:
         _check_betting_turn(state, action)  # raises, unless a bring-in is completed
     kind = type(action)
     acted = list(state.acted)
@@ -625,9 +626,11 @@ def _apply_betting(state: HandState, action: Fold | CheckCall | BetRaise) -> Han
         # A call: chips move; nothing about the round's wagers changes.
         owed = state.high_bet - bets[i]
         paid = owed if owed < stacks[i] else stacks[i]  # all-in for less (min() is slower)
-        stacks[i] -= paid
-        bets[i] += paid
-        contributed[i] += paid
+        # x[i] = x[i] - paid rather than x[i] -= paid: compiled, the augmented form on a list's item
+        # is a generic number call on boxed ints.
+        stacks[i] = stacks[i] - paid
+        bets[i] = bets[i] + paid
+        contributed[i] = contributed[i] + paid
         new = _copy(state)
         new.stacks = stacks_now = tuple(stacks)
         new.bets = bets_now = tuple(bets)
@@ -684,9 +687,9 @@ def _apply_betting(state: HandState, action: Fold | CheckCall | BetRaise) -> Han
         new.bringing_in = False  # the bring-in player completes at once (STUD-6)
     increment = to - high_bet
     paid = to - bets[i]
-    stacks[i] -= paid
+    stacks[i] = stacks[i] - paid  # not -=: see the call above
     bets[i] = to
-    contributed[i] += paid
+    contributed[i] = contributed[i] + paid
     new.high_bet = to
     new.aggressor = i
     if _counts_as_raise(state, increment, to, all_in_to):
@@ -810,8 +813,8 @@ def _finish_round(new: HandState) -> HandState:
         # hand facing a live player keeps nothing back (000 misdeals 2).
         stacks = list(new.stacks)
         contributed = list(new.contributed)
-        stacks[leader] += top - second
-        contributed[leader] -= top - second
+        stacks[leader] = stacks[leader] + top - second  # not += (_apply_betting)
+        contributed[leader] = contributed[leader] - (top - second)
         new.stacks = tuple(stacks)
         new.contributed = tuple(contributed)
     if _live_count(folded) == 1:
@@ -1365,9 +1368,9 @@ def _bring_in(state: HandState, action: BringIn) -> HandState:
     stacks = list(state.stacks)
     bets = list(state.bets)
     contributed = list(state.contributed)
-    stacks[i] -= paid
-    bets[i] += paid
-    contributed[i] += paid
+    stacks[i] = stacks[i] - paid  # not -= (a generic call on a list's item, compiled: _apply_betting)
+    bets[i] = bets[i] + paid
+    contributed[i] = contributed[i] + paid
     acted = list(state.acted)
     acted[i] = cfg.bring_in
     new = _copy(state)
