@@ -631,18 +631,7 @@ def _apply_betting(state: HandState, action: Fold | CheckCall | BetRaise) -> Han
         stacks[i] = stacks[i] - paid
         bets[i] = bets[i] + paid
         contributed[i] = contributed[i] + paid
-        new = _copy(state)
-        new.stacks = stacks_now = tuple(stacks)
-        new.bets = bets_now = tuple(bets)
-        new.contributed = tuple(contributed)
-        new.acted = acted_now = tuple(acted)
-        nxt = None
-        if _live_count(state.folded) > 1:
-            nxt = _first_to_act(state.folded, stacks_now, bets_now, acted_now, state.high_bet, i + 1)
-        if nxt is None:
-            return _finish_round(new)
-        new.actor = nxt
-        return new
+        return _chips_put_in(_copy(state), i, stacks, bets, contributed, acted, state.high_bet)
     to = action.to  # type: ignore[union-attr]  # a BetRaise: Fold and CheckCall returned above
     if type(to) is not int:
         raise RuleViolation("INPUT", f"a bet must be a whole number of chips, got {to!r}")
@@ -704,13 +693,27 @@ def _apply_betting(state: HandState, action: Fold | CheckCall | BetRaise) -> Han
         if structure is not FIXED_LIMIT:
             new.full_raise = max(state.full_raise, increment)
     acted[i] = to
+    return _chips_put_in(new, i, stacks, bets, contributed, acted, to)
+
+
+def _chips_put_in(
+    new: HandState,
+    i: int,
+    stacks: list[int],
+    bets: list[int],
+    contributed: list[int],
+    acted: list[int],
+    high_bet: int,
+) -> HandState:
+    """A call, bet or raise by ``i`` set on ``new`` (the action's fresh copy): the chips, who has
+    acted; then the next to act, or the round's end."""
     new.stacks = stacks_now = tuple(stacks)
     new.bets = bets_now = tuple(bets)
     new.contributed = tuple(contributed)
     new.acted = acted_now = tuple(acted)
     nxt = None
-    if _live_count(state.folded) > 1:
-        nxt = _first_to_act(state.folded, stacks_now, bets_now, acted_now, to, i + 1)
+    if _live_count(new.folded) > 1:
+        nxt = _first_to_act(new.folded, stacks_now, bets_now, acted_now, high_bet, i + 1)
     if nxt is None:
         return _finish_round(new)
     new.actor = nxt
