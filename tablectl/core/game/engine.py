@@ -1101,7 +1101,9 @@ def _deal_hole(state: HandState, action: DealHole) -> HandState:
     return _open_blind_round(_evolve(state, **changes))
 
 
-_ONE_CARD: Final = tuple([(card,) for card in range(52)])  # made once, not at each card dealt
+# Made once, not at each card dealt; typed as any-length tuples, which compiled stay the objects
+# made here (a one-item tuple type would be unpacked and boxed into a new tuple at each use).
+_ONE_CARD: Final[tuple[tuple[Card, ...], ...]] = tuple([(card,) for card in range(52)])
 
 
 def _dealt_first_card(state: HandState, i: int, card: Card, game: Game) -> HandState:
