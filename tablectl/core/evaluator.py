@@ -434,7 +434,11 @@ def _build_27_tables() -> tuple[dict[int, int], list[int]]:
     return ranks, flushes
 
 
-_RANKS_27, _FLUSHES_27 = _build_27_tables()
+# Final (each name on its own: an unpacked pair cannot be): compiled, C globals rather than
+# lookups in the module's dictionary at every hand.
+_TABLES_27 = _build_27_tables()
+_RANKS_27: Final = _TABLES_27[0]
+_FLUSHES_27: Final = _TABLES_27[1]
 
 
 def evaluate_low_27(cards: Sequence[int]) -> int:

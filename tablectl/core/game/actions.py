@@ -7,10 +7,13 @@ button is last (the PHH convention). The table layer maps seats to positions.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Final
 
 from tablectl.core.cards import Card
 
-UNKNOWN_CARD: Card = -1  # a hole card dealt but not identified (PHH '??')
+# A hole card dealt but not identified (PHH '??'). Final: compiled, a constant where the engine
+# reads it, not a lookup in this module's dictionary (tablectl/native.py).
+UNKNOWN_CARD: Final[Card] = -1
 
 
 @dataclass(frozen=True, slots=True)

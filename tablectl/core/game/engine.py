@@ -379,7 +379,7 @@ def start_hand(config: HandConfig) -> HandState:
     # each opponent only what they put in (POT-1). One ante posted for the table (a big-blind
     # ante) is dead money in the main pot.
     antes = config.antes
-    table_ante = len(antes) - antes.count(0) == 1
+    table_ante = bool(antes) and len(antes) - antes.count(0) == 1
     game = config.variant.game
     swap_heads_up = n == 2 and game.has_button  # heads-up the antes swap with the blinds (DEAL-4)
     for pos, ante in enumerate(antes):
@@ -387,19 +387,22 @@ def start_hand(config: HandConfig) -> HandState:
             continue
         k = config.forced_position(pos) if swap_heads_up else pos
         paid = min(ante, stacks[k])
-        stacks[k] -= paid
+        stacks[k] = stacks[k] - paid  # not -= (a generic call on a list's item, compiled: _apply_betting)
         if table_ante:
             dead += paid
         else:
-            contributed[k] += paid
+            contributed[k] = contributed[k] + paid
     for k, blind in enumerate(config.blinds):
         pos = config.forced_position(k)
         paid = min(blind, stacks[pos])
-        stacks[pos] -= paid
-        bets[pos] += paid
-        contributed[pos] += paid
+        stacks[pos] = stacks[pos] - paid
+        bets[pos] = bets[pos] + paid
+        contributed[pos] = contributed[pos] + paid
     # BET-15: the others owe the full blind even when it was posted short.
-    high_bet = max(config.blinds, default=0)
+    high_bet = 0
+    for blind in config.blinds:  # max() is a generic call, compiled; this loop is not
+        if blind > high_bet:
+            high_bet = blind
     structure = config.variant.structure
     # BET-3: the big blind, or a straddle, sets the minimum; fixed limit raises by the bet.
     full_raise = config.bet_size(0) if structure is FIXED_LIMIT else max(config.opening_min, high_bet)
@@ -412,19 +415,19 @@ def start_hand(config: HandConfig) -> HandState:
         contributed=tuple(contributed),
         dead=dead,
         folded=(False,) * n,
-        hole=((),) * n,
+        hole=_NO_CARDS_EACH[n],
         board=(),
         actor=None,
         high_bet=high_bet,
         full_raise=full_raise,
         counted_level=high_bet,
         wagers=1 if high_bet else 0,
-        acted=(-1,) * n,
+        acted=_NOT_ACTED[n],
         aggressor=None,
         shown=(None,) * n,
         mucked=(False,) * n,
         round_players=n,
-        up=((),) * n if game.cards_up_in_order else (),
+        up=_NO_CARDS_EACH[n] if game.cards_up_in_order else (),
         bet_unit=config.bet_size(0) if structure is FIXED_LIMIT else 0,
     )
 
@@ -588,29 +591,30 @@ def _check_player(state: HandState, player: int) -> None:
 
 def _apply_betting(state: HandState, action: Fold | CheckCall | BetRaise) -> HandState:
     i = action.player
-    if type(i) is not int or i != state.actor or state.phase is not BETTING or state.bringing_in:
+    actor = state.actor  # compared as an int once narrowed (int | None: a generic comparison)
+    if type(i) is not int or actor is None or i != actor or state.phase is not BETTING or state.bringing_in:
         _check_betting_turn(state, action)  # raises, unless a bring-in is completed
     kind = type(action)
     acted = list(state.acted)
     acted[i] = state.high_bet
     if kind is Fold:
-        folded = list(state.folded)
-        folded[i] = True
-        nxt = None
-        if folded.count(False) > 1:
-            nxt = _first_to_act(folded, state.stacks, state.bets, acted, state.high_bet, i + 1)
+        folded_list = list(state.folded)
+        folded_list[i] = True
         new = _copy(state)
-        new.folded = tuple(folded)
-        new.acted = tuple(acted)
+        new.folded = folded = tuple(folded_list)
+        new.acted = acted_now = tuple(acted)
+        nxt = None
+        if _live_count(folded) > 1:
+            nxt = _first_to_act(folded, state.stacks, state.bets, acted_now, state.high_bet, i + 1)
         if nxt is None:
             return _finish_round(new)
         new.actor = nxt
         return new
     if kind is CheckCall and state.bets[i] == state.high_bet:
         # A check: only who has acted changes.
-        nxt = _first_to_act(state.folded, state.stacks, state.bets, acted, state.high_bet, i + 1)
         new = _copy(state)
-        new.acted = tuple(acted)
+        new.acted = acted_now = tuple(acted)
+        nxt = _first_to_act(state.folded, state.stacks, state.bets, acted_now, state.high_bet, i + 1)
         if nxt is None:
             return _finish_round(new)
         new.actor = nxt
@@ -622,19 +626,12 @@ def _apply_betting(state: HandState, action: Fold | CheckCall | BetRaise) -> Han
         # A call: chips move; nothing about the round's wagers changes.
         owed = state.high_bet - bets[i]
         paid = owed if owed < stacks[i] else stacks[i]  # all-in for less (min() is slower)
-        stacks[i] -= paid
-        bets[i] += paid
-        contributed[i] += paid
-        nxt = None
-        if state.folded.count(False) > 1:
-            nxt = _first_to_act(state.folded, stacks, bets, acted, state.high_bet, i + 1)
-        new = _copy(state)
-        new.stacks, new.bets, new.contributed = tuple(stacks), tuple(bets), tuple(contributed)
-        new.acted = tuple(acted)
-        if nxt is None:
-            return _finish_round(new)
-        new.actor = nxt
-        return new
+        # x[i] = x[i] - paid rather than x[i] -= paid: compiled, the augmented form on a list's item
+        # is a generic number call on boxed ints.
+        stacks[i] = stacks[i] - paid
+        bets[i] = bets[i] + paid
+        contributed[i] = contributed[i] + paid
+        return _chips_put_in(_copy(state), i, stacks, bets, contributed, acted, state.high_bet)
     to = action.to  # type: ignore[union-attr]  # a BetRaise: Fold and CheckCall returned above
     if type(to) is not int:
         raise RuleViolation("INPUT", f"a bet must be a whole number of chips, got {to!r}")
@@ -679,9 +676,9 @@ def _apply_betting(state: HandState, action: Fold | CheckCall | BetRaise) -> Han
         new.bringing_in = False  # the bring-in player completes at once (STUD-6)
     increment = to - high_bet
     paid = to - bets[i]
-    stacks[i] -= paid
+    stacks[i] = stacks[i] - paid  # not -=: see the call above
     bets[i] = to
-    contributed[i] += paid
+    contributed[i] = contributed[i] + paid
     new.high_bet = to
     new.aggressor = i
     if _counts_as_raise(state, increment, to, all_in_to):
@@ -696,11 +693,27 @@ def _apply_betting(state: HandState, action: Fold | CheckCall | BetRaise) -> Han
         if structure is not FIXED_LIMIT:
             new.full_raise = max(state.full_raise, increment)
     acted[i] = to
-    new.stacks, new.bets, new.contributed = tuple(stacks), tuple(bets), tuple(contributed)
-    new.acted = tuple(acted)
+    return _chips_put_in(new, i, stacks, bets, contributed, acted, to)
+
+
+def _chips_put_in(
+    new: HandState,
+    i: int,
+    stacks: list[int],
+    bets: list[int],
+    contributed: list[int],
+    acted: list[int],
+    high_bet: int,
+) -> HandState:
+    """A call, bet or raise by ``i`` set on ``new`` (the action's fresh copy): the chips, who has
+    acted; then the next to act, or the round's end."""
+    new.stacks = stacks_now = tuple(stacks)
+    new.bets = bets_now = tuple(bets)
+    new.contributed = tuple(contributed)
+    new.acted = acted_now = tuple(acted)
     nxt = None
-    if state.folded.count(False) > 1:
-        nxt = _first_to_act(state.folded, stacks, bets, acted, to, i + 1)
+    if _live_count(new.folded) > 1:
+        nxt = _first_to_act(new.folded, stacks_now, bets_now, acted_now, high_bet, i + 1)
     if nxt is None:
         return _finish_round(new)
     new.actor = nxt
@@ -740,33 +753,36 @@ def _counts_as_raise(state: HandState, increment: int, to: int, all_in_to: int) 
 
 
 def _first_to_act(
-    folded: Sequence[bool],
-    stacks: Sequence[int],
-    bets: Sequence[int],
-    acted: Sequence[int],
+    folded: tuple[bool, ...],
+    stacks: tuple[int, ...],
+    bets: tuple[int, ...],
+    acted: tuple[int, ...],
     high_bet: int,
     start: int,
 ) -> int | None:
-    """The first player from ``start`` clockwise who must still act this round, if any."""
+    """The first player from ``start`` clockwise who must still act this round, if any.
+
+    Tuples, not any sequence: compiled, reading a typed tuple is a direct access (a sequence's
+    item is a generic lookup through a boxed index)."""
     n = len(stacks)
     with_chips = -1  # live players with chips behind, counted only when needed
-    for step in range(n):
-        j = (start + step) % n
-        if folded[j] or stacks[j] == 0:
-            continue
-        if bets[j] < high_bet:
-            return j
-        if acted[j] < 0:
-            # Not yet acted and already matched: acts only if someone can still bet against them.
-            if with_chips < 0:
-                with_chips = 0
-                for k, out in enumerate(folded):
-                    if not out and stacks[k] > 0:
-                        with_chips += 1
-                        if with_chips == 2:
-                            break
-            if with_chips >= 2:
+    j = start % n
+    for _ in range(n):
+        if not folded[j] and stacks[j] != 0:
+            if bets[j] < high_bet:
                 return j
+            if acted[j] < 0:
+                # Not yet acted and already matched: acts only if someone can still bet against them.
+                if with_chips < 0:
+                    with_chips = 0
+                    for k, out in enumerate(folded):
+                        if not out and stacks[k] > 0:
+                            with_chips += 1
+                            if with_chips == 2:
+                                break
+                if with_chips >= 2:
+                    return j
+        j = j + 1 if j + 1 < n else 0
     return None
 
 
@@ -774,30 +790,40 @@ def _next_to_act(state: HandState, start: int) -> int | None:
     return _first_to_act(state.folded, state.stacks, state.bets, state.acted, state.high_bet, start)
 
 
-def _finish_round(state: HandState) -> HandState:
-    """Close a betting round: return an uncalled bet (POT-2), collect, move on."""
-    bets = state.bets
+def _finish_round(new: HandState) -> HandState:
+    """Close a betting round: return an uncalled bet (POT-2), collect, move on.
+
+    ``new`` is the action's fresh copy, which nobody has seen yet: this and what it calls to open
+    the next round or award the pots (_start_round, _award ...) change it in place rather than
+    copy it again."""
+    bets = new.bets
+    folded = new.folded
     n = len(bets)
-    new = _copy(state)
-    new.bets = (0,) * n
+    # The highest bet, the first to make it, and the highest of the others' (max() and index()
+    # are generic calls, compiled; this loop is not).
+    top, leader, second = bets[0], 0, -1
+    for j in range(1, n):
+        bet = bets[j]
+        if bet > top:
+            top, leader, second = bet, j, top
+        elif bet > second:
+            second = bet
+    new.bets = _ZEROS[n]
     new.actor = None
-    top = max(bets)
-    leader = bets.index(top)
-    second = max(bets[:leader] + bets[leader + 1 :])
-    if top > second and (not state.folded[leader] or _all_live_all_in(state)):
+    if top > second and (not folded[leader] or _all_live_all_in(new)):
         # POT-2: the uncalled part goes back. A folded hand gets it back only when no live
         # hand could have called it (POT-1, a folded blind above an all-in player); a dead
         # hand facing a live player keeps nothing back (000 misdeals 2).
-        stacks = list(state.stacks)
-        contributed = list(state.contributed)
-        stacks[leader] += top - second
-        contributed[leader] -= top - second
+        stacks = list(new.stacks)
+        contributed = list(new.contributed)
+        stacks[leader] = stacks[leader] + top - second  # not += (_apply_betting)
+        contributed[leader] = contributed[leader] - (top - second)
         new.stacks = tuple(stacks)
         new.contributed = tuple(contributed)
-    if state.folded.count(False) == 1:
+    if _live_count(folded) == 1:
         return _award(new)
-    streets = state.config.variant.game.streets
-    street = state.street + 1
+    streets = new.config.variant.game.streets
+    street = new.street + 1
     if street >= len(streets):
         new.phase = SHOWDOWN
         return _maybe_award(new)
@@ -806,8 +832,8 @@ def _finish_round(state: HandState) -> HandState:
     if coming.draw:
         # DRAW-4: every hand still in draws, all-in or not.
         new.phase = DRAWING
-        new.to_draw = tuple([0 if f else -1 for f in state.folded])
-        new.discards = ((),) * n
+        new.to_draw = tuple(0 if f else -1 for f in folded)
+        new.discards = _NO_CARDS_EACH[n]
     else:
         new.phase = DEALING_HOLE if coming.cards_up else DEALING_BOARD
         if coming.cards_up and street == len(streets) - 1:
@@ -822,12 +848,29 @@ def _all_live_all_in(state: HandState) -> bool:
     return all(stacks[i] == 0 for i, folded in enumerate(state.folded) if not folded)
 
 
-def _start_round(state: HandState) -> HandState:
+def _live_count(folded: tuple[bool, ...]) -> int:
+    """Hands still in (tuple.count is a generic call, compiled; this loop is not)."""
+    live = 0
+    for out in folded:
+        if not out:
+            live += 1
+    return live
+
+
+# Per number of players (up to 23), made once: no bets (a round collected), nobody acted yet (a
+# round opened), no cards each (a hand started, a draw before its first discard).
+_ZEROS: Final = tuple([(0,) * n for n in range(24)])
+_NOT_ACTED: Final = tuple([(-1,) * n for n in range(24)])
+_NO_CARDS_EACH: Final[tuple[tuple[tuple[Card, ...], ...], ...]] = tuple([((),) * n for n in range(24)])
+
+
+def _start_round(new: HandState) -> HandState:
     """This round's cards are out: open the betting left of the button (DRAW-3), with the bring-in
-    (STUD-5) or with the best hand showing (STUD-8)."""
-    cfg = state.config
+    (STUD-5) or with the best hand showing (STUD-8). ``new``: a fresh copy, changed in place
+    (_finish_round)."""
+    cfg = new.config
     game = cfg.variant.game
-    street = state.street
+    street = new.street
     fixed = cfg.variant.structure is FIXED_LIMIT
     unit = cfg.bet_size(street) if fixed else 0
     option = 0
@@ -837,12 +880,11 @@ def _start_round(state: HandState) -> HandState:
         and street == 1
         and cfg.rules.stud_open_pair_big_bet
         and cfg.big_bet > unit
-        and _pair_showing(state)
+        and _pair_showing(new)
     ):
         option = cfg.big_bet
-    acted = (-1,) * len(state.stacks)
+    acted = _NOT_ACTED[len(new.stacks)]
     rule = game.streets[street].opener
-    new = _copy(state)
     new.phase = BETTING
     new.high_bet = 0
     new.full_raise = unit if fixed else cfg.opening_min
@@ -850,13 +892,13 @@ def _start_round(state: HandState) -> HandState:
     new.wagers = 0
     new.acted = acted
     new.aggressor = None
-    new.round_players = state.folded.count(False)
+    new.round_players = _live_count(new.folded)
     new.bet_unit = unit
     new.bet_unit_option = option
     if rule is Opener.LOW_CARD or rule is Opener.HIGH_CARD:
         return _open_with_bring_in(new, rule)
-    opener = 0 if rule is Opener.BLINDS else _best_showing(state, rule)
-    first = _first_to_act(state.folded, state.stacks, state.bets, acted, 0, opener)
+    opener = 0 if rule is Opener.BLINDS else _best_showing(new, rule)
+    first = _first_to_act(new.folded, new.stacks, new.bets, acted, 0, opener)
     if first is None:
         return _finish_round(new)
     new.actor = first
@@ -882,7 +924,10 @@ def _open_with_bring_in(state: HandState, rule: Opener) -> HandState:
     keys = {i: min(_bring_in_key(c, rule) for c in state.up[i]) for i in known}
     pick = max if rule is Opener.HIGH_CARD else min
     payer = pick(known, key=keys.__getitem__)
-    return _evolve(state, actor=payer, bringing_in=True, opener=payer)
+    state.actor = payer  # a fresh copy, changed in place (_start_round, _kill)
+    state.bringing_in = True
+    state.opener = payer
+    return state
 
 
 def _pair_showing(state: HandState) -> bool:
@@ -1000,7 +1045,7 @@ def _check_new_cards(state: HandState, cards: tuple[Card, ...]) -> int:
     return fresh
 
 
-def _known_bits(cards: Sequence[Card]) -> int:
+def _known_bits(cards: tuple[Card, ...]) -> int:
     bits = 0
     for card in cards:
         if card != UNKNOWN_CARD:
@@ -1056,12 +1101,17 @@ def _deal_hole(state: HandState, action: DealHole) -> HandState:
     return _open_blind_round(_evolve(state, **changes))
 
 
+# Made once, not at each card dealt; typed as any-length tuples, which compiled stay the objects
+# made here (a one-item tuple type would be unpacked and boxed into a new tuple at each use).
+_ONE_CARD: Final[tuple[tuple[Card, ...], ...]] = tuple([(card,) for card in range(52)])
+
+
 def _dealt_first_card(state: HandState, i: int, card: Card, game: Game) -> HandState:
     """Position ``i``'s next first-round card, checked by the caller (a new card, one owed):
     a down card, or in stud up as the streets declare; the first round opens on the last."""
     hole = list(state.hole)
     have = len(hole[i])
-    hole[i] = hole[i] + (card,)
+    hole[i] = hole[i] + _ONE_CARD[card]
     new = _copy(state)
     new.hole = tuple(hole)
     new.in_play = state.in_play | 1 << card
@@ -1069,7 +1119,7 @@ def _dealt_first_card(state: HandState, i: int, card: Card, game: Game) -> HandS
         layout = game.cards_up_in_order
         if have < len(layout) and layout[have]:
             up = list(state.up)
-            up[i] = up[i] + (card,)
+            up[i] = up[i] + _ONE_CARD[card]
             new.up = tuple(up)
     want = game.hole_cards
     if have + 1 < want:
@@ -1108,13 +1158,12 @@ def _deal_ahead(state: HandState, action: DealHole) -> HandState:
     return new
 
 
-def _open_blind_round(state: HandState) -> HandState:
-    """Every hand is dealt in a game with blinds: the first to act is left of the last blind."""
-    new = _copy(state)
+def _open_blind_round(new: HandState) -> HandState:
+    """Every hand is dealt in a game with blinds: the first to act is left of the last blind.
+    ``new``: a fresh copy, changed in place (_finish_round)."""
     new.phase = BETTING
-    cfg = state.config
-    start = len(cfg.blinds) if len(state.stacks) > 2 else 1
-    first = _first_to_act(state.folded, state.stacks, state.bets, state.acted, state.high_bet, start)
+    start = len(new.config.blinds) if len(new.stacks) > 2 else 1
+    first = _first_to_act(new.folded, new.stacks, new.bets, new.acted, new.high_bet, start)
     if first is None:
         return _finish_round(new)
     new.actor = first
@@ -1214,26 +1263,27 @@ def _deal_replacements(state: HandState, action: DealHole) -> HandState:
         raise RuleViolation("HO-7", f"position {i} has not drawn yet: replacements follow the discards")
     if len(cards) > owed:
         raise RuleViolation("DRAW-4", f"position {i} is owed {owed} cards, not {len(cards)}")
-    discarded = state.discards[i]
+    discarded = _known_bits(state.discards[i])
     for card in cards:
-        if card in discarded and card != UNKNOWN_CARD:
+        # What is not a card is refused below (_check_new_cards), as a card dealt twice is.
+        if isinstance(card, int) and 0 <= card < 52 and discarded >> card & 1:
             raise RuleViolation("HO-9", f"position {i} cannot be dealt back a card he discarded at this draw")
-    _check_new_cards(state, cards)
-    hole = list(state.hole)
-    hole[i] = hole[i] + cards
+    in_play = state.in_play | _check_new_cards(state, cards)
     still_owed = list(state.to_draw)
     still_owed[i] = owed - len(cards)
-    new = _drawn(state, i, hole)
+    new = _drawn(state, i, state.hole[i] + cards, in_play)
     new.to_draw = to_draw = tuple(still_owed)
     return _after_drawing(new, to_draw, state.folded)
 
 
-def _drawn(state: HandState, i: int, hole: list[tuple[Card, ...]]) -> HandState:
+def _drawn(state: HandState, i: int, hand: tuple[Card, ...], in_play: int) -> HandState:
     """A copy of the state with position ``i``'s hand changed at a draw: a hand shown during an
     all-in run-out is shown again once it holds other cards."""
     new = _copy(state)
+    hole = list(state.hole)
+    hole[i] = hand
     new.hole = tuple(hole)
-    new.in_play = state.in_play & ~_known_bits(state.hole[i]) | _known_bits(hole[i])
+    new.in_play = in_play
     if state.shown[i] is not None:
         shown = list(state.shown)
         shown[i] = None
@@ -1252,6 +1302,15 @@ def _after_drawing(new: HandState, to_draw: tuple[int, ...], folded: tuple[bool,
     return _start_round(new)
 
 
+def _first_to_draw(to_draw: tuple[int, ...]) -> int:
+    """The first position still to discard at a draw (HO-7; -1 in to_draw: not drawn yet), or -1
+    when all have (tuple.index and ``in`` are generic calls, compiled; this loop is not)."""
+    for j, owed in enumerate(to_draw):
+        if owed == -1:
+            return j
+    return -1
+
+
 def _discard(state: HandState, action: Discard) -> HandState:
     """DRAW-4: discard 0 to 5 cards (0 is standing pat), in turn from the first still in left of
     the button (HO-7); the discards are dead."""
@@ -1260,34 +1319,42 @@ def _discard(state: HandState, action: Discard) -> HandState:
     if state.phase is not DRAWING:
         raise RuleViolation("DRAW-4", f"no draw now: the hand is {state.phase.value}")
     to_draw = state.to_draw
-    turn = to_draw.index(-1) if -1 in to_draw else None  # HO-7; -1: not drawn yet (next_to_draw)
+    turn = _first_to_draw(to_draw)
     if turn != i:
-        raise RuleViolation("HO-7", f"it is position {turn}'s turn to draw, not {i}'s")
+        raise RuleViolation("HO-7", f"it is position {turn if turn >= 0 else None}'s turn to draw, not {i}'s")
     cards = action.cards if type(action.cards) is tuple else tuple(action.cards)
-    held = list(state.hole[i])
-    if len(cards) > len(held):
-        raise RuleViolation("DRAW-4", f"position {i} holds {len(held)} cards and cannot discard {len(cards)}")
+    hand = state.hole[i]
+    if len(cards) > len(hand):
+        raise RuleViolation("DRAW-4", f"position {i} holds {len(hand)} cards and cannot discard {len(cards)}")
+    # The named discards as bits of the hand's known cards (HandState.in_play): each one of them,
+    # once (a bit test, not a search of the hand).
+    in_hand = _known_bits(hand)
+    gone = 0
     unnamed = 0
     for card in cards:
         if card == UNKNOWN_CARD:
             unnamed += 1
-        elif card in held:
-            held.remove(card)
+        elif isinstance(card, int) and 0 <= card < 52 and (in_hand & ~gone) >> card & 1:
+            gone |= 1 << card
         else:
             raise RuleViolation("DRAW-4", f"position {i} discards a card not in the hand: {card!r}")
     if unnamed:
         # The dealer keyed how many, not which (they go face down): which cards stay is unknown.
-        held = [UNKNOWN_CARD] * (len(held) - unnamed)
-    hole = list(state.hole)
-    hole[i] = tuple(held)
+        kept: tuple[Card, ...] = (UNKNOWN_CARD,) * (len(hand) - len(cards))
+        gone = in_hand
+    elif gone:
+        kept = tuple([c for c in hand if c < 0 or not gone >> c & 1])
+    else:
+        kept = hand  # standing pat
     owed = list(to_draw)
     owed[i] = len(cards)
-    discards = list(state.discards)
-    discards[i] = cards
-    new = _drawn(state, i, hole)
+    new = _drawn(state, i, kept, state.in_play & ~gone)
     new.to_draw = to_draw = tuple(owed)
-    new.discards = tuple(discards)
-    if -1 in to_draw:  # others still to discard
+    if cards:
+        discards = list(state.discards)
+        discards[i] = cards
+        new.discards = tuple(discards)
+    if _first_to_draw(to_draw) >= 0:  # others still to discard
         return new
     return _after_drawing(new, to_draw, state.folded)
 
@@ -1306,24 +1373,23 @@ def _bring_in(state: HandState, action: BringIn) -> HandState:
     stacks = list(state.stacks)
     bets = list(state.bets)
     contributed = list(state.contributed)
-    stacks[i] -= paid
-    bets[i] += paid
-    contributed[i] += paid
+    stacks[i] = stacks[i] - paid  # not -= (a generic call on a list's item, compiled: _apply_betting)
+    bets[i] = bets[i] + paid
+    contributed[i] = contributed[i] + paid
     acted = list(state.acted)
     acted[i] = cfg.bring_in
-    changes: dict[str, Any] = {
-        "stacks": tuple(stacks),
-        "bets": tuple(bets),
-        "contributed": tuple(contributed),
-        "acted": tuple(acted),
-        "high_bet": cfg.bring_in,
-        "bringing_in": False,
-    }
-    nxt = _first_to_act(state.folded, stacks, bets, acted, cfg.bring_in, i + 1)
+    new = _copy(state)
+    new.stacks = stacks_now = tuple(stacks)
+    new.bets = bets_now = tuple(bets)
+    new.contributed = tuple(contributed)
+    new.acted = acted_now = tuple(acted)
+    new.high_bet = cfg.bring_in
+    new.bringing_in = False
+    nxt = _first_to_act(state.folded, stacks_now, bets_now, acted_now, cfg.bring_in, i + 1)
     if nxt is None:
-        return _finish_round(_evolve(state, **changes))
-    changes["actor"] = nxt
-    return _evolve(state, **changes)
+        return _finish_round(new)
+    new.actor = nxt
+    return new
 
 
 def _deal_board(state: HandState, action: DealBoard) -> HandState:
@@ -1444,9 +1510,9 @@ def _maybe_award(state: HandState) -> HandState:
     return _award(state)
 
 
-def _award(state: HandState) -> HandState:
-    new = _copy(state)
-    new.awards = award_pots(state)
+def _award(new: HandState) -> HandState:
+    """The pots awarded on ``new``, a fresh copy, changed in place (_finish_round)."""
+    new.awards = award_pots(new)
     new.phase = COMPLETE
     new.actor = None
     return new

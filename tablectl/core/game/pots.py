@@ -127,61 +127,96 @@ def _high_card_showing(up: Sequence[int], ace_low: bool) -> int:
     return max(up, default=-1)
 
 
+def _one_pot(contributed: tuple[int, ...], folded: tuple[bool, ...]) -> int:
+    """The chips put in, when they make one pot that every live hand may win (each live hand put in
+    the same, more than nothing, and nobody put in more): what side_pots and unclaimable would
+    work out, without them. Otherwise -1: side pots, or chips to return."""
+    level = -1
+    total = 0
+    for j in range(len(contributed)):
+        chips = contributed[j]
+        total += chips
+        if not folded[j]:
+            if level < 0:
+                level = chips
+            elif chips != level:
+                return -1
+    if level <= 0:
+        return -1
+    for chips in contributed:
+        if chips > level:
+            return -1
+    return total
+
+
 def award_pots(state: HandState) -> tuple[Award, ...]:
     """Award every pot: to the last live hand, or to the best shown hands (POT-4, POT-6, POT-9)."""
     config = state.config
     unit = config.chip_unit
     game = config.variant.game
     folded = state.folded
-    returned = unclaimable(state.contributed, folded, state.stacks)
-    refunds: tuple[Award, ...] = ()
-    contributed: Sequence[int] = state.contributed
-    if any(returned):
-        contributed = [c - r for c, r in zip(state.contributed, returned, strict=True)]
-        refunds = tuple(Award(-1, "returned", r, ((p, r),), True) for p, r in enumerate(returned) if r)
-    pots = side_pots(contributed, folded, state.dead)
     live = [i for i, out in enumerate(folded) if not out]
-    if len(live) == 1:
-        total = sum([p.amount for p in pots])
-        return (Award(0, "all", total, ((live[0], total),), uncontested=True), *refunds)
+    refunds: tuple[Award, ...] = ()
+    one_pot = _one_pot(state.contributed, folded)
+    pots: list[tuple[int, tuple[int, ...]]]  # (amount, eligible): Pots, or the one pot as a pair
+    if one_pot >= 0:
+        # The usual pot (nobody all-in for less): one, with the antes posted for the table.
+        amount = one_pot + state.dead
+        if len(live) == 1:
+            return (Award(0, "all", amount, ((live[0], amount),), uncontested=True),)
+        pots = [(amount, tuple(live))]
+    else:
+        returned = unclaimable(state.contributed, folded, state.stacks)
+        contributed: Sequence[int] = state.contributed
+        if any(returned):
+            contributed = [c - r for c, r in zip(state.contributed, returned, strict=True)]
+            refunds = tuple(Award(-1, "returned", r, ((p, r),), True) for p, r in enumerate(returned) if r)
+        side = side_pots(contributed, folded, state.dead)
+        if len(live) == 1:
+            total = sum([p.amount for p in side])
+            return (Award(0, "all", total, ((live[0], total),), uncontested=True), *refunds)
+        pots = list(side)
     shown = state.shown
     board = state.board
     values = {i: hand_values(game, state.hole[i], board) for i in live if shown[i] is not None}
     hi_lo = game.hi_lo
-    rank_of_player: dict[int, int] = {}  # HO-5, worked out for the first split without a button
-
-    def high_first(player: int) -> int:
-        # HO-5: without a button the odd chip goes to the high card by suit showing.
-        if not rank_of_player:
-            ace_low = game.ranking is Ranking.ACE_TO_FIVE
-            order = sorted(live, key=lambda p: _high_card_showing(state.up[p], ace_low), reverse=True)
-            rank_of_player.update((p, k) for k, p in enumerate(order))
-        return rank_of_player[player]
-
     awards: list[Award] = []
-    for index, pot in enumerate(pots):
-        contenders = [i for i in pot.eligible if i in values]
+    for index, (amount, eligible) in enumerate(pots):
+        contenders = [i for i in eligible if i in values]
         if not contenders:
             # Nobody eligible showed: the pot goes to the eligible hands not mucked (cards speak for
             # a hand that was never thrown away), or if all were mucked, is split among them.
-            standing = [i for i in pot.eligible if not state.mucked[i]] or list(pot.eligible)
-            awards.append(Award(index, "all", pot.amount, tuple(split(pot.amount, standing, unit)), True))
+            standing = [i for i in eligible if not state.mucked[i]] or list(eligible)
+            awards.append(Award(index, "all", amount, tuple(split(amount, standing, unit)), True))
             continue
-        highs = [values[i][0] for i in contenders]
-        best_high = max(highs)
-        high_winners = [i for i, v in zip(contenders, highs, strict=True) if v == best_high]
+        # The best high and who holds it: loops (max() and zip(strict=True) are generic calls,
+        # compiled; these are not).
+        best_high = values[contenders[0]][0]
+        for i in contenders:
+            if values[i][0] > best_high:
+                best_high = values[i][0]
+        high_winners = [i for i in contenders if values[i][0] == best_high]
         if not game.has_button and len(high_winners) > 1:
-            high_winners.sort(key=high_first)
+            high_winners = _by_high_card_showing(high_winners, state, live)
         lows = [low for i in contenders if (low := values[i][1]) is not None] if hi_lo else []
         if lows:
             best_low = max(lows)
             low_winners = [i for i in contenders if values[i][1] == best_low]
             if not game.has_button and len(low_winners) > 1:
-                low_winners.sort(key=high_first)
-            low_amount = pot.amount // 2 // unit * unit  # the odd chip goes to the high half
-            high_amount = pot.amount - low_amount
+                low_winners = _by_high_card_showing(low_winners, state, live)
+            low_amount = amount // 2 // unit * unit  # the odd chip goes to the high half
+            high_amount = amount - low_amount
             awards.append(Award(index, "high", high_amount, tuple(split(high_amount, high_winners, unit))))
             awards.append(Award(index, "low", low_amount, tuple(split(low_amount, low_winners, unit))))
         else:
-            awards.append(Award(index, "all", pot.amount, tuple(split(pot.amount, high_winners, unit))))
+            awards.append(Award(index, "all", amount, tuple(split(amount, high_winners, unit))))
     return (*awards, *refunds)
+
+
+def _by_high_card_showing(winners: list[int], state: HandState, live: list[int]) -> list[int]:
+    """HO-5: without a button the odd chip goes to the high card by suit showing: the tied
+    winners in the order of the live hands' highest up cards."""
+    ace_low = state.config.variant.game.ranking is Ranking.ACE_TO_FIVE
+    order = sorted(live, key=lambda p: _high_card_showing(state.up[p], ace_low), reverse=True)
+    rank_of_player = {p: k for k, p in enumerate(order)}
+    return sorted(winners, key=rank_of_player.__getitem__)

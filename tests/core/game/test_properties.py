@@ -50,6 +50,7 @@ from tablectl.core.game import (
     start_hand,
 )
 from tablectl.core.game.engine import _copy
+from tablectl.core.game.pots import Pot, _one_pot, side_pots, unclaimable
 from tablectl.core.game.variants import Ranking
 
 PROPERTY_SETTINGS = settings(
@@ -404,3 +405,32 @@ def test_all_in_every_hand_everyone_all_in_preflop(n: int, rng: random.Random) -
             state = apply(state, choose(state, deck, random.Random(0)))
         check_step(state)
     check_end(state)
+
+
+# A few amounts, so that live hands often put in the same (the one-pot case) and often not.
+_seat = st.tuples(st.sampled_from([0, 20, 100, 250]), st.booleans(), st.sampled_from([0, 500]))
+
+
+@settings(max_examples=400, deadline=None, database=None)
+@given(st.lists(_seat, min_size=2, max_size=9), st.sampled_from([0, 30]))
+def test_the_one_pot_shortcut_makes_what_side_pots_and_unclaimable_make(
+    seats: list[tuple[int, bool, int]], dead: int
+) -> None:
+    """award_pots takes one pot without side_pots and unclaimable when _one_pot says it may."""
+    contributed = tuple(c for c, _, _ in seats)
+    folded = tuple(f for _, f, _ in seats)
+    stacks = tuple(s for _, _, s in seats)
+    live = tuple(i for i, f in enumerate(folded) if not f)
+    total = _one_pot(contributed, folded)
+    if total < 0 or not live:
+        return
+    assert total == sum(contributed)
+    assert side_pots(contributed, folded, dead) == [Pot(total + dead, live)]
+    assert not any(unclaimable(contributed, folded, stacks))
+
+
+def test_the_one_pot_shortcut_is_taken_only_without_side_pots_or_chips_to_return() -> None:
+    assert _one_pot((100, 100, 20), (False, False, True)) == 220  # a folded blind: one pot
+    assert _one_pot((100, 50, 100), (False, False, False)) == -1  # all-in for less: a side pot
+    assert _one_pot((100, 250, 100), (False, True, False)) == -1  # a folded hand above: returned
+    assert _one_pot((0, 0), (False, False)) == -1  # nothing put in (only dead antes)
