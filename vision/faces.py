@@ -99,10 +99,6 @@ def light_print(image: BGRImage, quad: np.ndarray, pictured: bool = False) -> Pr
         field = value[::2, ::2] if in_view is None else value[in_view]
     if field.size == 0 or float(np.median(field)) > PRINT_FIELD:
         return PrintLook(False, "not a dark card")
-    if in_view is not None:
-        # beyond the frame, the card's field: the warp's black there would lower the local level
-        # along the frame's edge, and the field raised above it would look like print
-        value[~in_view] = np.uint8(np.median(field))
     level = cv2.morphologyEx(value, cv2.MORPH_OPEN, _SPOT)
     rise = value.astype(np.int16) - level.astype(np.int16) >= PRINT_RISE
     _, labels, stats, _ = cv2.connectedComponentsWithStats(rise.astype(np.uint8), connectivity=8)
