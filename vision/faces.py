@@ -135,10 +135,20 @@ def light_print(image: BGRImage, quad: np.ndarray, pictured: bool = False) -> Pr
 def _in_view(shape: tuple[int, ...], quad: np.ndarray) -> np.ndarray | None:
     """Of the inside of the card at ``quad`` as light_print warps it, what lies within the frame
     (of ``shape``); None when all of the card does (most cards: no mask made)."""
-    height, width = shape[:2]
-    if quad[:, 0].min() >= 0 and quad[:, 1].min() >= 0 and quad[:, 0].max() < width and quad[:, 1].max() < height:
+    if in_frame(quad, shape):
         return None
-    frame = np.full((height, width), 255, np.uint8)
+    frame = np.full(shape[:2], 255, np.uint8)
     b = PRINT_BORDER
     seen: np.ndarray = upright(frame, quad, (PRINT_W, PRINT_H))[b : PRINT_H - b, b : PRINT_W - b] == 255
     return seen
+
+
+def in_frame(points: np.ndarray, shape: tuple[int, ...]) -> bool:
+    """Whether all ``points`` (n, 2: x, y) lie within a frame of ``shape``."""
+    height, width = shape[:2]
+    return bool(
+        points[:, 0].min() >= 0
+        and points[:, 1].min() >= 0
+        and points[:, 0].max() < width
+        and points[:, 1].max() < height
+    )

@@ -31,7 +31,7 @@ from vision.corners import (
     find_blobs,
     whiteness,
 )
-from vision.faces import INDEX_PRINT, PRINT_RISE, light_print
+from vision.faces import INDEX_PRINT, PRINT_RISE, in_frame, light_print
 from vision.index_patch import cut_patches, normalise_all
 from vision.index_reader import NONE_RANK, RANK_LABELS, IndexRead, IndexReader
 from vision.sighting import ACT_CONFIDENCE, CardSighting, Facing
@@ -289,8 +289,9 @@ class CardReader:
         (vision/faces.py); and either the classifier saw a rank at that corner (its first look,
         before the second look or the merge halved or dropped it: the name is unsure, the glyph
         is there), or, with calibrated backs, the corner's index window is printed too and the
-        outline matches no back. A plain back gives the classifier no rank and has no print.
-        Appends the cards' outlines to ``seen``."""
+        outline matches no back. A plain back gives the classifier no rank and has no print. A
+        card cut by the photo's edge, its rank seen, is outlined off the frame (``_outline_on``)
+        and reported clipped to it. Appends the cards' outlines to ``seen``."""
         sightings: list[CardSighting] = []
         if not any(blob.dark for blob in blobs):
             return sightings  # no dark card (a felt's frames): nothing below applies
@@ -336,7 +337,7 @@ class CardReader:
                 why = "light print on a dark card, at its index corner too, unlike the calibrated backs"
             else:
                 continue
-            if not _in_frame(quad, image.shape):
+            if not in_frame(quad, image.shape):
                 # its corners beyond the frame moved onto its edge: what is seen of the card
                 why += ", cut by the frame's edge"
                 quad = np.clip(quad, 0, (image.shape[1] - 1, image.shape[0] - 1)).astype(np.float32)
@@ -465,7 +466,7 @@ def _outline_on(
     best: tuple[float, np.ndarray] | None = None
     for aspect in SEEN_ASPECTS + CUT_ASPECTS:
         quad = frame.card_quad(aspect)
-        cut = not _in_frame(quad, size)
+        cut = not in_frame(quad, size)
         if cut and not anchored:
             continue  # a guessed corner's outline must end on the blob, in view
         if cut and masks.covered(frame.blob, quad) < ONE_CARD_BLOB:
@@ -474,7 +475,7 @@ def _outline_on(
             continue  # a card seen whole is no longer than SEEN_ASPECTS
         if masks.share_on(frame.blob, quad) < ON_DARK_CARD:
             continue  # the outline runs off the dark card: the print could be another's
-        if cut and not _in_frame(quad[2:3], size):
+        if cut and not in_frame(quad[2:3], size):
             far = 0.0  # the card runs on beyond the frame: its end is not in view
         else:
             far = abs(cv2.pointPolygonTest(blob.contour, (float(quad[2][0]), float(quad[2][1])), True))
@@ -483,16 +484,6 @@ def _outline_on(
     if best is None or (not anchored and best[0] > FAR_CORNER * frame.width):
         return None
     return best[1]
-
-
-def _in_frame(points: np.ndarray, size: tuple[int, ...]) -> bool:
-    height, width = size[:2]
-    return bool(
-        points[:, 0].min() >= 0
-        and points[:, 1].min() >= 0
-        and points[:, 0].max() < width
-        and points[:, 1].max() < height
-    )
 
 
 def _a_backs_pattern(

@@ -208,7 +208,9 @@ def test_a_dark_decks_unread_faces_are_face_up_by_their_print(reader: CardReader
     def whole(one: CardReader, name: str) -> list[str]:
         return [why for why in unread_up(one, name) if not why.endswith("cut by the frame's edge")]
 
-    assert whole(reader, "IMG_7816.jpg") == ["light print on a dark card and a rank at its corner, index unread"]
+    assert whole(reader, "IMG_7816.jpg") == [
+        "light print on a dark card and a rank at its corner, index unread"
+    ]
     [why] = whole(calibrated, "IMG_7816.jpg")  # one card, found from whichever corner comes first
     assert why.startswith("light print on a dark card")
     # a six of clubs in silver, its blob merged with a back's: face up either way (by its name
@@ -231,17 +233,24 @@ def test_a_dark_decks_unread_faces_are_face_up_by_their_print(reader: CardReader
         assert [c for c in calibrated.read(image(backs)) if c.facing is Facing.UP] == []
 
 
+def _black_deck(name: str) -> np.ndarray:
+    loaded = cv2.imread(str(BLACK_DECK / name))
+    assert loaded is not None
+    return loaded
+
+
 def test_a_dark_card_cut_by_the_photos_edge_is_face_up_by_its_rank_and_print(reader: CardReader) -> None:
     """IMG_7816's two of hearts runs off the photo's right edge, seen at an aspect of about 3: a
     rank read at its index corner and the print of its part in view make it face up, its outline
     clipped to the frame. The keyboard at the photo's left edge, one dark blob with the screen,
     has a 'king' read at a corner and key legends for print, but no card's outline covers that
     blob: it stays no face."""
-    loaded = cv2.imread(str(BLACK_DECK / "IMG_7816.jpg"))
-    assert loaded is not None
-    back, _ = learn("black", back_samples([cv2.imread(str(BLACK_DECK / f"IMG_{n}.jpg")) for n in (7800, 7801, 7810, 7814)], reader))
+    backs = [_black_deck(f"IMG_{n}.jpg") for n in (7800, 7801, 7810, 7814)]
+    back, _ = learn("black", back_samples(backs, reader))
+    photo = _black_deck("IMG_7816.jpg")
     for one in (reader, CardReader(backs=Backs((back,)))):
-        [cut] = [c for c in one.read(loaded) if c.facing is Facing.UP and c.why.endswith("cut by the frame's edge")]
+        up = [c for c in one.read(photo) if c.facing is Facing.UP]
+        [cut] = [c for c in up if c.why.endswith("cut by the frame's edge")]
         corners = np.array(cut.corners)
         assert np.hypot(*(corners[0] - (477, 189))) < 5  # its index corner, where the rank was read
         assert corners[:, 0].max() == 639  # clipped at the frame's right edge
