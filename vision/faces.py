@@ -70,7 +70,7 @@ def marks_verdict(
 class PrintLook:
     printed: bool  # light print in a face's few marks on a dark field
     why: str
-    share: float = 0.0  # of the inside that is print
+    share: float = 0.0  # of the inside (what of it is in view) that is print
     corner: float = 0.0  # of the index window at the quad's first corner (vision.index_patch's
     # window: WINDOW_ACROSS of the width across, WINDOW_DOWN down), the share that is print
 
@@ -81,20 +81,23 @@ def light_print(image: BGRImage, quad: np.ndarray, pictured: bool = False) -> Pr
     first corner's) is a dark card with light print on it in a face's few marks, and how much
     print the index window at its first corner shows. ``pictured``: a court card's picture is
     allowed, light across most of the card: the field is then the dark card's margin around it
-    (PICTURE_MARGIN), and a mark across the card is the picture's frame."""
+    (PICTURE_MARGIN), and a mark across the card is the picture's frame. Of a card cut by the
+    frame's edge, only its part in view is looked at: a mark cut by the frame's edge is print on
+    the card as far as it is seen (the reader's outline of such a card lies on the card's blob)."""
     card = upright(image, quad, (PRINT_W, PRINT_H))
     b = PRINT_BORDER
     inner = np.ascontiguousarray(card[b : PRINT_H - b, b : PRINT_W - b])
     hsv = cv2.cvtColor(inner, cv2.COLOR_BGR2HSV)
     value = hsv[:, :, 2]
+    in_view = _in_view(image.shape, quad)  # None: the whole card is in the frame
     if pictured:
         m = PICTURE_MARGIN
         field = np.concatenate(
             [value[:m].ravel(), value[-m:].ravel(), value[:, :m].ravel(), value[:, -m:].ravel()]
         )
     else:
-        field = value[::2, ::2]
-    if float(np.median(field)) > PRINT_FIELD:
+        field = value[::2, ::2] if in_view is None else value[in_view]
+    if field.size == 0 or float(np.median(field)) > PRINT_FIELD:
         return PrintLook(False, "not a dark card")
     level = cv2.morphologyEx(value, cv2.MORPH_OPEN, _SPOT)
     rise = value.astype(np.int16) - level.astype(np.int16) >= PRINT_RISE
@@ -107,7 +110,7 @@ def light_print(image: BGRImage, quad: np.ndarray, pictured: bool = False) -> Pr
     kept = (stats[:, cv2.CC_STAT_AREA] >= PRINT_MARK_AREA) & inside
     kept[0] = False  # the background
     marks = kept[labels]
-    share = float(marks.mean())
+    share = float(marks.mean()) if in_view is None else float(marks.sum()) / int(in_view.sum())
     if not PRINT_SHARE[0] <= share <= PRINT_SHARE[1]:
         why = "no print" if share < PRINT_SHARE[0] else "too much light for print"
         return PrintLook(False, why, share)
@@ -127,3 +130,25 @@ def light_print(image: BGRImage, quad: np.ndarray, pictured: bool = False) -> Pr
     if verdict is not None:
         return PrintLook(False, verdict, share, corner)
     return PrintLook(True, "light print on a dark card", share, corner)
+
+
+def _in_view(shape: tuple[int, ...], quad: np.ndarray) -> np.ndarray | None:
+    """Of the inside of the card at ``quad`` as light_print warps it, what lies within the frame
+    (of ``shape``); None when all of the card does (most cards: no mask made)."""
+    if in_frame(quad, shape):
+        return None
+    frame = np.full(shape[:2], 255, np.uint8)
+    b = PRINT_BORDER
+    seen: np.ndarray = upright(frame, quad, (PRINT_W, PRINT_H))[b : PRINT_H - b, b : PRINT_W - b] == 255
+    return seen
+
+
+def in_frame(points: np.ndarray, shape: tuple[int, ...]) -> bool:
+    """Whether all ``points`` (n, 2: x, y) lie within a frame of ``shape``."""
+    height, width = shape[:2]
+    return bool(
+        points[:, 0].min() >= 0
+        and points[:, 1].min() >= 0
+        and points[:, 0].max() < width
+        and points[:, 1].max() < height
+    )

@@ -31,7 +31,7 @@ from vision.corners import (
     find_blobs,
     whiteness,
 )
-from vision.faces import INDEX_PRINT, PRINT_RISE, light_print
+from vision.faces import INDEX_PRINT, PRINT_RISE, in_frame, light_print
 from vision.index_patch import cut_patches, normalise_all
 from vision.index_reader import NONE_RANK, RANK_LABELS, IndexRead, IndexReader
 from vision.sighting import ACT_CONFIDENCE, CardSighting, Facing
@@ -49,6 +49,12 @@ DARK_CARD_CONFIDENCE = 0.85
 FACE_RANK_P = 0.8  # a rank seen this surely at a dark card's corner is a glyph printed there
 SEEN_ASPECTS = (1.85, 1.6, CARD_ASPECT, 1.2, 1.05)  # a card's height over width as seen: slanted
 # views and photos stretched to a square (backs-cardcounter's) make it anything in this range
+# A card cut by the photo's edge shows no end to measure its aspect by, and one lying along the
+# line of sight on a slanted, stretched photo is seen at up to 3 (IMG_7816's two of hearts)
+CUT_ASPECTS = (2.2, 2.6, 3.0)
+# of its blob in view, at least this lies in the outline of a card cut by the frame's edge: the blob
+# is that card alone (a keyboard or a screen merged at the frame's edge shows print and a 'rank')
+ONE_CARD_BLOB = 0.85
 ON_DARK_CARD = 0.85  # of a dark card's outline guessed from a corner, at least this on its blob
 BLOB_MASK_STEP = 4  # the blob's mask for that test is made at a quarter of the frame's size
 FAR_CORNER = 0.15  # of the width: the opposite corner of the outline is this near the blob's edge
@@ -101,6 +107,14 @@ class _BlobMasks:
             cv2.drawContours(mask, [small], -1, 1, -1)
             self._masks[number] = mask
         return self._masks[number]
+
+    def covered(self, number: int, quad: np.ndarray) -> float:
+        """The share of blob ``number`` (as far as it is in the frame) that an outline covers."""
+        mask = self[number]
+        outline = np.zeros(mask.shape, np.uint8)
+        cv2.fillConvexPoly(outline, np.round(quad / BLOB_MASK_STEP).astype(np.int32), 1)
+        area = int(mask.sum())
+        return float((mask & outline).sum()) / area if area else 0.0
 
     def share_on(self, number: int, quad: np.ndarray) -> float:
         """The share of an outline (a quad in the frame's pixels) that lies on blob ``number``."""
@@ -275,8 +289,9 @@ class CardReader:
         (vision/faces.py); and either the classifier saw a rank at that corner (its first look,
         before the second look or the merge halved or dropped it: the name is unsure, the glyph
         is there), or, with calibrated backs, the corner's index window is printed too and the
-        outline matches no back. A plain back gives the classifier no rank and has no print.
-        Appends the cards' outlines to ``seen``."""
+        outline matches no back. A plain back gives the classifier no rank and has no print. A
+        card cut by the photo's edge, its rank seen, is outlined off the frame (``_outline_on``)
+        and reported clipped to it. Appends the cards' outlines to ``seen``."""
         sightings: list[CardSighting] = []
         if not any(blob.dark for blob in blobs):
             return sightings  # no dark card (a felt's frames): nothing below applies
@@ -322,6 +337,10 @@ class CardReader:
                 why = "light print on a dark card, at its index corner too, unlike the calibrated backs"
             else:
                 continue
+            if not in_frame(quad, image.shape):
+                # its corners beyond the frame moved onto its edge: what is seen of the card
+                why += ", cut by the frame's edge"
+                quad = np.clip(quad, 0, (image.shape[1] - 1, image.shape[0] - 1)).astype(np.float32)
             seen.append(quad)
             found.setdefault(frame.blob, []).append(quad)
             sightings.append(CardSighting(_points(quad, scale), Facing.UP, None, None, 0.0, why))
@@ -441,21 +460,25 @@ def _outline_on(
     opposite corner lies nearest the blob's edge (a taller one would run over a card the blob has
     merged with). Not ``anchored`` by a read
     at the corner, that corner must lie on the edge: a wrong width guess would cut a second card
-    out of one."""
-    height, width = size[:2]
+    out of one. ``anchored``, the outline may also run off the frame (a card cut by the photo's
+    edge), at CUT_ASPECTS too, with its part in view on the blob; one whose opposite corner lies
+    beyond the frame is then preferred: the card's end is not in view to be nearest to."""
     best: tuple[float, np.ndarray] | None = None
-    for aspect in SEEN_ASPECTS:
+    for aspect in SEEN_ASPECTS + CUT_ASPECTS:
         quad = frame.card_quad(aspect)
-        if (
-            quad[:, 0].min() < 0
-            or quad[:, 1].min() < 0
-            or quad[:, 0].max() >= width
-            or quad[:, 1].max() >= height
-        ):
-            continue  # the card would run out of the frame: its outline is a guess
+        cut = not in_frame(quad, size)
+        if cut and not anchored:
+            continue  # a guessed corner's outline must end on the blob, in view
+        if cut and masks.covered(frame.blob, quad) < ONE_CARD_BLOB:
+            continue  # the blob runs beyond this card: a keyboard or a screen at the frame's edge
+        if aspect in CUT_ASPECTS and not cut:
+            continue  # a card seen whole is no longer than SEEN_ASPECTS
         if masks.share_on(frame.blob, quad) < ON_DARK_CARD:
             continue  # the outline runs off the dark card: the print could be another's
-        far = abs(cv2.pointPolygonTest(blob.contour, (float(quad[2][0]), float(quad[2][1])), True))
+        if cut and not in_frame(quad[2:3], size):
+            far = 0.0  # the card runs on beyond the frame: its end is not in view
+        else:
+            far = abs(cv2.pointPolygonTest(blob.contour, (float(quad[2][0]), float(quad[2][1])), True))
         if best is None or far < best[0]:
             best = (far, quad)
     if best is None or (not anchored and best[0] > FAR_CORNER * frame.width):

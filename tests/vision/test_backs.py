@@ -203,11 +203,15 @@ def test_a_dark_decks_unread_faces_are_face_up_by_their_print(reader: CardReader
         return [c.why for c in one.read(image(name)) if c.facing is Facing.UP and c.card is None]
 
     # a ten of clubs in silver, its rank read at its corner and halved by the second look: face
-    # up, unnamed, with or without calibration
-    assert unread_up(reader, "IMG_7816.jpg") == [
+    # up, unnamed, with or without calibration (the photo's other unread face, a two of hearts
+    # cut by its edge, is test_a_dark_card_cut_by_the_photos_edge_is_face_up_by_its_rank_and_print)
+    def whole(one: CardReader, name: str) -> list[str]:
+        return [why for why in unread_up(one, name) if not why.endswith("cut by the frame's edge")]
+
+    assert whole(reader, "IMG_7816.jpg") == [
         "light print on a dark card and a rank at its corner, index unread"
     ]
-    [why] = unread_up(calibrated, "IMG_7816.jpg")  # one card, found from whichever corner comes first
+    [why] = whole(calibrated, "IMG_7816.jpg")  # one card, found from whichever corner comes first
     assert why.startswith("light print on a dark card")
     # a six of clubs in silver, its blob merged with a back's: face up either way (by its name
     # since the merged dark outlines keep their corners, vision/corners.py)
@@ -227,6 +231,31 @@ def test_a_dark_decks_unread_faces_are_face_up_by_their_print(reader: CardReader
     assert sorted(str(c.card) for c in ups) == ["6d", "None"]
     for backs in ("IMG_7802.jpg", "IMG_7736.jpg"):  # face-down cards only
         assert [c for c in calibrated.read(image(backs)) if c.facing is Facing.UP] == []
+
+
+def _black_deck(name: str) -> np.ndarray:
+    loaded = cv2.imread(str(BLACK_DECK / name))
+    assert loaded is not None
+    return loaded
+
+
+def test_a_dark_card_cut_by_the_photos_edge_is_face_up_by_its_rank_and_print(reader: CardReader) -> None:
+    """IMG_7816's two of hearts runs off the photo's right edge, seen at an aspect of about 3: a
+    rank read at its index corner and the print of its part in view make it face up, its outline
+    clipped to the frame. The keyboard at the photo's left edge, one dark blob with the screen,
+    has a 'king' read at a corner and key legends for print, but no card's outline covers that
+    blob: it stays no face."""
+    backs = [_black_deck(f"IMG_{n}.jpg") for n in (7800, 7801, 7810, 7814)]
+    back, _ = learn("black", back_samples(backs, reader))
+    photo = _black_deck("IMG_7816.jpg")
+    for one in (reader, CardReader(backs=Backs((back,)))):
+        up = [c for c in one.read(photo) if c.facing is Facing.UP]
+        [cut] = [c for c in up if c.why.endswith("cut by the frame's edge")]
+        corners = np.array(cut.corners)
+        assert np.hypot(*(corners[0] - (477, 189))) < 5  # its index corner, where the rank was read
+        assert corners[:, 0].max() == 639  # clipped at the frame's right edge
+        assert corners.min() >= 0 and corners[:, 1].max() < 240  # the card's part in view, not the keyboard's
+        assert cut.card is None and cut.confidence == 0.0  # face up, unnamed: nothing acted on
 
 
 def test_dark_cards_merged_with_a_keyboard_keep_their_corners_and_a_screens_text_is_no_face(
