@@ -111,18 +111,36 @@ class _BlobMasks:
     def covered(self, number: int, quad: np.ndarray) -> float:
         """The share of blob ``number`` (as far as it is in the frame) that an outline covers."""
         mask = self[number]
-        outline = np.zeros(mask.shape, np.uint8)
-        cv2.fillConvexPoly(outline, np.round(quad / BLOB_MASK_STEP).astype(np.int32), 1)
         area = int(mask.sum())
-        return float((mask & outline).sum()) / area if area else 0.0
+        filled = _filled_in_box(mask.shape, quad)
+        if not area or filled is None:
+            return 0.0
+        box, outline = filled
+        return float((mask[box] & outline).sum()) / area
 
     def share_on(self, number: int, quad: np.ndarray) -> float:
         """The share of an outline (a quad in the frame's pixels) that lies on blob ``number``."""
-        mask = self[number]
-        outline = np.zeros(mask.shape, np.uint8)
-        cv2.fillConvexPoly(outline, np.round(quad / BLOB_MASK_STEP).astype(np.int32), 1)
+        filled = _filled_in_box(self._shape, quad)
+        if filled is None:
+            return 0.0
+        box, outline = filled
         inside = outline > 0
-        return float(mask[inside].mean()) if inside.any() else 0.0
+        return float(self[number][box][inside].mean()) if inside.any() else 0.0
+
+
+def _filled_in_box(shape: tuple[int, ...], quad: np.ndarray) -> tuple[tuple[slice, slice], np.ndarray] | None:
+    """A quad (the frame's pixels) filled on the blob masks' grid, over just the part of the grid its
+    box covers (the box's slices, the filled patch), or None when none of it is on the grid. The
+    same pixels as filling the whole grid: a mask the frame's size, made for every outline tried,
+    cost more than the test."""
+    points = np.round(quad / BLOB_MASK_STEP).astype(np.int32)
+    x0, y0 = max(int(points[:, 0].min()), 0), max(int(points[:, 1].min()), 0)
+    x1, y1 = min(int(points[:, 0].max()) + 1, shape[1]), min(int(points[:, 1].max()) + 1, shape[0])
+    if x0 >= x1 or y0 >= y1:
+        return None
+    outline = np.zeros((y1 - y0, x1 - x0), np.uint8)
+    cv2.fillConvexPoly(outline, points - np.array([x0, y0], np.int32), 1)
+    return (slice(y0, y1), slice(x0, x1)), outline
 
 
 class CardReader:
