@@ -236,7 +236,8 @@ def corner_frames(blobs: list[PaperBlob], image_shape: tuple[int, ...]) -> list[
     len_prev, len_next = outline.len_prev, outline.len_next
     u_prev, u_next = outline.u_prev, outline.u_next
     dark = np.array([blob.dark for blob in blobs])[owner]
-    whole = np.array([blob.whole for blob in blobs])[owner]
+    wholes = np.array([blob.whole for blob in blobs])
+    whole = wholes[owner]
     paper_range = [math.cos(math.radians(a)) for a in CORNER_ANGLE_RANGE]
     dark_range = [math.cos(math.radians(a)) for a in DARK_CORNER_ANGLE_RANGE]
     low = np.where(dark, dark_range[0], paper_range[0])
@@ -319,9 +320,7 @@ def corner_frames(blobs: list[PaperBlob], image_shape: tuple[int, ...]) -> list[
     points = corners.points
     inside = (points[:, 0] >= 2) & (points[:, 0] < w - 2) & (points[:, 1] >= 2) & (points[:, 1] < h - 2)
     corners = corners.where(inside)
-    widths = _frame_widths(
-        corners, np.array([blob.whole for blob in blobs])[corners.owner], boxes, whole_width
-    )
+    widths = _frame_widths(corners, wholes[corners.owner], boxes, whole_width)
     return _without_repeats(corners, widths)
 
 

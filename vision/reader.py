@@ -160,7 +160,7 @@ class CardReader:
         )
         blobs = find_blobs(work)
         frames = corner_frames(blobs, work.shape)
-        patches = _cut_all(work, frames)
+        patches = cut_patches(work, frames)
         first_reads = self._read_patches(patches, blobs, frames)
         reads = self._second_look(work, blobs, frames, first_reads)
         masks = _BlobMasks(blobs, work.shape)
@@ -178,7 +178,7 @@ class CardReader:
     def _read_all(
         self, image: BGRImage, blobs: list[PaperBlob], frames: list[CornerFrame]
     ) -> list[IndexRead]:
-        return self._read_patches(_cut_all(image, frames), blobs, frames)
+        return self._read_patches(cut_patches(image, frames), blobs, frames)
 
     def _read_patches(
         self, patches: np.ndarray, blobs: list[PaperBlob], frames: list[CornerFrame]
@@ -450,11 +450,6 @@ class CardReader:
         return sightings
 
 
-def _cut_all(image: BGRImage, frames: list[CornerFrame]) -> np.ndarray:
-    """The index window at every corner frame, as the classifier takes them (n, PATCH_H, PATCH_W, 3)."""
-    return cut_patches(image, frames)
-
-
 def _corners_lit(patches: np.ndarray) -> np.ndarray:
     """For each index window (as cut for the classifier), whether anything in it stands PRINT_RISE
     above the window's level: a cheap first look for print (vision.faces.light_print decides)."""
@@ -485,12 +480,12 @@ def _outline_on(
     for aspect in SEEN_ASPECTS + CUT_ASPECTS:
         quad = frame.card_quad(aspect)
         cut = not in_frame(quad, size)
+        if aspect in CUT_ASPECTS and not cut:
+            continue  # a card seen whole is no longer than SEEN_ASPECTS
         if cut and not anchored:
             continue  # a guessed corner's outline must end on the blob, in view
         if cut and masks.covered(frame.blob, quad) < ONE_CARD_BLOB:
             continue  # the blob runs beyond this card: a keyboard or a screen at the frame's edge
-        if aspect in CUT_ASPECTS and not cut:
-            continue  # a card seen whole is no longer than SEEN_ASPECTS
         if masks.share_on(frame.blob, quad) < ON_DARK_CARD:
             continue  # the outline runs off the dark card: the print could be another's
         if cut and not in_frame(quad[2:3], size):

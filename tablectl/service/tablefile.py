@@ -31,7 +31,6 @@ from tablectl.adapters.decks import DeckError, DeckRegistry, deck_order, load_re
 from tablectl.adapters.mqtt.topics import PublisherError, Topics
 from tablectl.adapters.panel import BUTTON_KEYS, PanelConfig
 from tablectl.core.cards import Card
-from tablectl.core.game import variant_from_code
 from tablectl.core.table import TableConfig, TableConfigError
 from tablectl.core.table.rotation import GAME_KEYS, Rotation, RotationError, amount_step
 from vision.zones import (
@@ -267,7 +266,7 @@ class _Reader:
                 key, rest = match.groups()
                 raise self.error(f"table.{key}", rest) from None
             raise self.error("table", message) from None
-        stud = not variant_from_code(config.game).game.has_button
+        stud = not config.has_button
         if stud and "blinds" in data:
             # TableConfig keeps its default blinds at a stud table, unused: written, they would be
             # a promise the deal does not keep (a rotation's stud game refuses them the same way).
@@ -423,7 +422,7 @@ class _Reader:
                     "panel.hold_buttons",
                     f"{button!r} is not a button of this panel; buttons: {', '.join(pins.buttons)}",
                 )
-        smallest = amount_step(table.game, table.blinds, table.bring_in, table.small_bet)
+        smallest = amount_step(table)
         step = data.get("amount_step", smallest)
         if isinstance(step, bool) or not isinstance(step, int) or step <= 0:
             raise self.error(

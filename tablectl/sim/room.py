@@ -116,17 +116,12 @@ def _demo_game(code: str) -> GameStakes:
 DEMO_ROTATION = Rotation(tuple(map(_demo_game, EIGHT_GAME)), Change.ORBIT, name="8-game")
 
 
-def _has_button(game: str) -> bool:
-    """A flop or draw game, posting blinds; stud posts antes and a bring-in instead (STUD-5)."""
-    return variant_from_code(game).game.has_button
-
-
 def _game_keys(config: TableConfig) -> str:
     """[table]'s single game, or the [rotation] section of a table of mixed games."""
     rotation = config.rotation
     if rotation is None:
         posted = ", ".join(str(b) for b in config.blinds)
-        blinds = f"blinds = [{posted}]\n" if _has_button(config.game) else ""
+        blinds = f"blinds = [{posted}]\n" if config.has_button else ""
         return f"""game = "{config.game}"
 {blinds}ante = {config.ante}
 big_blind_ante = {config.big_blind_ante}
@@ -147,8 +142,7 @@ def table_file_text(config: TableConfig, folder: Path, fast: bool) -> str:
     """The table's config file: deploy/table.example.toml's panel, the shoe on the simulated
     shoe's pseudo-terminal, the demo's deck registry. Fast: the shortest presses the file allows."""
     first = config.rotation.games[0] if config.rotation is not None else None
-    stakes = first if first is not None else config
-    step = amount_step(stakes.game, stakes.blinds, stakes.bring_in, stakes.small_bet)
+    step = amount_step(first if first is not None else config)
     return f"""# A demo table: the shipped example's panel on mock pins, the simulated shoe.
 [table]
 room = "{config.room}"

@@ -705,8 +705,8 @@ def _chips_put_in(
     acted: list[int],
     high_bet: int,
 ) -> HandState:
-    """A call, bet or raise by ``i`` set on ``new`` (the action's fresh copy): the chips, who has
-    acted; then the next to act, or the round's end."""
+    """A call, bet, raise or bring-in by ``i`` set on ``new`` (the action's fresh copy): the chips,
+    who has acted; then the next to act, or the round's end."""
     new.stacks = stacks_now = tuple(stacks)
     new.bets = bets_now = tuple(bets)
     new.contributed = tuple(contributed)
@@ -1045,6 +1045,11 @@ def _check_new_cards(state: HandState, cards: tuple[Card, ...]) -> int:
     return fresh
 
 
+def _among(bits: int, card: object) -> bool:
+    """``card`` is a card whose bit (1 << card) is set in ``bits``; what is not a card is in none."""
+    return isinstance(card, int) and 0 <= card < 52 and bool(bits >> card & 1)
+
+
 def _known_bits(cards: tuple[Card, ...]) -> int:
     bits = 0
     for card in cards:
@@ -1266,7 +1271,7 @@ def _deal_replacements(state: HandState, action: DealHole) -> HandState:
     discarded = _known_bits(state.discards[i])
     for card in cards:
         # What is not a card is refused below (_check_new_cards), as a card dealt twice is.
-        if isinstance(card, int) and 0 <= card < 52 and discarded >> card & 1:
+        if _among(discarded, card):
             raise RuleViolation("HO-9", f"position {i} cannot be dealt back a card he discarded at this draw")
     in_play = state.in_play | _check_new_cards(state, cards)
     still_owed = list(state.to_draw)
@@ -1334,7 +1339,7 @@ def _discard(state: HandState, action: Discard) -> HandState:
     for card in cards:
         if card == UNKNOWN_CARD:
             unnamed += 1
-        elif isinstance(card, int) and 0 <= card < 52 and (in_hand & ~gone) >> card & 1:
+        elif _among(in_hand & ~gone, card):
             gone |= 1 << card
         else:
             raise RuleViolation("DRAW-4", f"position {i} discards a card not in the hand: {card!r}")
@@ -1379,17 +1384,9 @@ def _bring_in(state: HandState, action: BringIn) -> HandState:
     acted = list(state.acted)
     acted[i] = cfg.bring_in
     new = _copy(state)
-    new.stacks = stacks_now = tuple(stacks)
-    new.bets = bets_now = tuple(bets)
-    new.contributed = tuple(contributed)
-    new.acted = acted_now = tuple(acted)
     new.high_bet = cfg.bring_in
     new.bringing_in = False
-    nxt = _first_to_act(state.folded, stacks_now, bets_now, acted_now, cfg.bring_in, i + 1)
-    if nxt is None:
-        return _finish_round(new)
-    new.actor = nxt
-    return new
+    return _chips_put_in(new, i, stacks, bets, contributed, acted, cfg.bring_in)
 
 
 def _deal_board(state: HandState, action: DealBoard) -> HandState:

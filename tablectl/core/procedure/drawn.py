@@ -238,10 +238,8 @@ def premature_at_seat(
     if game.phase is not Phase.BETTING:
         return None
     if card is None:
-        if face_up or not hand.premature or not _may_keep(hand, position):
-            return None
-        card = _due_premature(hand, position)
-        return None if card is None else _keep(hand, position, card, False)
+        # Unnamed, the card is found as the exposed key finds it.
+        return None if face_up else premature_keyed(hand, hand.seat(position), None)
     early_burn = _is_early_burn(hand, card)
     if card not in hand.premature and not early_burn:
         return None

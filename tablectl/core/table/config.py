@@ -88,6 +88,12 @@ class TableConfig:
             )
         self.rules()  # unknown profile or option: the message names it
 
+    @property
+    def has_button(self) -> bool:
+        """A flop or draw game with blinds; a stud table posts antes and a bring-in (STUD-5), and
+        its ``blinds`` are the unused default (GameStakes.has_button for a rotation's game)."""
+        return variant_from_code(self.game).game.has_button
+
     def _deals_stud_hi_lo(self) -> bool:
         codes = [self.game] if self.rotation is None else [entry.game for entry in self.rotation.games]
         return any(variant_from_code(code).game is STUD_HI_LO for code in codes)

@@ -26,7 +26,7 @@ from __future__ import annotations
 import enum
 import math
 from dataclasses import dataclass
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, Protocol
 
 from tablectl.core.game.variants import Structure, UnsupportedVariant, Variant, variant_from_code
 
@@ -86,12 +86,25 @@ def stakes_text(
     return text
 
 
-def amount_step(game: str, blinds: tuple[int, ...], bring_in: int, small_bet: int) -> int:
+class _Stakes(Protocol):
+    """A table's one game (TableConfig) or a rotation's (GameStakes)."""
+
+    @property
+    def blinds(self) -> tuple[int, ...]: ...
+    @property
+    def bring_in(self) -> int: ...
+    @property
+    def small_bet(self) -> int: ...
+    @property
+    def has_button(self) -> bool: ...
+
+
+def amount_step(stakes: _Stakes) -> int:
     """The chips a panel's amount keys step by unless the table's file says: the small blind, or at
     stud (no blinds) the largest step that reaches both the bring-in and the small bet."""
-    if variant_from_code(game).game.has_button:
-        return blinds[0]
-    return math.gcd(bring_in, small_bet)
+    if stakes.has_button:
+        return stakes.blinds[0]
+    return math.gcd(stakes.bring_in, stakes.small_bet)
 
 
 @dataclass(frozen=True, slots=True)
