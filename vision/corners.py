@@ -72,6 +72,8 @@ WHITENESS_LEVELS = (100, 130, 170, 210, 235)
 # A covered card's edges are cut short by the card on top, so the widths guessed from them are too
 # small, never too large: its corner is also read at this much more (tools/vision_validate.py)
 COVERED_WIDTH_FACTOR = 1.25
+# of a whole card's shorter side: a corner's paper this near where its sides meet is its corner
+ROUNDED_CORNER = 0.08
 
 
 OPENING = np.ones((3, 3), np.uint8)  # a mask's specks and one-pixel bridges are opened away
@@ -127,8 +129,52 @@ def _outlines(mask: GrayImage, min_area: float, dark: bool) -> list[tuple[np.nda
     return outlines
 
 
+def _card_quad(contour: np.ndarray) -> np.ndarray | None:
+    """A whole card's four corners, where its four sides' lines meet: its hull's four longest
+    edges are its sides (a corner that the print notches or cuts off is a short edge between
+    them, and a slanted view makes the card a trapezoid, which its rotated box is not). None if
+    the hull has no four sides a card's."""
+    hull = cv2.convexHull(contour)
+    perimeter = cv2.arcLength(hull, True)
+    polygon = cv2.approxPolyDP(hull, 0.01 * perimeter, True).reshape(-1, 2).astype(np.float64)
+    if len(polygon) < 4:
+        return None
+    edges = np.roll(polygon, -1, axis=0) - polygon
+    lengths = np.hypot(edges[:, 0], edges[:, 1])
+    sides = np.sort(np.argsort(-lengths)[:4])  # in the outline's order
+    if lengths[sides].min() < 0.12 * perimeter:
+        return None
+    quad = np.empty((4, 2))
+    for k in range(4):
+        i, j = sides[k - 1], sides[k]  # the sides meeting at the corner before side j
+        u, v = edges[i], edges[j]
+        det = u[0] * -v[1] + v[0] * u[1]
+        if abs(det) < 0.3 * lengths[i] * lengths[j]:
+            return None  # nearly parallel: no corner between them
+        d = polygon[j] - polygon[i]
+        t = (d[0] * -v[1] + v[0] * d[1]) / det
+        quad[k] = polygon[i] + t * u
+    # A rounded corner lies a pixel or two inside where its sides meet, and that is where every
+    # other corner is found (and the classifier trained): keep the paper's own corner unless the
+    # print cut it off
+    hull_points = hull.reshape(-1, 2).astype(np.float64)
+    for k in range(4):
+        distances = np.hypot(*(hull_points - quad[k]).T)
+        nearest = int(np.argmin(distances))
+        if distances[nearest] < ROUNDED_CORNER * lengths[sides].min():
+            quad[k] = hull_points[nearest]
+    return quad.astype(np.float32)
+
+
 def _simplified(contour: np.ndarray, dark: bool, whole: bool) -> PaperBlob | None:
-    """The blob of an outline, simplified to its polygon; None for an outline too thin for one."""
+    """The blob of an outline, simplified to its polygon; None for an outline too thin for one.
+    A whole paper card's polygon is its four corners: simplifying its outline keeps the notches
+    that the print near its edge cuts at a high whiteness level (an index's ink comes nearest the
+    edge at the very corners that are read), and a notched corner is no right angle."""
+    if whole and not dark:
+        quad = _card_quad(contour)
+        if quad is not None:
+            return PaperBlob(contour, quad, dark, whole)
     epsilon = 0.012 * cv2.arcLength(contour, True)
     if dark and not whole:
         # dark cards merge with each other and with a dark keyboard, a mat or a shaded floor
@@ -214,6 +260,11 @@ def _orientation(polygon: np.ndarray) -> float:
     x, y = polygon[:, 0], polygon[:, 1]
     x_next, y_next = np.append(x[1:], x[0]), np.append(y[1:], y[0])  # np.roll costs 10 times as much
     return float(np.sum(x * y_next - x_next * y))
+
+
+def clockwise(polygon: np.ndarray) -> np.ndarray:
+    """The polygon run clockwise on the image (y down)."""
+    return polygon[::-1] if _orientation(polygon) < 0 else polygon
 
 
 def corner_frames(blobs: list[PaperBlob], image_shape: tuple[int, ...]) -> list[CornerFrame]:
@@ -383,8 +434,7 @@ class _Outlines:
     def __init__(self, blobs: list[PaperBlob]) -> None:
         polygons = []
         for blob in blobs:
-            polygon = blob.polygon.astype(np.float64)
-            polygons.append(polygon[::-1] if _orientation(polygon) < 0 else polygon)
+            polygons.append(clockwise(blob.polygon.astype(np.float64)))
         sizes = np.array([len(p) for p in polygons])
         self.starts = np.cumsum(sizes) - sizes
         self.owner = np.repeat(np.arange(len(blobs)), sizes)

@@ -27,6 +27,7 @@ from vision.corners import (
     MIN_CARD_WIDTH_PX,
     CornerFrame,
     PaperBlob,
+    clockwise,
     corner_frames,
     find_blobs,
     whiteness,
@@ -169,6 +170,8 @@ class CardReader:
             for card in self._merge(frames, reads, blobs, masks)
             if not (card.dark and _a_backs_pattern(blobs, card.frame, card.read.rank, frames, first_reads))
         ]
+        for card in cards:
+            card.quad = _whole_card_outline(blobs[card.frame.blob], card.frame, card.quad)
         sightings = [self._sighting(c, scale) for c in cards]
         seen: list[np.ndarray] = [card.quad for card in cards]
         sightings += self._dark_faces(work, blobs, masks, frames, first_reads, patches, seen, scale)
@@ -669,6 +672,20 @@ def _overlap(one: np.ndarray, other: np.ndarray) -> float:
     area, _ = cv2.intersectConvexConvex(one.astype(np.float32), other.astype(np.float32))
     smaller = min(abs(cv2.contourArea(one)), abs(cv2.contourArea(other)))
     return float(area) / smaller if smaller > 0 else 0.0
+
+
+def _whole_card_outline(blob: PaperBlob, frame: CornerFrame, quad: np.ndarray) -> np.ndarray:
+    """A card read at a corner of a whole paper card is that card's own four corners (from the
+    read corner, clockwise), not the outline its corner's width draws: a slanted view makes the
+    card a trapezoid, and the card's far corners are where the blob shows them."""
+    if not blob.whole or blob.dark or len(blob.polygon) != 4:
+        return quad
+    polygon = clockwise(blob.polygon.astype(np.float32))
+    distances = np.hypot(*(polygon - np.array(frame.point, np.float32)).T)
+    nearest = int(np.argmin(distances))
+    if distances[nearest] > 1.0:
+        return quad  # read at an edge proposal or another blob's corner: not this card's vertex
+    return np.roll(polygon, -nearest, axis=0)
 
 
 def _points(quad: np.ndarray, scale: float) -> tuple[tuple[float, float], ...]:

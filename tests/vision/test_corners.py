@@ -48,6 +48,35 @@ def proposed_at(frames: list[corners.CornerFrame], quad: np.ndarray, width: floa
     )
 
 
+@pytest.mark.parametrize("angle", [0.0, 20.0, 65.0, 150.0])
+def test_a_whole_cards_corners_are_its_own_not_the_notches_its_print_cuts(
+    angle: float, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An index printed near the edge is no paper at a high whiteness level: the outline there
+    runs round it, and its simplified corners are chamfers (no right angle). A whole card's
+    corners are its hull's four."""
+    image = np.full((480, 640, 3), (90, 110, 120), np.uint8)  # a grey-brown carpet
+    quad = card_corners((250, 150), 110, angle)
+    cv2.fillConvexPoly(image, quad.astype(np.int32), (238, 238, 238))
+    a = math.radians(angle)
+    across, down = np.array([math.cos(a), math.sin(a)]), np.array([-math.sin(a), math.cos(a)])
+    for corner, sign in ((quad[0], 1), (quad[2], -1)):  # red ink at the two index corners' edges
+        box = ((0.03, 0.03), (0.16, 0.03), (0.16, 0.32), (0.03, 0.32))  # of the width, from the corner
+        ink = np.array([corner + sign * (across * u + down * v) * 110 for u, v in box])
+        cv2.fillConvexPoly(image, ink.astype(np.int32), (40, 40, 200))
+    blobs = find_blobs(image)
+    wholes = [b for b in blobs if b.whole]
+    assert len(wholes) == 1
+    frames = [f for f in corner_frames(blobs, image.shape) if blobs[f.blob].whole]
+    for k in range(4):
+        assert any(float(np.hypot(*(np.array(f.point) - quad[k]))) < 4 for f in frames), (angle, k)
+    # simplified as any other outline, the notched corners are lost
+    monkeypatch.setattr(corners, "_card_quad", lambda contour: None)
+    blobs = find_blobs(image)
+    frames = [f for f in corner_frames(blobs, image.shape) if blobs[f.blob].whole]
+    assert not all(any(float(np.hypot(*(np.array(f.point) - quad[k]))) < 4 for f in frames) for k in range(4))
+
+
 @pytest.mark.parametrize("angle", [0.0, 7.0, -12.0])
 def test_the_covered_cards_of_a_spread_have_their_index_corner_proposed(angle: float) -> None:
     image, cards = spread(5, 90, 45, angle)

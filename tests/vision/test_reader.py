@@ -13,7 +13,7 @@ from tablectl.core.cards import SUITS
 from tests.helpers.paths import DATA
 from vision.corners import CornerFrame, PaperBlob
 from vision.index_reader import NONE_RANK, NONE_SUIT, RANK_LABELS, IndexRead, IndexReader
-from vision.reader import ACT_CONFIDENCE, CardReader, Facing, _BlobMasks
+from vision.reader import ACT_CONFIDENCE, CardReader, Facing, _BlobMasks, _whole_card_outline
 from vision.sources import Frame, read_image
 
 CARDS = DATA / "cards"
@@ -165,6 +165,32 @@ def test_a_neighbours_read_does_not_make_a_card_unsure(
     reader: CardReader, name: str, cards: set[str]
 ) -> None:
     assert confident(reader, photo(f"photos-tfod-train/images/{name}")) == cards
+
+
+def test_a_whole_card_whose_print_notches_its_outline_is_read_at_its_index_corners(
+    reader: CardReader,
+) -> None:
+    """IMG_2567's nine of clubs lies whole and alone on a plain floor; at a high whiteness level
+    its index's ink cuts its outline's index corners into chamfers, which were never proposed
+    (frames at its two pip corners only): it is read by the corners where its sides meet."""
+    sightings = [s for s in reader.read(photo("photos-tfod-train/images/IMG_2567.JPG")) if s.card == "9c"]
+    assert sightings and sightings[0].confidence >= ACT_CONFIDENCE
+    assert sightings[0].why.startswith("index read at 2 corners")
+
+
+def test_a_card_read_at_a_whole_cards_corner_is_outlined_by_that_cards_own_corners() -> None:
+    # a card seen slanted: a trapezoid, wider at its bottom; clockwise from its top left
+    trapezoid = np.array([(110, 100), (190, 100), (200, 220), (100, 220)], np.float32)
+    blob = PaperBlob(trapezoid.astype(np.int32).reshape(-1, 1, 2), trapezoid, dark=False, whole=True)
+    bottom_right = CornerFrame((200.0, 220.0), (-1.0, 0.0), (0.0, -1.0), 100.0, 0)
+    drawn = bottom_right.card_quad()
+    outline = _whole_card_outline(blob, bottom_right, drawn)
+    assert outline.tolist() == [[200, 220], [100, 220], [110, 100], [190, 100]]
+    # read at an edge proposal, or on a blob that is not one whole card: the corner's own outline
+    along_an_edge = CornerFrame((150.0, 220.0), (-1.0, 0.0), (0.0, -1.0), 100.0, 0)
+    assert _whole_card_outline(blob, along_an_edge, drawn) is drawn
+    spread = PaperBlob(blob.contour, trapezoid, dark=False, whole=False)
+    assert _whole_card_outline(spread, bottom_right, drawn) is drawn
 
 
 def rectangle_blob(x0: int, y0: int, x1: int, y1: int) -> PaperBlob:
