@@ -68,6 +68,11 @@ EDGE_MAX_VERTICES = 16
 EDGE_BUDGET = 64  # edge proposals in one frame at most
 DARK_SLIT_DEPTH = 0.2  # of its box's short side: a dent this deep makes a dark blob more than one card
 DARK_MERGED_EPSILON = 4.0  # pixels at FIND_SIDE: the outline of merged dark blobs simplified this finely
+EDGE_CARDS = True
+EDGE_CANNY = (50, 150)
+EDGE_SOLIDITY = 0.7
+EDGE_MIN_WHITE = 60
+EDGE_SHADE_RISE = 25
 WHITENESS_LEVELS = (100, 130, 170, 210, 235)
 # A covered card's edges are cut short by the card on top, so the widths guessed from them are too
 # small, never too large: its corner is also read at this much more (tools/vision_validate.py)
@@ -87,11 +92,11 @@ def whiteness(image: BGRImage) -> GrayImage:
     return score
 
 
-def paper_masks(image: BGRImage) -> list[GrayImage]:
+def paper_masks(image: BGRImage, score: GrayImage | None = None) -> list[GrayImage]:
     """White paper at several levels of whiteness, opened: a card on a light cloth separates from
     it only at a high level, a card in shadow appears only at a low one (no single cut-off fits
     both). A flat opening commutes with a threshold, so the score is opened once for all levels."""
-    score = cv2.morphologyEx(whiteness(image), cv2.MORPH_OPEN, OPENING)
+    score = cv2.morphologyEx(whiteness(image) if score is None else score, cv2.MORPH_OPEN, OPENING)
     return [cv2.threshold(score, level - 1, 255, cv2.THRESH_BINARY)[1] for level in WHITENESS_LEVELS]
 
 
@@ -139,30 +144,29 @@ def _card_quad(contour: np.ndarray) -> np.ndarray | None:
     polygon = cv2.approxPolyDP(hull, 0.01 * perimeter, True).reshape(-1, 2).astype(np.float64)
     if len(polygon) < 4:
         return None
-    edges = np.roll(polygon, -1, axis=0) - polygon
+    edges = np.concatenate((polygon[1:], polygon[:1])) - polygon  # np.roll costs 10 times as much
     lengths = np.hypot(edges[:, 0], edges[:, 1])
     sides = np.sort(np.argsort(-lengths)[:4])  # in the outline's order
+    before = sides[[3, 0, 1, 2]]  # the side before each
     if lengths[sides].min() < 0.12 * perimeter:
         return None
-    quad = np.empty((4, 2))
-    for k in range(4):
-        i, j = sides[k - 1], sides[k]  # the sides meeting at the corner before side j
-        u, v = edges[i], edges[j]
-        det = u[0] * -v[1] + v[0] * u[1]
-        if abs(det) < 0.3 * lengths[i] * lengths[j]:
-            return None  # nearly parallel: no corner between them
-        d = polygon[j] - polygon[i]
-        t = (d[0] * -v[1] + v[0] * d[1]) / det
-        quad[k] = polygon[i] + t * u
+    # the corner before each side: where the line of the side before it meets its line
+    start, direction = polygon[sides], edges[sides]
+    p, u = polygon[before], edges[before]
+    det = u[:, 0] * -direction[:, 1] + direction[:, 0] * u[:, 1]
+    if (np.abs(det) < 0.3 * lengths[sides] * lengths[before]).any():
+        return None  # two sides nearly parallel: no corner between them
+    d = start - p
+    t = (d[:, 0] * -direction[:, 1] + direction[:, 0] * d[:, 1]) / det
+    quad = p + t[:, None] * u
     # A rounded corner lies a pixel or two inside where its sides meet, and that is where every
     # other corner is found (and the classifier trained): keep the paper's own corner unless the
     # print cut it off
     hull_points = hull.reshape(-1, 2).astype(np.float64)
-    for k in range(4):
-        distances = np.hypot(*(hull_points - quad[k]).T)
-        nearest = int(np.argmin(distances))
-        if distances[nearest] < ROUNDED_CORNER * lengths[sides].min():
-            quad[k] = hull_points[nearest]
+    distances = np.hypot(*(hull_points[None, :, :] - quad[:, None, :]).transpose(2, 0, 1))
+    nearest = distances.argmin(axis=1)
+    own = distances[np.arange(4), nearest] < ROUNDED_CORNER * lengths[sides].min()
+    quad[own] = hull_points[nearest[own]]
     return quad.astype(np.float32)
 
 
@@ -182,6 +186,78 @@ def _simplified(contour: np.ndarray, dark: bool, whole: bool) -> PaperBlob | Non
         epsilon = min(epsilon, DARK_MERGED_EPSILON)
     polygon = cv2.approxPolyDP(contour, epsilon, True).reshape(-1, 2).astype(np.float32)
     return PaperBlob(contour, polygon, dark, whole) if len(polygon) >= 3 else None
+
+
+def _edge_cards(
+    small: BGRImage, score: GrayImage, min_area: float, found: list[PaperBlob]
+) -> list[PaperBlob]:
+    """Whole cards found by their edges where whiteness cannot part them from what they lie on (a
+    white board, a light cloth under uneven light): a light region that the image's edges close all
+    round, card-shaped (its hull fills its rotated box, at a card's aspect) and not found already.
+    ``score``: the image's whiteness."""
+    edges: GrayImage = cv2.dilate(cv2.Canny(cv2.cvtColor(small, cv2.COLOR_BGR2GRAY), *EDGE_CANNY), OPENING)
+    regions: GrayImage = cv2.bitwise_not(edges)
+    # the regions between the edges: each one's outer outline (a card's pips and index are holes)
+    contours, hierarchy = cv2.findContours(regions, cv2.RETR_CCOMP, cv2.CHAIN_APPROX_SIMPLE)
+    if hierarchy is None:
+        return []
+    h, w = score.shape
+    found_boxes = [cv2.boundingRect(blob.contour) for blob in found if blob.whole]
+    kept: list[PaperBlob] = []
+    # each region's outer outline, not its holes', and more than a speck's
+    outer = [contours[int(i)] for i in np.flatnonzero(hierarchy[0][:, 3] < 0) if len(contours[int(i)]) >= 4]
+    for contour in outer:
+        x, y, bw, bh = cv2.boundingRect(contour)
+        if (
+            bw * bh < min_area
+            or bw * bh > 0.5 * h * w
+            or x <= 1
+            or y <= 1
+            or x + bw >= w - 1
+            or y + bh >= h - 1
+        ):
+            continue  # too small or too large for a card, or cut by the frame's edge
+        tolerance = max(2, int(0.05 * max(bw, bh)))
+        if any(
+            abs(x - fx) <= tolerance
+            and abs(y - fy) <= tolerance
+            and abs(bw - fw) <= 2 * tolerance
+            and abs(bh - fh) <= 2 * tolerance
+            for fx, fy, fw, fh in found_boxes
+        ):
+            continue  # a card the whiteness levels found whole
+        hull = cv2.convexHull(contour)
+        (_, _), (rw, rh), _ = cv2.minAreaRect(hull)
+        ratio = max(rw, rh) / max(min(rw, rh), 1.0)
+        if not (1.2 < ratio < 1.75 and cv2.contourArea(hull) >= 0.9 * rw * rh >= min_area):
+            continue
+        mask = np.zeros((bh, bw), np.uint8)
+        cv2.drawContours(mask, [contour], 0, 255, cv2.FILLED, offset=(-x, -y))
+        region = cv2.bitwise_and(mask, regions[y : y + bh, x : x + bw])
+        if cv2.countNonZero(region) < EDGE_SOLIDITY * rw * rh:
+            continue  # more edges than a card's print inside: a texture, not a card
+        paper = cv2.mean(score[y : y + bh, x : x + bw], region)[0]
+        if paper < EDGE_MIN_WHITE:
+            continue  # not paper: a dark card is the dark outlines' (below), a dark region nobody's
+        if paper < WHITENESS_LEVELS[1]:
+            # paper in shade: whiter than what it lies on (a ring around it), or nothing
+            m = max(2, int(0.15 * min(bw, bh)))
+            x0, y0, x1, y1 = max(0, x - m), max(0, y - m), min(w, x + bw + m), min(h, y + bh + m)
+            ring = np.zeros((y1 - y0, x1 - x0), np.uint8)
+            cv2.drawContours(ring, [hull], 0, 255, thickness=2 * m, offset=(-x0, -y0))
+            cv2.drawContours(ring, [hull], 0, 0, cv2.FILLED, offset=(-x0, -y0))
+            if paper < cv2.mean(score[y0:y1, x0:x1], ring)[0] + EDGE_SHADE_RISE:
+                continue
+        quad = _card_quad(hull)
+        if quad is None:
+            continue
+        # the region lies inside the edges, which are dilated: the card's corners lie a pixel out
+        centre = quad.mean(axis=0)
+        quad = centre + (quad - centre) * (1 + 3.0 / max(1.0, min(rw, rh)))
+        kept.append(
+            PaperBlob(np.round(quad).astype(np.int32).reshape(-1, 1, 2), quad.astype(np.float32), False, True)
+        )
+    return kept
 
 
 def _deepest_dent(contour: np.ndarray) -> float:
@@ -210,9 +286,12 @@ def find_blobs(image: BGRImage) -> list[PaperBlob]:
     h, w = small.shape[:2]
     min_width = MIN_CARD_WIDTH_PX * scale
     min_area = max(0.4 * min_width * min_width * CARD_ASPECT, 0.0015 * h * w)
+    score = whiteness(small)
     blobs = _without_same_blobs(
-        [outline for mask in paper_masks(small) for outline in _outlines(mask, min_area, dark=False)]
+        [outline for mask in paper_masks(small, score) for outline in _outlines(mask, min_area, dark=False)]
     )
+    if EDGE_CARDS:
+        blobs.extend(_edge_cards(small, score, min_area, blobs))
     dark_mask = cv2.morphologyEx(dark_card_mask(small), cv2.MORPH_OPEN, OPENING)
     for contour, whole in _outlines(dark_mask, min_area, dark=True):
         blob = _simplified(contour, True, whole)

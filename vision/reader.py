@@ -15,6 +15,7 @@ unknown.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field, replace
 
 import cv2
@@ -237,7 +238,6 @@ class CardReader:
         )
         cards: list[_Candidate] = []
         for candidate in ranked:
-            on_blob = masks.share_on(candidate.frame.blob, candidate.quad) >= ON_OWN_BLOB
             same = next((card for card in cards if _same_card(card, candidate)), None)
             if same is None:
                 # the same card read again through a corner guessed elsewhere on it is still one card
@@ -251,7 +251,7 @@ class CardReader:
                     None,
                 )
             if same is None:
-                if on_blob:
+                if masks.share_on(candidate.frame.blob, candidate.quad) >= ON_OWN_BLOB:
                     candidate.outlines.append((candidate.frame, candidate.quad))
                 candidate.corners.append(candidate.frame)
                 cards.append(candidate)
@@ -263,7 +263,9 @@ class CardReader:
                 same.agreeing.append(candidate.read)
                 same.corners.append(candidate.frame)
                 same.dark = same.dark and candidate.dark  # read on paper too: not only a dark card
-                if on_blob and _at_one_corner(same.frame, candidate.frame):
+                if _at_one_corner(same.frame, candidate.frame) and (
+                    masks.share_on(candidate.frame.blob, candidate.quad) >= ON_OWN_BLOB
+                ):
                     same.outlines.append((candidate.frame, candidate.quad))
             else:
                 same.disagreeing += 1
@@ -635,18 +637,22 @@ def _same_card(card: _Candidate, other: _Candidate) -> bool:
 def _at_one_corner(one: CornerFrame, other: CornerFrame) -> bool:
     """Two frames at one corner of one card: about one point, one edge running across (the
     corners of two cards can touch, turned differently)."""
-    p, q = np.array(one.point), np.array(other.point)
+    # plain floats: a frame's merge makes thousands of these tests, and numpy's cost is per call
+    (px, py), (qx, qy) = one.point, other.point
     return (
-        float(np.hypot(*(p - q))) < 0.2 * one.width
-        and float(np.dot(one.across, other.across)) > SAME_CORNER_ACROSS
+        math.hypot(px - qx, py - qy) < 0.2 * one.width
+        and one.across[0] * other.across[0] + one.across[1] * other.across[1] > SAME_CORNER_ACROSS
     )
 
 
 def _at_opposite_corner(one: CornerFrame, one_quad: np.ndarray, other: CornerFrame) -> bool:
     """``other`` sits at the corner of ``one``'s card (``one_quad``, its card_quad) opposite
     ``one``, turned half round: the card's other index corner."""
-    facing = float(np.dot(one.across, other.across))
-    return facing < -0.8 and float(np.hypot(*(one_quad[2] - np.array(other.point)))) < 0.25 * one.width
+    facing = one.across[0] * other.across[0] + one.across[1] * other.across[1]
+    if facing >= -0.8:
+        return False
+    far_x, far_y = float(one_quad[2][0]), float(one_quad[2][1])
+    return math.hypot(far_x - other.point[0], far_y - other.point[1]) < 0.25 * one.width
 
 
 def _confirmed_at_opposite_corners(

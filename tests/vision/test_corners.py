@@ -77,6 +77,15 @@ def test_a_whole_cards_corners_are_its_own_not_the_notches_its_print_cuts(
     assert not all(any(float(np.hypot(*(np.array(f.point) - quad[k]))) < 4 for f in frames) for k in range(4))
 
 
+def test_a_dark_region_closed_by_edges_is_no_paper_card() -> None:
+    """A dark back, card-shaped and closed by its edges, is not a paper card (the dark outlines
+    are its finder)."""
+    image = np.full((480, 640, 3), 225, np.uint8)
+    quad = card_corners((250, 150), 110, 10.0)
+    cv2.fillConvexPoly(image, quad.astype(np.int32), (60, 30, 20))
+    assert not [b for b in corners._edge_cards(image, corners.whiteness(image), 500.0, []) if b.whole]
+
+
 @pytest.mark.parametrize("angle", [0.0, 7.0, -12.0])
 def test_the_covered_cards_of_a_spread_have_their_index_corner_proposed(angle: float) -> None:
     image, cards = spread(5, 90, 45, angle)

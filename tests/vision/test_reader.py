@@ -11,6 +11,7 @@ import pytest
 
 from tablectl.core.cards import SUITS
 from tests.helpers.paths import DATA
+from vision import corners
 from vision.corners import CornerFrame, PaperBlob
 from vision.index_reader import NONE_RANK, NONE_SUIT, RANK_LABELS, IndexRead, IndexReader
 from vision.reader import ACT_CONFIDENCE, CardReader, Facing, _BlobMasks, _whole_card_outline
@@ -176,6 +177,24 @@ def test_a_whole_card_whose_print_notches_its_outline_is_read_at_its_index_corne
     sightings = [s for s in reader.read(photo("photos-tfod-train/images/IMG_2567.JPG")) if s.card == "9c"]
     assert sightings and sightings[0].confidence >= ACT_CONFIDENCE
     assert sightings[0].why.startswith("index read at 2 corners")
+
+
+@pytest.mark.parametrize(
+    ("name", "card"),
+    [
+        # an ace on a beige board as white as it under a lamp: no whiteness level parts them
+        ("cam_image50.jpg", "Ad"),
+        # an ace on wood, its paper in the lamp's glare at one end and grey at the other
+        ("IMG_2474.JPG", "Ad"),
+    ],
+)
+def test_a_card_that_whiteness_cannot_part_from_what_it_lies_on_is_found_by_its_edges(
+    reader: CardReader, monkeypatch: pytest.MonkeyPatch, name: str, card: str
+) -> None:
+    image = photo(f"photos-tfod-train/images/{name}")
+    assert card in confident(reader, image)
+    monkeypatch.setattr(corners, "EDGE_CARDS", False)
+    assert card not in confident(reader, image)
 
 
 def test_a_card_read_at_a_whole_cards_corner_is_outlined_by_that_cards_own_corners() -> None:
