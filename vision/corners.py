@@ -68,11 +68,14 @@ EDGE_MAX_VERTICES = 16
 EDGE_BUDGET = 64  # edge proposals in one frame at most
 DARK_SLIT_DEPTH = 0.2  # of its box's short side: a dent this deep makes a dark blob more than one card
 DARK_MERGED_EPSILON = 4.0  # pixels at FIND_SIDE: the outline of merged dark blobs simplified this finely
-EDGE_CARDS = True
-EDGE_CANNY = (50, 150)
-EDGE_SOLIDITY = 0.7
-EDGE_MIN_WHITE = 60
-EDGE_SHADE_RISE = 25
+# Whole cards found by their edges (_canny_cards): Canny's two levels on the grey image; how much
+# of its hull a region's outline fills; the least whiteness of paper, and how much whiter than
+# what it lies on paper in shade (below the second whiteness level) must be
+CANNY_CARDS = True
+CANNY_LEVELS = (50, 150)
+CANNY_OUTLINE_FILL = 0.9
+CANNY_MIN_WHITE = 60
+CANNY_SHADE_RISE = 25
 WHITENESS_LEVELS = (100, 130, 170, 210, 235)
 # A covered card's edges are cut short by the card on top, so the widths guessed from them are too
 # small, never too large: its corner is also read at this much more (tools/vision_validate.py)
@@ -188,14 +191,15 @@ def _simplified(contour: np.ndarray, dark: bool, whole: bool) -> PaperBlob | Non
     return PaperBlob(contour, polygon, dark, whole) if len(polygon) >= 3 else None
 
 
-def _edge_cards(
+def _canny_cards(
     small: BGRImage, score: GrayImage, min_area: float, found: list[PaperBlob]
 ) -> list[PaperBlob]:
     """Whole cards found by their edges where whiteness cannot part them from what they lie on (a
-    white board, a light cloth under uneven light): a light region that the image's edges close all
-    round, card-shaped (its hull fills its rotated box, at a card's aspect) and not found already.
-    ``score``: the image's whiteness."""
-    edges: GrayImage = cv2.dilate(cv2.Canny(cv2.cvtColor(small, cv2.COLOR_BGR2GRAY), *EDGE_CANNY), OPENING)
+    white board, a lamp's glare at one end of a card and shade at the other): a region that the
+    image's edges close all round, its outline card-shaped (its hull fills its rotated box, at a
+    card's aspect; a court card's is the white frame round its picture), of paper (or of paper in
+    shade, whiter than what it lies on) and not found whole already. ``score``: the whiteness."""
+    edges: GrayImage = cv2.dilate(cv2.Canny(cv2.cvtColor(small, cv2.COLOR_BGR2GRAY), *CANNY_LEVELS), OPENING)
     regions: GrayImage = cv2.bitwise_not(edges)
     # the regions between the edges: each one's outer outline (a card's pips and index are holes)
     contours, hierarchy = cv2.findContours(regions, cv2.RETR_CCOMP, cv2.CHAIN_APPROX_SIMPLE)
@@ -234,10 +238,10 @@ def _edge_cards(
         mask = np.zeros((bh, bw), np.uint8)
         cv2.drawContours(mask, [contour], 0, 255, cv2.FILLED, offset=(-x, -y))
         region = cv2.bitwise_and(mask, regions[y : y + bh, x : x + bw])
-        if cv2.countNonZero(region) < EDGE_SOLIDITY * rw * rh:
-            continue  # more edges than a card's print inside: a texture, not a card
+        if cv2.contourArea(contour) < CANNY_OUTLINE_FILL * cv2.contourArea(hull):
+            continue  # a ragged outline: a texture's region, not a card's edge
         paper = cv2.mean(score[y : y + bh, x : x + bw], region)[0]
-        if paper < EDGE_MIN_WHITE:
+        if paper < CANNY_MIN_WHITE:
             continue  # not paper: a dark card is the dark outlines' (below), a dark region nobody's
         if paper < WHITENESS_LEVELS[1]:
             # paper in shade: whiter than what it lies on (a ring around it), or nothing
@@ -246,7 +250,7 @@ def _edge_cards(
             ring = np.zeros((y1 - y0, x1 - x0), np.uint8)
             cv2.drawContours(ring, [hull], 0, 255, thickness=2 * m, offset=(-x0, -y0))
             cv2.drawContours(ring, [hull], 0, 0, cv2.FILLED, offset=(-x0, -y0))
-            if paper < cv2.mean(score[y0:y1, x0:x1], ring)[0] + EDGE_SHADE_RISE:
+            if paper < cv2.mean(score[y0:y1, x0:x1], ring)[0] + CANNY_SHADE_RISE:
                 continue
         quad = _card_quad(hull)
         if quad is None:
@@ -290,8 +294,8 @@ def find_blobs(image: BGRImage) -> list[PaperBlob]:
     blobs = _without_same_blobs(
         [outline for mask in paper_masks(small, score) for outline in _outlines(mask, min_area, dark=False)]
     )
-    if EDGE_CARDS:
-        blobs.extend(_edge_cards(small, score, min_area, blobs))
+    if CANNY_CARDS:
+        blobs.extend(_canny_cards(small, score, min_area, blobs))
     dark_mask = cv2.morphologyEx(dark_card_mask(small), cv2.MORPH_OPEN, OPENING)
     for contour, whole in _outlines(dark_mask, min_area, dark=True):
         blob = _simplified(contour, True, whole)
