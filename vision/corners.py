@@ -73,7 +73,7 @@ DARK_MERGED_EPSILON = 4.0  # pixels at FIND_SIDE: the outline of merged dark blo
 # what it lies on paper in shade (below the second whiteness level) must be
 CANNY_CARDS = True
 CANNY_LEVELS = (50, 150)
-CANNY_OUTLINE_FILL = 0.9
+CANNY_OUTLINE_FILL = 0.75
 CANNY_MIN_WHITE = 60
 CANNY_SHADE_RISE = 25
 WHITENESS_LEVELS = (100, 130, 170, 210, 235)
