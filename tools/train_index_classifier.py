@@ -70,6 +70,7 @@ GEAXGX = ROOT.parent / "shared" / "data" / "cards" / "geaxgx" / "synthetic_rende
 FACE_W, FACE_H = 200, 280
 SQUASH_SIGMA = 0.0  # set by --squash
 FADE_SHARE = 0.0  # set by --fade
+BLUR_SHARE = 0.0  # set by --blur
 WIDTH_SIGMA = 0.1  # set by --width-sigma
 COVERED_SHARE = 0.0  # set by --covered
 DARK_BACK_SHARE = 0.0  # set by --dark-backs
@@ -283,6 +284,17 @@ def frame_at(rng: random.Random, corner: int, jitter: bool) -> CornerFrame:
     return CornerFrame((x + MARGIN, y + MARGIN), across, down, width, 0)
 
 
+def motion_kernel(rng: random.Random, length: float) -> np.ndarray:
+    """A straight motion blur ``length`` pixels long at a random angle, normalised."""
+    size = max(3, int(math.ceil(length)) | 1)
+    kernel = np.zeros((size, size), np.float32)
+    angle = rng.uniform(0.0, math.pi)
+    c = (size - 1) / 2
+    dx, dy = math.cos(angle) * length / 2, math.sin(angle) * length / 2
+    cv2.line(kernel, (round(c - dx), round(c - dy)), (round(c + dx), round(c + dy)), 1.0, 1)
+    return kernel / max(float(kernel.sum()), 1e-6)
+
+
 def degrade(rng: random.Random, patch_source: np.ndarray, frame: CornerFrame) -> np.ndarray:
     """Cut at a random low resolution (a rank 8-20 px high), blur, noise, JPEG, light colour."""
     # work on the window's surroundings only: blurring and compressing the whole canvas is slow
@@ -303,7 +315,14 @@ def degrade(rng: random.Random, patch_source: np.ndarray, frame: CornerFrame) ->
         # faded or washed-out print (a worn deck, glare, a pale red): the ink halfway to paper
         contrast = rng.uniform(0.3, 0.8)
         image = (255.0 - (255.0 - image.astype(np.float32)) * contrast).astype(np.uint8)
-    if rng.random() < 0.7:
+    if BLUR_SHARE and rng.random() < BLUR_SHARE:
+        # a photo out of focus or taken as the hand moved: 1-2.5 % of the card's width at the face's
+        # scale (a rank's stroke is about 3 %), as the training photos' blurred cards show it
+        if rng.random() < 0.5:
+            image = cv2.GaussianBlur(image, (0, 0), rng.uniform(0.01, 0.025) * frame.width)
+        else:
+            image = cv2.filter2D(image, -1, motion_kernel(rng, rng.uniform(0.03, 0.07) * frame.width))
+    elif rng.random() < 0.7:
         image = cv2.GaussianBlur(image, (0, 0), rng.uniform(0.3, 2.0))
     small_scale = rng.uniform(0.12, 0.9)  # card width in the photo / FACE_W
     # a card seen at a slant, or a photo stretched to a square: one axis shorter than the other
@@ -610,6 +629,12 @@ def main() -> int:
         help="sigma of the log of one axis' squash against the other (0: none; 0.15 about +-15 %%)",
     )
     parser.add_argument(
+        "--blur",
+        type=float,
+        default=0.0,
+        help="the share of patches blurred as a photo out of focus or taken in motion is",
+    )
+    parser.add_argument(
         "--fade", type=float, default=0.0, help="the share of patches whose print is faded toward the paper"
     )
     parser.add_argument(
@@ -663,8 +688,8 @@ def main() -> int:
     import torch
     import torch.nn.functional as F
 
-    global SQUASH_SIGMA, FADE_SHARE, WIDTH_SIGMA, COVERED_SHARE, DARK_BACK_SHARE
-    SQUASH_SIGMA, FADE_SHARE = args.squash, args.fade
+    global SQUASH_SIGMA, FADE_SHARE, BLUR_SHARE, WIDTH_SIGMA, COVERED_SHARE, DARK_BACK_SHARE
+    SQUASH_SIGMA, FADE_SHARE, BLUR_SHARE = args.squash, args.fade, args.blur
     WIDTH_SIGMA, COVERED_SHARE, DARK_BACK_SHARE = args.width_sigma, args.covered, args.dark_backs
     torch.manual_seed(args.seed)
     torch.set_num_threads(args.threads)
