@@ -68,10 +68,11 @@ EDGE_MAX_VERTICES = 16
 EDGE_BUDGET = 64  # edge proposals in one frame at most
 DARK_SLIT_DEPTH = 0.2  # of its box's short side: a dent this deep makes a dark blob more than one card
 DARK_MERGED_EPSILON = 4.0  # pixels at FIND_SIDE: the outline of merged dark blobs simplified this finely
-# Whole cards found by their edges (_canny_cards): Canny's two levels on the grey image; how much
+# Paper found by its edges (_canny_blobs): Canny's two levels on the grey image; how much
 # of its hull a region's outline fills; the least whiteness of paper, and how much whiter than
 # what it lies on paper in shade (below the second whiteness level) must be
 CANNY_CARDS = True
+CANNY_PIECE_VERTICES = 16  # a region with more is a texture's, not a piece of a few cards
 CANNY_LEVELS = (50, 150)
 CANNY_OUTLINE_FILL = 0.75
 CANNY_MIN_WHITE = 60
@@ -191,17 +192,19 @@ def _simplified(contour: np.ndarray, dark: bool, whole: bool) -> PaperBlob | Non
     return PaperBlob(contour, polygon, dark, whole) if len(polygon) >= 3 else None
 
 
-def _canny_cards(
+def _canny_blobs(
     small: BGRImage, score: GrayImage, min_area: float, found: list[PaperBlob]
 ) -> list[PaperBlob]:
-    """Whole cards found by their edges where whiteness cannot part them from what they lie on (a
-    white board, a lamp's glare at one end of a card and shade at the other): a region that the
-    image's edges close all round, its outline card-shaped (its hull fills its rotated box, at a
-    card's aspect; a court card's is the white frame round its picture), of paper (or of paper in
-    shade, whiter than what it lies on) and not found whole already. ``score``: the whiteness."""
+    """Paper found by its edges where whiteness cannot part it from what it lies on (a white
+    board, a lamp's glare at one end of a card and shade at the other, cards touching each other or
+    a light cloth): each region that the image's edges close all round and that no whiteness level
+    found whole already. A card-shaped one (its hull fills its rotated box, at a card's aspect; a
+    court card's is the white frame round its picture) is a whole card, of paper or of paper in
+    shade whiter than what it lies on; any other region of paper is a piece of one or more cards
+    whose corners are proposed as a blob's (the part of a covered card that shows, a card with a
+    corner under another). ``score``: the whiteness."""
     edges: GrayImage = cv2.dilate(cv2.Canny(cv2.cvtColor(small, cv2.COLOR_BGR2GRAY), *CANNY_LEVELS), OPENING)
     regions: GrayImage = cv2.bitwise_not(edges)
-    # the regions between the edges: each one's outer outline (a card's pips and index are holes)
     contours, hierarchy = cv2.findContours(regions, cv2.RETR_CCOMP, cv2.CHAIN_APPROX_SIMPLE)
     if hierarchy is None:
         return []
@@ -233,25 +236,26 @@ def _canny_cards(
         hull = cv2.convexHull(contour)
         (_, _), (rw, rh), _ = cv2.minAreaRect(hull)
         ratio = max(rw, rh) / max(min(rw, rh), 1.0)
-        if not (1.2 < ratio < 1.75 and cv2.contourArea(hull) >= 0.9 * rw * rh >= min_area):
-            continue
+        card_shaped = 1.2 < ratio < 1.75 and cv2.contourArea(hull) >= 0.9 * rw * rh >= min_area
+        if card_shaped and cv2.contourArea(contour) < CANNY_OUTLINE_FILL * cv2.contourArea(hull):
+            continue  # a ragged outline: a texture's region, not a card's edge
         mask = np.zeros((bh, bw), np.uint8)
         cv2.drawContours(mask, [contour], 0, 255, cv2.FILLED, offset=(-x, -y))
         region = cv2.bitwise_and(mask, regions[y : y + bh, x : x + bw])
-        if cv2.contourArea(contour) < CANNY_OUTLINE_FILL * cv2.contourArea(hull):
-            continue  # a ragged outline: a texture's region, not a card's edge
         paper = cv2.mean(score[y : y + bh, x : x + bw], region)[0]
+        if not card_shaped:
+            if paper >= WHITENESS_LEVELS[0]:
+                piece = _simplified(contour, False, False)
+                if piece is not None and len(piece.polygon) <= CANNY_PIECE_VERTICES:
+                    kept.append(piece)
+            continue
         if paper < CANNY_MIN_WHITE:
             continue  # not paper: a dark card is the dark outlines' (below), a dark region nobody's
-        if paper < WHITENESS_LEVELS[1]:
-            # paper in shade: whiter than what it lies on (a ring around it), or nothing
-            m = max(2, int(0.15 * min(bw, bh)))
-            x0, y0, x1, y1 = max(0, x - m), max(0, y - m), min(w, x + bw + m), min(h, y + bh + m)
-            ring = np.zeros((y1 - y0, x1 - x0), np.uint8)
-            cv2.drawContours(ring, [hull], 0, 255, thickness=2 * m, offset=(-x0, -y0))
-            cv2.drawContours(ring, [hull], 0, 0, cv2.FILLED, offset=(-x0, -y0))
-            if paper < cv2.mean(score[y0:y1, x0:x1], ring)[0] + CANNY_SHADE_RISE:
-                continue
+        if (
+            paper < WHITENESS_LEVELS[1]
+            and paper < _ring_whiteness(score, hull, x, y, bw, bh) + CANNY_SHADE_RISE
+        ):
+            continue  # neither paper nor paper in shade, whiter than what it lies on
         quad = _card_quad(hull)
         if quad is None:
             continue
@@ -262,6 +266,18 @@ def _canny_cards(
             PaperBlob(np.round(quad).astype(np.int32).reshape(-1, 1, 2), quad.astype(np.float32), False, True)
         )
     return kept
+
+
+def _ring_whiteness(score: GrayImage, hull: np.ndarray, x: int, y: int, bw: int, bh: int) -> float:
+    """The mean whiteness of a ring round a region (its hull, its box), as wide as a sixth of
+    its box's shorter side: what the region lies on."""
+    h, w = score.shape
+    m = max(2, int(0.15 * min(bw, bh)))
+    x0, y0, x1, y1 = max(0, x - m), max(0, y - m), min(w, x + bw + m), min(h, y + bh + m)
+    ring = np.zeros((y1 - y0, x1 - x0), np.uint8)
+    cv2.drawContours(ring, [hull], 0, 255, thickness=2 * m, offset=(-x0, -y0))
+    cv2.drawContours(ring, [hull], 0, 0, cv2.FILLED, offset=(-x0, -y0))
+    return float(cv2.mean(score[y0:y1, x0:x1], ring)[0])
 
 
 def _deepest_dent(contour: np.ndarray) -> float:
@@ -295,7 +311,7 @@ def find_blobs(image: BGRImage) -> list[PaperBlob]:
         [outline for mask in paper_masks(small, score) for outline in _outlines(mask, min_area, dark=False)]
     )
     if CANNY_CARDS:
-        blobs.extend(_canny_cards(small, score, min_area, blobs))
+        blobs.extend(_canny_blobs(small, score, min_area, blobs))
     dark_mask = cv2.morphologyEx(dark_card_mask(small), cv2.MORPH_OPEN, OPENING)
     for contour, whole in _outlines(dark_mask, min_area, dark=True):
         blob = _simplified(contour, True, whole)

@@ -83,7 +83,7 @@ def test_a_dark_region_closed_by_edges_is_no_paper_card() -> None:
     image = np.full((480, 640, 3), 225, np.uint8)
     quad = card_corners((250, 150), 110, 10.0)
     cv2.fillConvexPoly(image, quad.astype(np.int32), (60, 30, 20))
-    assert not [b for b in corners._canny_cards(image, corners.whiteness(image), 500.0, []) if b.whole]
+    assert not [b for b in corners._canny_blobs(image, corners.whiteness(image), 500.0, []) if b.whole]
 
 
 @pytest.mark.parametrize("angle", [0.0, 7.0, -12.0])

@@ -197,6 +197,25 @@ def test_a_card_that_whiteness_cannot_part_from_what_it_lies_on_is_found_by_its_
     assert card not in confident(reader, image)
 
 
+@pytest.mark.parametrize(
+    ("name", "cards"),
+    [
+        # an ace over a ten over a queen, squared up on wood: at every whiteness level one blob
+        # that fills its box like one card, read at that box's width
+        ("IMG_2648.JPG", {"Ah", "Qs"}),
+        # a king and an ace beside a ten in a row: their parts in view are regions of the edges
+        ("IMG_2655.JPG", {"Kd", "Ac"}),
+    ],
+)
+def test_the_pieces_of_overlapping_cards_that_the_edges_close_are_read(
+    reader: CardReader, monkeypatch: pytest.MonkeyPatch, name: str, cards: set[str]
+) -> None:
+    image = photo(f"photos-tfod-train/images/{name}")
+    assert cards <= confident(reader, image)
+    monkeypatch.setattr(corners, "CANNY_PIECE_VERTICES", 0)
+    assert not cards & confident(reader, image)
+
+
 def test_a_card_read_at_a_whole_cards_corner_is_outlined_by_that_cards_own_corners() -> None:
     # a card seen slanted: a trapezoid, wider at its bottom; clockwise from its top left
     trapezoid = np.array([(110, 100), (190, 100), (200, 220), (100, 220)], np.float32)
