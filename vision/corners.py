@@ -215,15 +215,9 @@ def _canny_blobs(
     outer = [contours[int(i)] for i in np.flatnonzero(hierarchy[0][:, 3] < 0) if len(contours[int(i)]) >= 4]
     for contour in outer:
         x, y, bw, bh = cv2.boundingRect(contour)
-        if (
-            bw * bh < min_area
-            or bw * bh > 0.5 * h * w
-            or x <= 1
-            or y <= 1
-            or x + bw >= w - 1
-            or y + bh >= h - 1
-        ):
-            continue  # too small or too large for a card, or cut by the frame's edge
+        if bw * bh < min_area or bw * bh > 0.5 * h * w:
+            continue  # too small or too large for a card
+        cut = x <= 1 or y <= 1 or x + bw >= w - 1 or y + bh >= h - 1  # by the frame's edge
         tolerance = max(2, int(0.05 * max(bw, bh)))
         if any(
             abs(x - fx) <= tolerance
@@ -236,7 +230,7 @@ def _canny_blobs(
         hull = cv2.convexHull(contour)
         (_, _), (rw, rh), _ = cv2.minAreaRect(hull)
         ratio = max(rw, rh) / max(min(rw, rh), 1.0)
-        card_shaped = 1.2 < ratio < 1.75 and cv2.contourArea(hull) >= 0.9 * rw * rh >= min_area
+        card_shaped = not cut and 1.2 < ratio < 1.75 and cv2.contourArea(hull) >= 0.9 * rw * rh >= min_area
         if card_shaped and cv2.contourArea(contour) < CANNY_OUTLINE_FILL * cv2.contourArea(hull):
             continue  # a ragged outline: a texture's region, not a card's edge
         mask = np.zeros((bh, bw), np.uint8)
