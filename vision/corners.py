@@ -142,36 +142,42 @@ def _card_quad(contour: np.ndarray) -> np.ndarray | None:
     """A whole card's four corners, where its four sides' lines meet: its hull's four longest
     edges are its sides (a corner that the print notches or cuts off is a short edge between
     them, and a slanted view makes the card a trapezoid, which its rotated box is not). None if
-    the hull has no four sides a card's."""
+    the hull has no four sides a card's. (Plain floats: a frame has a dozen whole cards, and on
+    arrays this small numpy's cost is per call.)"""
     hull = cv2.convexHull(contour)
     perimeter = cv2.arcLength(hull, True)
-    polygon = cv2.approxPolyDP(hull, 0.01 * perimeter, True).reshape(-1, 2).astype(np.float64)
-    if len(polygon) < 4:
+    polygon = cv2.approxPolyDP(hull, 0.01 * perimeter, True).reshape(-1, 2).astype(np.float64).tolist()
+    n = len(polygon)
+    if n < 4:
         return None
-    edges = np.concatenate((polygon[1:], polygon[:1])) - polygon  # np.roll costs 10 times as much
-    lengths = np.hypot(edges[:, 0], edges[:, 1])
-    sides = np.sort(np.argsort(-lengths)[:4])  # in the outline's order
-    before = sides[[3, 0, 1, 2]]  # the side before each
-    if lengths[sides].min() < 0.12 * perimeter:
+    edges = [
+        (polygon[(i + 1) % n][0] - polygon[i][0], polygon[(i + 1) % n][1] - polygon[i][1]) for i in range(n)
+    ]
+    lengths = [math.hypot(dx, dy) for dx, dy in edges]
+    sides = sorted(sorted(range(n), key=lambda i: -lengths[i])[:4])  # in the outline's order
+    shortest = min(lengths[i] for i in sides)
+    if shortest < 0.12 * perimeter:
         return None
-    # the corner before each side: where the line of the side before it meets its line
-    start, direction = polygon[sides], edges[sides]
-    p, u = polygon[before], edges[before]
-    det = u[:, 0] * -direction[:, 1] + direction[:, 0] * u[:, 1]
-    if (np.abs(det) < 0.3 * lengths[sides] * lengths[before]).any():
-        return None  # two sides nearly parallel: no corner between them
-    d = start - p
-    t = (d[:, 0] * -direction[:, 1] + direction[:, 0] * d[:, 1]) / det
-    quad = p + t[:, None] * u
+    quad = []
+    for k in range(4):
+        i, j = sides[k - 1], sides[k]  # the side before the corner, and the side after it
+        (ux, uy), (vx, vy) = edges[i], edges[j]
+        det = ux * -vy + vx * uy
+        if abs(det) < 0.3 * lengths[i] * lengths[j]:
+            return None  # two sides nearly parallel: no corner between them
+        dx, dy = polygon[j][0] - polygon[i][0], polygon[j][1] - polygon[i][1]
+        t = (dx * -vy + vx * dy) / det
+        quad.append([polygon[i][0] + t * ux, polygon[i][1] + t * uy])
     # A rounded corner lies a pixel or two inside where its sides meet, and that is where every
     # other corner is found (and the classifier trained): keep the paper's own corner unless the
     # print cut it off
+    corners = np.array(quad)
     hull_points = hull.reshape(-1, 2).astype(np.float64)
-    distances = np.hypot(*(hull_points[None, :, :] - quad[:, None, :]).transpose(2, 0, 1))
+    distances = np.hypot(*(hull_points[None, :, :] - corners[:, None, :]).transpose(2, 0, 1))
     nearest = distances.argmin(axis=1)
-    own = distances[np.arange(4), nearest] < ROUNDED_CORNER * lengths[sides].min()
-    quad[own] = hull_points[nearest[own]]
-    return quad.astype(np.float32)
+    own = distances[np.arange(4), nearest] < ROUNDED_CORNER * shortest
+    corners[own] = hull_points[nearest[own]]
+    return corners.astype(np.float32)
 
 
 def _simplified(contour: np.ndarray, dark: bool, whole: bool) -> PaperBlob | None:
