@@ -15,7 +15,8 @@ SUIT_FONTS), the 52 faces of ../shared/data/cards/geaxgx/synthetic_renders (MIT,
 vision.index_patch.cut_patch from a corner frame that is deliberately wrong by as much as the
 corner finder is (position, angle, card width; with --covered, some at a covered card's width),
 then blurred, resampled to a low resolution (with --squash, one axis more than the other, as a
-slanted view), noised and JPEG-compressed (with --fade, some prints faded toward the paper). The
+slanted view), noised and JPEG-compressed (with --fade, some prints faded toward the paper; with
+--blur, some blurred as a photo out of focus or taken in motion). The
 'none' class is the other two corners, the inside of cards, backgrounds and drawn casino-style
 backs, so a back or a pip never reads as an index. Fonts in HELD_OUT_FONTS are used for the
 validation figure only (a deck the model has not seen).
