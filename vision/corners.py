@@ -71,7 +71,7 @@ DARK_MERGED_EPSILON = 4.0  # pixels at FIND_SIDE: the outline of merged dark blo
 # Paper found by its edges (_canny_blobs): Canny's two levels on the grey image; how much
 # of its hull a region's outline fills; the least whiteness of paper, and how much whiter than
 # what it lies on paper in shade (below the second whiteness level) must be
-CANNY_CARDS = True
+CANNY_BLOBS = True
 CANNY_PIECE_VERTICES = 16  # a region with more is a texture's, not a piece of a few cards
 CANNY_LEVELS = (50, 150)
 CANNY_OUTLINE_FILL = 0.75
@@ -244,7 +244,7 @@ def _canny_blobs(
         region = cv2.bitwise_and(mask, regions[y : y + bh, x : x + bw])
         paper = cv2.mean(score[y : y + bh, x : x + bw], region)[0]
         if not card_shaped:
-            if paper >= WHITENESS_LEVELS[0]:
+            if paper >= WHITENESS_LEVELS[0]:  # a piece is paper the lowest whiteness level sees
                 piece = _simplified(contour, False, False)
                 if piece is not None and len(piece.polygon) <= CANNY_PIECE_VERTICES:
                     kept.append(piece)
@@ -269,8 +269,8 @@ def _canny_blobs(
 
 
 def _ring_whiteness(score: GrayImage, hull: np.ndarray, x: int, y: int, bw: int, bh: int) -> float:
-    """The mean whiteness of a ring round a region (its hull, its box), as wide as a sixth of
-    its box's shorter side: what the region lies on."""
+    """The mean whiteness of a ring round a region (its hull, its box), 0.15 of its box's shorter
+    side wide: what the region lies on."""
     h, w = score.shape
     m = max(2, int(0.15 * min(bw, bh)))
     x0, y0, x1, y1 = max(0, x - m), max(0, y - m), min(w, x + bw + m), min(h, y + bh + m)
@@ -310,7 +310,7 @@ def find_blobs(image: BGRImage) -> list[PaperBlob]:
     blobs = _without_same_blobs(
         [outline for mask in paper_masks(small, score) for outline in _outlines(mask, min_area, dark=False)]
     )
-    if CANNY_CARDS:
+    if CANNY_BLOBS:
         blobs.extend(_canny_blobs(small, score, min_area, blobs))
     dark_mask = cv2.morphologyEx(dark_card_mask(small), cv2.MORPH_OPEN, OPENING)
     for contour, whole in _outlines(dark_mask, min_area, dark=True):

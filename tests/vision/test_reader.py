@@ -193,7 +193,7 @@ def test_a_card_that_whiteness_cannot_part_from_what_it_lies_on_is_found_by_its_
 ) -> None:
     image = photo(f"photos-tfod-train/images/{name}")
     assert card in confident(reader, image)
-    monkeypatch.setattr(corners, "CANNY_CARDS", False)
+    monkeypatch.setattr(corners, "CANNY_BLOBS", False)
     assert card not in confident(reader, image)
 
 
