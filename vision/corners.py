@@ -259,7 +259,8 @@ def _canny_blobs(
         quad = _card_quad(hull)
         if quad is None:
             continue
-        # the region lies inside the edges, which are dilated: the card's corners lie a pixel out
+        # the region lies inside the edges, which are dilated: the card's sides lie about a pixel
+        # and a half out (the short sides' half-width grown by that much; the long ones' a little more)
         centre = quad.mean(axis=0)
         quad = centre + (quad - centre) * (1 + 3.0 / max(1.0, min(rw, rh)))
         kept.append(
