@@ -72,6 +72,7 @@ DARK_MERGED_EPSILON = 4.0  # pixels at FIND_SIDE: the outline of merged dark blo
 # of its hull a region's outline fills; the least whiteness of paper, and how much whiter than
 # what it lies on paper in shade (below the second whiteness level) must be
 CANNY_BLOBS = True
+CANNY_LOOPS = True  # whole cards also from loops of edges, whatever the print inside parts
 CANNY_PIECE_VERTICES = 16  # a region with more is a texture's, not a piece of a few cards
 CANNY_LEVELS = (50, 150)
 CANNY_OUTLINE_FILL = 0.75
@@ -215,15 +216,31 @@ def _canny_blobs(
     if hierarchy is None:
         return []
     h, w = score.shape
-    found_boxes = [cv2.boundingRect(blob.contour) for blob in found if blob.whole]
+    # a whole card found already, by the box of its outline (a region notched as its outline is)
+    # or of its corners (a loop of edges round it)
+    found_boxes = [
+        cv2.boundingRect(shape) for blob in found if blob.whole for shape in (blob.contour, blob.polygon)
+    ]
     kept: list[PaperBlob] = []
-    # each region's outer outline, not its holes', and more than a speck's
-    outer = [contours[int(i)] for i in np.flatnonzero(hierarchy[0][:, 3] < 0) if len(contours[int(i)]) >= 4]
-    for contour in outer:
+    # each region's outer outline (not its holes'), and each loop of edges' outer outline: a card
+    # whose print (pips in a row, touching through the dilated edges) parts its paper into several
+    # regions is still one loop of edges all round (and a loop touching the frame's edge is no
+    # region's hole)
+    outer = [
+        (contours[int(i)], False)
+        for i in np.flatnonzero(hierarchy[0][:, 3] < 0)
+        if len(contours[int(i)]) >= 4
+    ]
+    if CANNY_LOOPS:
+        loops, _ = cv2.findContours(edges, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+        outer += [(loop, True) for loop in loops if len(loop) >= 4]
+    for contour, loop in outer:
         x, y, bw, bh = cv2.boundingRect(contour)
         if bw * bh < min_area or bw * bh > 0.5 * h * w:
             continue  # too small or too large for a card
-        cut = x <= 1 or y <= 1 or x + bw >= w - 1 or y + bh >= h - 1  # by the frame's edge
+        # by the frame's edge (a loop of edges is closed: a card that the frame's edge cuts leaves
+        # an open one, whose outline is the thin line's own, no card-sized area)
+        cut = not loop and (x <= 1 or y <= 1 or x + bw >= w - 1 or y + bh >= h - 1)
         tolerance = max(2, int(0.05 * max(bw, bh)))
         if any(
             abs(x - fx) <= tolerance
@@ -237,6 +254,8 @@ def _canny_blobs(
         (_, _), (rw, rh), _ = cv2.minAreaRect(hull)
         ratio = max(rw, rh) / max(min(rw, rh), 1.0)
         card_shaped = not cut and 1.2 < ratio < 1.75 and cv2.contourArea(hull) >= 0.9 * rw * rh >= min_area
+        if loop and not card_shaped:
+            continue
         if card_shaped and cv2.contourArea(contour) < CANNY_OUTLINE_FILL * cv2.contourArea(hull):
             continue  # a ragged outline: a texture's region, not a card's edge
         mask = np.zeros((bh, bw), np.uint8)
@@ -260,12 +279,13 @@ def _canny_blobs(
         if quad is None:
             continue
         # the region lies inside the edges, which are dilated: the card's sides lie about a pixel
-        # and a half out (the short sides' half-width grown by that much; the long ones' a little more)
+        # and a half out (the short sides' half-width grown by that much; the long ones' a little
+        # more); a loop's outline lies outside them, and the sides about a pixel in
         centre = quad.mean(axis=0)
-        quad = centre + (quad - centre) * (1 + 3.0 / max(1.0, min(rw, rh)))
-        kept.append(
-            PaperBlob(np.round(quad).astype(np.int32).reshape(-1, 1, 2), quad.astype(np.float32), False, True)
-        )
+        quad = centre + (quad - centre) * (1 + (-2.0 if loop else 3.0) / max(1.0, min(rw, rh)))
+        outline = np.round(quad).astype(np.int32).reshape(-1, 1, 2)
+        kept.append(PaperBlob(outline, quad.astype(np.float32), False, True))
+        found_boxes.append(cv2.boundingRect(outline))  # its loop of edges, after its region: one card
     return kept
 
 

@@ -23,6 +23,7 @@ import cv2
 import numpy as np
 
 from vision.backs import upright
+from vision.corners import whiteness
 from vision.index_patch import WINDOW_ACROSS, WINDOW_DOWN
 from vision.types import BGRImage
 
@@ -42,6 +43,7 @@ PRINT_SATURATION = 60  # print is unsaturated (silver, white) ...
 GOLD_HUES = (8, 40)  # ... or gold (OpenCV hue, 0-180): a keyboard's blue or green glow is no print
 PRINT_COLOURED = 0.7  # of the print's pixels at least this share are silver, white or gold
 PICTURE_MARGIN = 10  # pixels of the inside along its edges: a court card's dark margin round its picture
+WHITE_MARK_AREA = 4  # pixels of the upright card: smaller specks are grain or noise
 INDEX_PRINT = 0.04  # of a corner's index window, the share of print that an index makes
 
 _SPOT = np.ones((PRINT_SPOT, PRINT_SPOT), np.uint8)
@@ -130,6 +132,18 @@ def light_print(image: BGRImage, quad: np.ndarray, pictured: bool = False) -> Pr
     if verdict is not None:
         return PrintLook(False, verdict, share, corner)
     return PrintLook(True, "light print on a dark card", share, corner)
+
+
+def white_face_verdict(image: BGRImage, quad: np.ndarray, level: int) -> str | None:
+    """Why the whole card at ``quad``, white inside (vision.corners.whiteness at ``level`` or more),
+    shows no face's print, or None when it may: what is not white in its inner 70 % (the card
+    warped upright to PRINT_W x PRINT_H) is a face's few marks (marks_verdict), not a light back's
+    repeated pattern on white (a lattice of small diamonds, thin lines)."""
+    card = upright(image, quad, (PRINT_W, PRINT_H))
+    mx, my = round(0.15 * PRINT_W), round(0.15 * PRINT_H)
+    inner = np.ascontiguousarray(card[my : PRINT_H - my, mx : PRINT_W - mx])
+    marks = whiteness(inner) < level
+    return marks_verdict(marks, (inner.shape[1], inner.shape[0]), min_area=WHITE_MARK_AREA)
 
 
 def _in_view(shape: tuple[int, ...], quad: np.ndarray) -> np.ndarray | None:

@@ -33,7 +33,7 @@ from vision.corners import (
     find_blobs,
     whiteness,
 )
-from vision.faces import INDEX_PRINT, PRINT_RISE, in_frame, light_print
+from vision.faces import INDEX_PRINT, PRINT_RISE, in_frame, light_print, white_face_verdict
 from vision.index_patch import cut_patches, normalise_all
 from vision.index_reader import NONE_RANK, RANK_LABELS, IndexRead, IndexReader
 from vision.sighting import ACT_CONFIDENCE, CardSighting, Facing
@@ -422,8 +422,11 @@ class CardReader:
                 and _index_corners_only(quad, number, frames, reads)
                 and light_print(image, quad, pictured=True).printed
             )
-            if inside >= 0.6:
+            pattern = white_face_verdict(image, quad, WHITE_INSIDE_LEVEL) if inside >= 0.6 else None
+            if inside >= 0.6 and pattern is None:
                 facing, why = Facing.UP, "white face, index unread"
+            elif inside >= 0.6:
+                facing, why = Facing.UNKNOWN, f"white, {pattern}"
             elif back is not None and printed:
                 # a mostly black face (an ace) can have the colour of a plain black back
                 facing, why = Facing.UNKNOWN, f"the {back.name} back's colour, a face's print"

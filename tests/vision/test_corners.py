@@ -86,6 +86,23 @@ def test_a_dark_region_closed_by_edges_is_no_paper_card() -> None:
     assert not [b for b in corners._canny_blobs(image, corners.whiteness(image), 500.0, []) if b.whole]
 
 
+def test_a_card_whose_print_parts_its_paper_is_one_loop_of_edges(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A card on a white board (no whiteness level parts them) with two rows of print from edge
+    to edge (a ten's pips touching through the dilated edges): its paper is three regions, none
+    card-shaped, but its edges are one loop all round, also where its foot nearly touches the
+    frame's edge."""
+    image = np.full((225, 400, 3), 205, np.uint8)
+    quad = np.array([[230, 110], [310, 110], [310, 222], [230, 222]], np.float32)
+    cv2.fillConvexPoly(image, quad.astype(np.int32), (245, 245, 245))
+    for y in (140, 185):
+        cv2.rectangle(image, (229, y), (311, y + 6), (30, 30, 30), -1)
+    wholes = [b for b in corners._canny_blobs(image, corners.whiteness(image), 500.0, []) if b.whole]
+    assert len(wholes) == 1
+    assert np.abs(np.sort(wholes[0].polygon, axis=0) - np.sort(quad, axis=0)).max() < 2.5
+    monkeypatch.setattr(corners, "CANNY_LOOPS", False)
+    assert not [b for b in corners._canny_blobs(image, corners.whiteness(image), 500.0, []) if b.whole]
+
+
 @pytest.mark.parametrize("angle", [0.0, 7.0, -12.0])
 def test_the_covered_cards_of_a_spread_have_their_index_corner_proposed(angle: float) -> None:
     image, cards = spread(5, 90, 45, angle)

@@ -1,11 +1,12 @@
-"""vision.faces.light_print on a dark card cut by the frame's edge: its part in view is looked at."""
+"""vision.faces: light print on a dark card cut by the frame's edge (its part in view is looked at), and
+the marks on a white card (a face's few, a light back's pattern)."""
 
 from __future__ import annotations
 
 import cv2
 import numpy as np
 
-from vision.faces import light_print
+from vision.faces import light_print, white_face_verdict
 
 FIELD = 70  # a dark card's field lit brighter than a black back in shade (PRINT_FIELD is 90)
 GOLD = (40, 170, 210)
@@ -44,3 +45,27 @@ def test_a_plain_dark_card_cut_by_the_frames_edge_shows_no_print() -> None:
     frame, quad = cut_card(pips=False)
     look = light_print(frame, quad)
     assert not look.printed and look.why == "no print", look
+
+
+def white_card(pattern: bool) -> tuple[np.ndarray, np.ndarray]:
+    """A white card (100 x 140 px) on a grey desk: a face's five black pips, or a light back's
+    lattice of small lavender diamonds on white (the card stays mostly white either way)."""
+    frame = np.full((300, 400, 3), 120, np.uint8)
+    cv2.rectangle(frame, (150, 80), (250, 220), (245, 245, 245), -1)
+    if pattern:
+        for y in range(88, 214, 10):
+            for x in range(158, 244, 10):
+                diamond = np.array([[x, y - 3], [x + 3, y], [x, y + 3], [x - 3, y]], np.int32)
+                cv2.fillConvexPoly(frame, diamond, (200, 120, 160))
+    else:
+        for x, y in ((180, 120), (220, 120), (200, 150), (180, 180), (220, 180)):
+            cv2.circle(frame, (x, y), 7, (20, 20, 20), -1)
+    quad = np.array([[150, 80], [250, 80], [250, 220], [150, 220]], np.float32)
+    return frame, quad
+
+
+def test_a_white_face_shows_a_few_marks_a_light_back_a_pattern() -> None:
+    face, quad = white_card(pattern=False)
+    assert white_face_verdict(face, quad, 150) is None
+    back, quad = white_card(pattern=True)
+    assert white_face_verdict(back, quad, 150) == "a repeated pattern, not a face's marks"
