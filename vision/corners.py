@@ -73,6 +73,9 @@ DARK_MERGED_EPSILON = 4.0  # pixels at FIND_SIDE: the outline of merged dark blo
 # what it lies on paper in shade (below the second whiteness level) must be
 CANNY_BLOBS = True
 CANNY_LOOPS = True  # whole cards also from loops of edges, whatever the print inside parts
+LOOP_TAILS = True
+LOOP_TAIL = 7  # pixels at FIND_SIDE: a line running on from a loop is narrower (edges dilated to 3)
+_TAIL = np.ones((LOOP_TAIL, LOOP_TAIL), np.uint8)
 CANNY_PIECE_VERTICES = 16  # a region with more is a texture's, not a piece of a few cards
 CANNY_LEVELS = (50, 150)
 CANNY_OUTLINE_FILL = 0.75
@@ -238,6 +241,12 @@ def _canny_blobs(
         x, y, bw, bh = cv2.boundingRect(contour)
         if bw * bh < min_area or bw * bh > 0.5 * h * w:
             continue  # too small or too large for a card
+        if loop and LOOP_TAILS:
+            trimmed = _without_tails(contour, x, y, bw, bh)
+            if trimmed is None:
+                continue
+            contour = trimmed
+            x, y, bw, bh = cv2.boundingRect(contour)
         # by the frame's edge (a loop of edges is closed: a card that the frame's edge cuts leaves
         # an open one, whose outline is the thin line's own, no card-sized area)
         cut = not loop and (x <= 1 or y <= 1 or x + bw >= w - 1 or y + bh >= h - 1)
@@ -287,6 +296,17 @@ def _canny_blobs(
         kept.append(PaperBlob(outline, quad.astype(np.float32), False, True))
         found_boxes.append(cv2.boundingRect(outline))  # its loop of edges, after its region: one card
     return kept
+
+
+def _without_tails(contour: np.ndarray, x: int, y: int, bw: int, bh: int) -> np.ndarray | None:
+    """A loop of edges filled, without the lines that run on from it (a shadow's edge, the table's,
+    a neighbour's side touching the card's): opened by LOOP_TAIL pixels, its largest part's outline;
+    None when nothing that wide is left."""
+    filled = np.zeros((bh, bw), np.uint8)
+    cv2.drawContours(filled, [contour], 0, 255, cv2.FILLED, offset=(-x, -y))
+    opened: GrayImage = cv2.morphologyEx(filled, cv2.MORPH_OPEN, _TAIL)
+    parts, _ = cv2.findContours(opened, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE, offset=(x, y))
+    return max(parts, key=cv2.contourArea) if parts else None
 
 
 def _ring_whiteness(score: GrayImage, hull: np.ndarray, x: int, y: int, bw: int, bh: int) -> float:

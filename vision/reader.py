@@ -195,11 +195,12 @@ class CardReader:
         self, image: BGRImage, blobs: list[PaperBlob], frames: list[CornerFrame], reads: list[IndexRead]
     ) -> list[IndexRead]:
         """Read every index again through windows a little smaller and larger: a true index reads
-        the same through all three, a fluke of one window rarely does. The read keeps the mean
-        confidence of the three, halved when they disagree. A read that the card's other index
-        corner confirms (the same card, read at the opposite corner) has had that check already: two
-        windows apart agree, and the merge combines them. Not on a dark card: a dark back's repeated
-        pattern can look alike at both corners, and only the second look tells it from a face."""
+        the same through all three, a fluke of one window rarely does. The read keeps the median
+        confidence of the three (a dark card's: the mean), halved when they disagree. A read that
+        the card's other index corner confirms (the same card, read at the opposite corner) has had
+        that check already: two windows apart agree, and the merge combines them. Not on a dark
+        card: a dark back's repeated pattern can look alike at both corners, and only the second
+        look tells it from a face."""
         chosen = [i for i, read in enumerate(reads) if read.is_index and read.confidence >= READ_CONFIDENCE]
         on_paper = [i for i in chosen if not blobs[frames[i].blob].dark]
         confirmed = _confirmed_at_opposite_corners(frames, reads, on_paper)
@@ -214,8 +215,12 @@ class CardReader:
             first = reads[i]
             if all((o.rank, o.suit) == (first.rank, first.suit) for o in others):
                 looks_at = [first, *others]
-                rank_p = float(np.mean([r.rank_p for r in looks_at]))
-                suit_p = float(np.mean([r.suit_p for r in looks_at]))
+                # on paper the middle of the three (one window cut across a court card's frame or
+                # a neighbour's edge weakens a true read); on a dark card the mean, as measured on
+                # dark decks, where a back's lattice can read alike through all three
+                agree = np.mean if blobs[frames[i].blob].dark else np.median
+                rank_p = float(agree([r.rank_p for r in looks_at]))
+                suit_p = float(agree([r.suit_p for r in looks_at]))
                 result[i] = IndexRead(first.rank, first.suit, rank_p, suit_p)
             else:
                 result[i] = IndexRead(first.rank, first.suit, first.rank_p * 0.5, first.suit_p * 0.5)

@@ -103,6 +103,25 @@ def test_a_card_whose_print_parts_its_paper_is_one_loop_of_edges(monkeypatch: py
     assert not [b for b in corners._canny_blobs(image, corners.whiteness(image), 500.0, []) if b.whole]
 
 
+def test_a_loop_of_edges_is_a_card_without_the_line_that_runs_on_from_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A card on a white board where a shadow's edge runs on from its side: the loop of edges
+    round the card carries the line along, and its hull is no card's shape until the line is
+    trimmed off."""
+    image = np.full((225, 400, 3), 205, np.uint8)
+    quad = np.array([[150, 60], [230, 60], [230, 172], [150, 172]], np.float32)
+    cv2.fillConvexPoly(image, quad.astype(np.int32), (245, 245, 245))
+    for y in (90, 135):  # print across it, so that its paper is no one region
+        cv2.rectangle(image, (149, y), (231, y + 6), (30, 30, 30), -1)
+    image[150:, 231:] = 150  # a shadow beside the card's foot, its edge running on to the right
+    wholes = [b for b in corners._canny_blobs(image, corners.whiteness(image), 500.0, []) if b.whole]
+    assert len(wholes) == 1
+    assert np.abs(np.sort(wholes[0].polygon, axis=0) - np.sort(quad, axis=0)).max() < 2.5
+    monkeypatch.setattr(corners, "LOOP_TAILS", False)
+    assert not [b for b in corners._canny_blobs(image, corners.whiteness(image), 500.0, []) if b.whole]
+
+
 @pytest.mark.parametrize("angle", [0.0, 7.0, -12.0])
 def test_the_covered_cards_of_a_spread_have_their_index_corner_proposed(angle: float) -> None:
     image, cards = spread(5, 90, 45, angle)

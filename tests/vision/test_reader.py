@@ -149,6 +149,19 @@ def test_a_card_read_differently_at_its_two_index_corners_is_looked_at_again_and
     assert sightings[0].confidence < ACT_CONFIDENCE
 
 
+def test_a_read_that_one_window_of_three_weakens_is_still_acted_on() -> None:
+    """The second look keeps the middle of the three windows' confidences on paper: a window cut
+    across a court card's frame or a neighbour's edge weakens a true read, and the mean would
+    take it below acting."""
+    weak = IndexRead(ACE.rank, ACE.suit, 0.45, 0.9)
+    index = ScriptedIndex([[PIPS, ACE, PIPS, PIPS], [ACE, weak]])
+    sightings = CardReader(index).read(one_card_on_cloth())
+    assert index.calls == [4, 2]
+    assert [s.card for s in sightings] == ["As"]
+    assert sightings[0].confidence == pytest.approx(ACE.confidence)
+    assert sightings[0].confidence >= ACT_CONFIDENCE
+
+
 TRAINING_PHOTOS = CARDS / "photos-tfod-train" / "images"
 
 
