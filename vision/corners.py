@@ -60,6 +60,8 @@ class PaperBlob:
 DARK_MERGED = True
 CHAMFERS = True
 CHAMFER_SHARE = 0.3
+NOTCH_CORNERS = True
+NOTCH_ANGLES = (20.0, 160.0)  # degrees: a straighter notch is one side simplified, a sharper one a slit
 EDGE_PROPOSALS = True
 EDGE_STEP = 0.1  # card widths between frames proposed along a spread's edge
 EDGE_MIN_CARDS = 0.6
@@ -477,6 +479,45 @@ def corner_frames(blobs: list[PaperBlob], image_shape: tuple[int, ...]) -> list[
                     u_prev[chamfer],
                     np.hypot(far_next[:, 0], far_next[:, 1]),
                     np.hypot(far_prev[:, 0], far_prev[:, 1]),
+                )
+            )
+    if NOTCH_CORNERS:
+        # two cards touching, one's corner against the other's side: the outline's notch there is
+        # no corner of either, but one of its two edges is still the first card's own side; its
+        # corner is tried with either edge as that side and the square to it as the other (at the
+        # width that side gives: the notch's other edge is the other card's)
+        notch = (
+            ~whole
+            & ~dark
+            & (turn < 0)
+            & (cosine <= math.cos(math.radians(NOTCH_ANGLES[0])))
+            & (cosine >= math.cos(math.radians(NOTCH_ANGLES[1])))
+            & (len_prev >= short_edge)
+            & (len_next >= short_edge)
+        )
+        if notch.any():
+            down_prev = u_prev[notch]
+            across_next = u_next[notch]
+            groups.append(
+                _Corners(
+                    owner[notch],
+                    poly[notch],
+                    np.stack([down_prev[:, 1], -down_prev[:, 0]], axis=1),
+                    down_prev,
+                    len_prev[notch] / CARD_ASPECT,
+                    len_prev[notch],
+                    at_vertex=False,
+                )
+            )
+            groups.append(
+                _Corners(
+                    owner[notch],
+                    poly[notch],
+                    across_next,
+                    np.stack([-across_next[:, 1], across_next[:, 0]], axis=1),
+                    len_next[notch],
+                    len_next[notch] * CARD_ASPECT,
+                    at_vertex=False,
                 )
             )
     budget = EDGE_BUDGET

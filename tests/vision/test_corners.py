@@ -122,6 +122,25 @@ def test_a_loop_of_edges_is_a_card_without_the_line_that_runs_on_from_it(
     assert not [b for b in corners._canny_blobs(image, corners.whiteness(image), 500.0, []) if b.whole]
 
 
+def test_a_card_whose_corner_lies_under_anothers_side_is_proposed_at_the_notch(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A card turned 35 degrees lies over another's top-left corner: the union's outline has a
+    notch where its side crosses the lower card's, no corner of either; the lower card's corner
+    is proposed there, along its own side and square to it."""
+    image = np.full((480, 640, 3), (30, 90, 20), np.uint8)
+    lower = card_corners((200, 200), 110, 0.0)
+    cv2.fillConvexPoly(image, lower.astype(np.int32), (235, 235, 235))
+    upper = card_corners((0, 0), 110, 35.0)
+    a = math.radians(35.0)
+    upper += np.array([200.0, 200.0]) + 3 * np.array([math.cos(a), math.sin(a)]) - (upper[1] + upper[2]) / 2
+    cv2.fillConvexPoly(image, upper.astype(np.int32), (235, 235, 235))
+    blobs = find_blobs(image)
+    assert proposed_at(corner_frames(blobs, image.shape), lower, 110)
+    monkeypatch.setattr(corners, "NOTCH_CORNERS", False)
+    assert not proposed_at(corner_frames(blobs, image.shape), lower, 110)
+
+
 @pytest.mark.parametrize("angle", [0.0, 7.0, -12.0])
 def test_the_covered_cards_of_a_spread_have_their_index_corner_proposed(angle: float) -> None:
     image, cards = spread(5, 90, 45, angle)
