@@ -76,6 +76,7 @@ DARK_MERGED_EPSILON = 4.0  # pixels at FIND_SIDE: the outline of merged dark blo
 CANNY_BLOBS = True
 CANNY_LOOPS = True  # whole cards also from loops of edges, whatever the print inside parts
 LOOP_TAILS = True
+LOOP_BORDER = 0.15  # of its box's short side: the band inside a loop that is a card's border
 LOOP_TAIL = 7  # pixels at FIND_SIDE: a line running on from a loop is narrower (edges dilated to 3)
 _TAIL = np.ones((LOOP_TAIL, LOOP_TAIL), np.uint8)
 CANNY_PIECE_VERTICES = 16  # a region with more is a texture's, not a piece of a few cards
@@ -269,8 +270,13 @@ def _canny_blobs(
             continue
         if card_shaped and cv2.contourArea(contour) < CANNY_OUTLINE_FILL * cv2.contourArea(hull):
             continue  # a ragged outline: a texture's region, not a card's edge
-        mask = np.zeros((bh, bw), np.uint8)
+        mask: GrayImage = np.zeros((bh, bw), np.uint8)
         cv2.drawContours(mask, [contour], 0, 255, cv2.FILLED, offset=(-x, -y))
+        if loop and LOOP_BORDER:
+            # a loop's paper is the card's border, inside its outline: its picture (a court card's)
+            # is no paper, and in shade would take the mean below paper's
+            k = max(3, round(LOOP_BORDER * min(bw, bh)))
+            mask = cv2.subtract(mask, cv2.erode(mask, np.ones((k, k), np.uint8)))
         region = cv2.bitwise_and(mask, regions[y : y + bh, x : x + bw])
         paper = cv2.mean(score[y : y + bh, x : x + bw], region)[0]
         if not card_shaped:

@@ -141,6 +141,19 @@ def test_a_card_whose_corner_lies_under_anothers_side_is_proposed_at_the_notch(
     assert not proposed_at(corner_frames(blobs, image.shape), lower, 110)
 
 
+def test_a_court_card_in_deep_shade_is_paper_by_its_border(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A court card in a dark room's shade: its paper is a dim grey (whiteness ~80, under the
+    lowest level) and its dark picture fills most of it, so the mean inside its loop of edges is
+    no paper's; its border, much whiter than the dark table, is."""
+    image = np.full((225, 400, 3), (22, 20, 18), np.uint8)
+    cv2.rectangle(image, (150, 60), (230, 172), (92, 90, 88), -1)
+    cv2.rectangle(image, (162, 76), (218, 156), (45, 30, 60), -1)  # the picture
+    wholes = [b for b in corners._canny_blobs(image, corners.whiteness(image), 500.0, []) if b.whole]
+    assert len(wholes) == 1
+    monkeypatch.setattr(corners, "LOOP_BORDER", 0.0)
+    assert not [b for b in corners._canny_blobs(image, corners.whiteness(image), 500.0, []) if b.whole]
+
+
 @pytest.mark.parametrize("angle", [0.0, 7.0, -12.0])
 def test_the_covered_cards_of_a_spread_have_their_index_corner_proposed(angle: float) -> None:
     image, cards = spread(5, 90, 45, angle)
