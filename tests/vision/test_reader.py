@@ -316,3 +316,17 @@ def test_a_read_through_a_much_smaller_window_at_a_cards_corner_is_no_evidence()
     assert merged([ace, replace(ace, width=45.0)], [ACE_READ, KING_READ], blobs) == [("A", 0)]
     # at a width guess near the card's, the read is a doubt about the card
     assert merged([ace, replace(ace, width=80.0)], [ACE_READ, KING_READ], blobs) == [("A", 1)]
+
+
+def test_a_read_through_a_much_larger_window_at_a_cards_corner_is_no_evidence() -> None:
+    # a width guess near twice the card's (a spread's box, a covered card's quarter more on top of
+    # another guess) sees the index at half its size among the pips: it neither agrees nor disagrees
+    blobs = [rectangle_blob(100, 100, 300, 380)]
+    ace = CornerFrame((100.0, 100.0), *DOWNWARDS, 100.0, 0)
+    assert merged([ace, replace(ace, width=190.0)], [ACE_READ, replace(KING_READ, rank_p=0.8)], blobs) == [
+        ("A", 0)
+    ]
+    # at a width guess near the card's, the read is a doubt about the card
+    assert merged([ace, replace(ace, width=140.0)], [ACE_READ, replace(KING_READ, rank_p=0.8)], blobs) == [
+        ("A", 1)
+    ]
