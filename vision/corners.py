@@ -244,24 +244,23 @@ def _canny_blobs(
         x, y, bw, bh = cv2.boundingRect(contour)
         if bw * bh < min_area or bw * bh > 0.5 * h * w:
             continue  # too small or too large for a card
-        if loop and LOOP_TAILS:
-            trimmed = _without_tails(contour, x, y, bw, bh)
-            if trimmed is None:
+        if _found_already((x, y, bw, bh), found_boxes):
+            continue  # a card the whiteness levels (or its region) found whole
+        if loop:
+            # an open line's outline runs along both its sides: it closes round no card's area
+            if cv2.contourArea(contour) < min_area:
                 continue
-            contour = trimmed
-            x, y, bw, bh = cv2.boundingRect(contour)
+            if LOOP_TAILS:
+                trimmed = _without_tails(contour, x, y, bw, bh)
+                if trimmed is None:
+                    continue
+                contour = trimmed
+                x, y, bw, bh = cv2.boundingRect(contour)
+                if _found_already((x, y, bw, bh), found_boxes):
+                    continue
         # by the frame's edge (a loop of edges is closed: a card that the frame's edge cuts leaves
         # an open one, whose outline is the thin line's own, no card-sized area)
         cut = not loop and (x <= 1 or y <= 1 or x + bw >= w - 1 or y + bh >= h - 1)
-        tolerance = max(2, int(0.05 * max(bw, bh)))
-        if any(
-            abs(x - fx) <= tolerance
-            and abs(y - fy) <= tolerance
-            and abs(bw - fw) <= 2 * tolerance
-            and abs(bh - fh) <= 2 * tolerance
-            for fx, fy, fw, fh in found_boxes
-        ):
-            continue  # a card the whiteness levels found whole
         hull = cv2.convexHull(contour)
         (_, _), (rw, rh), _ = cv2.minAreaRect(hull)
         ratio = max(rw, rh) / max(min(rw, rh), 1.0)
@@ -304,6 +303,19 @@ def _canny_blobs(
         kept.append(PaperBlob(outline, quad.astype(np.float32), False, True))
         found_boxes.append(cv2.boundingRect(outline))  # its loop of edges, after its region: one card
     return kept
+
+
+def _found_already(box: Sequence[int], found: Sequence[Sequence[int]]) -> bool:
+    """Whether a region's or a loop's box is that of a card found whole already, to 5 % of its size."""
+    x, y, bw, bh = box
+    tolerance = max(2, int(0.05 * max(bw, bh)))
+    return any(
+        abs(x - fx) <= tolerance
+        and abs(y - fy) <= tolerance
+        and abs(bw - fw) <= 2 * tolerance
+        and abs(bh - fh) <= 2 * tolerance
+        for fx, fy, fw, fh in found
+    )
 
 
 def _without_tails(contour: np.ndarray, x: int, y: int, bw: int, bh: int) -> np.ndarray | None:
