@@ -61,6 +61,7 @@ DARK_MERGED = True
 CHAMFERS = True
 CHAMFER_SHARE = 0.3
 NOTCH_CORNERS = True
+WHOLE_CORNERS_FIRST = True
 NOTCH_ANGLES = (20.0, 160.0)  # degrees: a straighter notch is one side simplified, a sharper one a slit
 EDGE_PROPOSALS = True
 EDGE_STEP = 0.1  # card widths between frames proposed along a spread's edge
@@ -74,6 +75,9 @@ DARK_MERGED_EPSILON = 4.0  # pixels at FIND_SIDE: the outline of merged dark blo
 # of its hull a region's outline fills; the least whiteness of paper, and how much whiter than
 # what it lies on paper in shade (below the second whiteness level) must be
 CANNY_BLOBS = True
+GROUPS_NOT_WHOLE = True
+GROUP_CORNER_NEAR = 0.05  # of the group's short side: a card's corner this near its outline lies on it
+GROUP_SHARE = (0.2, 0.8)  # of the group's area, a card of it found whole
 CANNY_LOOPS = True  # whole cards also from loops of edges, whatever the print inside parts
 LOOP_TAILS = True
 LOOP_BORDER = 0.15  # of its box's short side: the band inside a loop that is a card's border
@@ -373,6 +377,8 @@ def find_blobs(image: BGRImage) -> list[PaperBlob]:
     )
     if CANNY_BLOBS:
         blobs.extend(_canny_blobs(small, score, min_area, blobs))
+    if GROUPS_NOT_WHOLE:
+        blobs = _groups_not_whole(blobs)
     dark_mask = cv2.morphologyEx(dark_card_mask(small), cv2.MORPH_OPEN, OPENING)
     for contour, whole in _outlines(dark_mask, min_area, dark=True):
         blob = _simplified(contour, True, whole)
@@ -384,6 +390,41 @@ def find_blobs(image: BGRImage) -> list[PaperBlob]:
         PaperBlob((blob.contour / scale).astype(np.int32), blob.polygon / scale, blob.dark, blob.whole)
         for blob in blobs
     ]
+
+
+def _groups_not_whole(blobs: list[PaperBlob]) -> list[PaperBlob]:
+    """A card-shaped paper blob is no whole card when a smaller whole card lies in it against its
+    edge (two of the smaller card's corners on its outline): two cards side by side with a gap the
+    whiteness levels close (a landscape card's shape of two portrait ones), a fan or a squared
+    pile, one card of it found on its own. (A court card's picture frame, found whole inside its
+    card, touches no edge of it.) The group keeps its outline, simplified as any other blob's,
+    and its corners are tried at every width guess."""
+    wholes = [
+        (i, blob.polygon, abs(cv2.contourArea(blob.polygon))) for i, blob in enumerate(blobs) if blob.whole
+    ]
+    if len(wholes) < 2:
+        return blobs
+    result = list(blobs)
+    for i, outer, area in wholes:
+        if len(outer) != 4:
+            continue
+        outline = outer.reshape(-1, 1, 2)
+        near = GROUP_CORNER_NEAR * float(min(np.hypot(*(np.roll(outer, -1, axis=0) - outer).T)))
+        for j, inner, inner_area in wholes:
+            if j == i or not GROUP_SHARE[0] * area <= inner_area <= GROUP_SHARE[1] * area:
+                continue
+            centre = inner.mean(axis=0)
+            if cv2.pointPolygonTest(outline, (float(centre[0]), float(centre[1])), False) <= 0:
+                continue
+            on_edge = sum(
+                abs(cv2.pointPolygonTest(outline, (float(x), float(y)), True)) <= near for x, y in inner
+            )
+            if on_edge >= 2:
+                group = _simplified(blobs[i].contour, False, False)
+                if group is not None:
+                    result[i] = group
+                break
+    return result
 
 
 def _without_same_blobs(outlines: list[tuple[np.ndarray, bool]]) -> list[PaperBlob]:
@@ -570,6 +611,10 @@ def corner_frames(blobs: list[PaperBlob], image_shape: tuple[int, ...]) -> list[
     points = corners.points
     inside = (points[:, 0] >= 2) & (points[:, 0] < w - 2) & (points[:, 1] >= 2) & (points[:, 1] < h - 2)
     corners = corners.where(inside)
+    if WHOLE_CORNERS_FIRST:
+        # a whole card's corners are its own (its hull's), a notched outline's vertex a pixel or
+        # three off: of two frames at one corner, the whole card's is the one kept
+        corners = corners.where(np.argsort(~wholes[corners.owner], kind="stable"))
     widths = _frame_widths(corners, wholes[corners.owner], boxes, whole_width)
     return _without_repeats(corners, widths)
 

@@ -274,3 +274,55 @@ def test_whiteness_is_value_less_saturation_and_never_negative() -> None:
     expected = np.clip(hsv[:, :, 2] - hsv[:, :, 1], 0, 255)
     assert corners.whiteness(image).tolist() == expected.tolist()
     assert corners.whiteness(image)[0, 1] == 0  # pure red: value 255, saturation 255
+
+
+def test_two_cards_side_by_side_are_a_group_not_one_landscape_card(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two portrait cards a few pixels apart, which a whiteness level joins into one blob the
+    shape of a landscape card, with the right card found whole on its own: the joined blob is a
+    group, not a card, and the left card's index corner is tried at a card's width, not only at
+    the group's short side."""
+    image = np.full((480, 640, 3), (30, 90, 20), np.uint8)
+    left, right = card_corners((200, 180), 80, 0.0), card_corners((283, 180), 80, 0.0)
+    cv2.fillConvexPoly(image, left.astype(np.int32), (235, 235, 235))
+    cv2.fillConvexPoly(image, right.astype(np.int32), (235, 235, 235))
+    cv2.line(image, (281, 180), (281, 292), (150, 160, 150), 3)  # the gap, half shadow at this scale
+    cv2.rectangle(
+        image, (200, 200), (265, 270), (160, 160, 160), -1
+    )  # the left card's grey picture, to its edge
+
+    def at_card_width(frames: list[corners.CornerFrame]) -> bool:
+        return any(
+            float(np.hypot(*(np.array(f.point) - left[0]))) < 0.08 * 80
+            and f.across[0] > 0.97
+            and abs(f.width - 80) < 0.15 * 80
+            for f in frames
+        )
+
+    blobs = find_blobs(image)
+    assert any(b.whole for b in blobs) and not any(
+        b.whole and cv2.contourArea(b.polygon) > 15000 for b in blobs
+    )
+    assert at_card_width(corner_frames(blobs, image.shape))
+    monkeypatch.setattr(corners, "GROUPS_NOT_WHOLE", False)
+    blobs = find_blobs(image)
+    assert any(b.whole and cv2.contourArea(b.polygon) > 15000 for b in blobs)  # the pair as one card
+    assert not at_card_width(corner_frames(blobs, image.shape))
+
+
+def test_a_whole_cards_own_corner_is_kept_over_a_notched_outlines_vertex(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """One card seen at two whiteness levels: whole at one (its hull's corners), notched by its
+    index at the other (a vertex two or three pixels inside its corner). Of the two frames at
+    that corner, the whole card's is kept, whatever the blobs' order."""
+    quad = np.array([[160, 226], [220, 226], [220, 310], [160, 310]], np.float32)
+    whole = PaperBlob(quad.astype(np.int32).reshape(-1, 1, 2), quad, False, True)
+    notched_polygon = np.array([[162, 228], [219, 227], [220, 310], [161, 311]], np.float32)
+    notched = PaperBlob(notched_polygon.astype(np.int32).reshape(-1, 1, 2), notched_polygon, False, False)
+
+    def at_whole_corner(frames: list[corners.CornerFrame]) -> bool:
+        return any(f.point == (160.0, 226.0) and f.across[0] > 0.97 for f in frames)
+
+    assert at_whole_corner(corner_frames([notched, whole], (480, 640, 3)))
+    monkeypatch.setattr(corners, "WHOLE_CORNERS_FIRST", False)
+    assert not at_whole_corner(corner_frames([notched, whole], (480, 640, 3)))

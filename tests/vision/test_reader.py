@@ -226,6 +226,9 @@ def test_the_pieces_of_overlapping_cards_that_the_edges_close_are_read(
     image = photo(f"photos-tfod-train/images/{name}")
     assert cards <= confident(reader, image)
     monkeypatch.setattr(corners, "CANNY_PIECE_VERTICES", 0)
+    # (IMG_2655's row is card-shaped at a whiteness level, with the ten found whole in it: as a
+    # group, not one card, its corners read the ace too)
+    monkeypatch.setattr(corners, "GROUPS_NOT_WHOLE", False)
     assert not cards & confident(reader, image)
 
 
