@@ -61,6 +61,7 @@ DARK_MERGED = True
 CHAMFERS = True
 CHAMFER_SHARE = 0.3
 NOTCH_CORNERS = True
+WIDTH_SPREAD = 1.6
 WHOLE_CORNERS_FIRST = True
 NOTCH_ANGLES = (20.0, 160.0)  # degrees: a straighter notch is one side simplified, a sharper one a slit
 EDGE_PROPOSALS = True
@@ -481,6 +482,10 @@ def corner_frames(blobs: list[PaperBlob], image_shape: tuple[int, ...]) -> list[
     # width of the covered ones
     whole_widths = [min(box) for blob, box in zip(blobs, boxes, strict=True) if blob.whole]
     whole_width = float(np.median(whole_widths)) if whole_widths else None
+    # the widest a card's corner is tried at: a spread past the widest card lying whole (a speck
+    # of paper is no card: whole or not, it is under a card's least width)
+    card_widths = [width for width in whole_widths if width >= MIN_CARD_WIDTH_PX]
+    widest = WIDTH_SPREAD * max(card_widths) if card_widths and WIDTH_SPREAD else None
     # All blobs' vertices at once (a frame's blobs have ~10 vertices each: numpy's cost is per call)
     outline = _Outlines(blobs)
     owner, poly, nxt = outline.owner, outline.poly, outline.nxt
@@ -597,6 +602,8 @@ def corner_frames(blobs: list[PaperBlob], image_shape: tuple[int, ...]) -> list[
             guesses = []
         if blob_width > EDGE_MAX_SHORT_SIDE * min(h, w) or vertices.stop - vertices.start > EDGE_MAX_VERTICES:
             guesses = []  # the cloth, a wall, a jagged outline: not a spread of cards
+        if widest is not None:
+            guesses = [guess for guess in guesses if guess <= widest]
         for guess in guesses:
             extra = _along_edges(poly[vertices], u_next[vertices], len_next[vertices], guess)
             if extra is None or budget <= 0:
@@ -615,7 +622,7 @@ def corner_frames(blobs: list[PaperBlob], image_shape: tuple[int, ...]) -> list[
         # a whole card's corners are its own (its hull's), a notched outline's vertex a pixel or
         # three off: of two frames at one corner, the whole card's is the one kept
         corners = corners.where(np.argsort(~wholes[corners.owner], kind="stable"))
-    widths = _frame_widths(corners, wholes[corners.owner], boxes, whole_width)
+    widths = _frame_widths(corners, wholes[corners.owner], boxes, whole_width, widest)
     return _without_repeats(corners, widths)
 
 
@@ -701,7 +708,11 @@ class _Outlines:
 
 
 def _frame_widths(
-    corners: _Corners, whole: np.ndarray, boxes: Sequence[Sequence[float]], whole_width: float | None
+    corners: _Corners,
+    whole: np.ndarray,
+    boxes: Sequence[Sequence[float]],
+    whole_width: float | None,
+    widest: float | None = None,
 ) -> np.ndarray:
     """The card widths each corner is tried at, (n, 5), largest first, NaN where none: a whole
     card's short side; else its two edges' widths, and at a vertex also a quarter more of each and
@@ -726,7 +737,14 @@ def _frame_widths(
             apart = ~chosen[:, :k] | (np.abs(width - candidates[:, :k]) > 0.12 * candidates[:, :k])
         chosen[:, k] = np.isfinite(candidates[:, k]) & apart.all(axis=1)
     # distinct first, then big enough: a small width is not read, but still hides its near repeats
-    return np.where(chosen & (candidates >= MIN_CARD_WIDTH_PX), candidates, np.nan)
+    usable = chosen & (candidates >= MIN_CARD_WIDTH_PX)
+    if widest is not None:
+        # the cards of one frame are of one deck at about one distance: a guess far wider than the
+        # cards lying whole is a group's side or a spread's box, and a window that wide reads the
+        # pips and the neighbours as an index (a whole card keeps its own, measured width)
+        with np.errstate(invalid="ignore"):
+            usable &= whole[:, None] | (candidates <= widest)
+    return np.where(usable, candidates, np.nan)
 
 
 def _along_edges(
