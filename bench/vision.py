@@ -15,6 +15,9 @@ face_up_recall     of those images' 43 face-up cards, how many were called face 
                    image the black back is learned (vision.calibrate.back_samples, vision.backs.learn)
                    from the face-down cards that the uncalibrated reader finds on the OTHER 21 images,
                    never on the image scored (leave one image out)
+board_rows_read    of 90 five-card boards rendered in a row on felt (geaxgx's MIT faces 60-80 px wide,
+                   overlapping by up to 4 px, touching or up to 4 px apart), the cards read right at
+                   acting confidence; board_rows_wrong_confident: the cards read wrongly at it
 frame_ms           median ms per 640x480 frame with ten cards (rendered from geaxgx's MIT faces);
 frame_ms_photos    the same over the test photos scaled to 640x480
 frame_ms_backs_calibrated  median ms per backs-cardcounter photo (640x640) with its black back calibrated
@@ -215,6 +218,39 @@ def ten_card_frames(count: int) -> list[np.ndarray]:
     return frames
 
 
+def board_rows(reader: CardReader, rows: int) -> dict[str, object]:
+    """Five-card boards dealt in a row on felt (geaxgx's faces 60-80 px wide, each turned up to 3
+    degrees and moved up to 3 px, gaps of -4 to 4 px: overlapping, touching or apart), ``rows``
+    of them on each of three seeds: the cards read right at acting confidence, and those read
+    wrongly at it."""
+    from tests.helpers.camera_frames import FELT, face, laid
+
+    deck = [rank + suit for rank in "23456789TJQKA" for suit in "cdhs"]
+    right = wrong = total = 0
+    for seed in (1, 2, 3):
+        rng = random.Random(seed)
+        for row in range(rows):
+            frame = np.full((480, 640, 3), FELT, np.uint8)
+            width = rng.choice([60, 70, 80])
+            gap = rng.choice([-4, -2, 0, 1, 2, 4])
+            cards = rng.sample(deck, 5)
+            x, y = 320 - 2 * (width + gap), 240 + rng.randint(-40, 40)
+            for card in cards:
+                frame = laid(frame, face(card, width), (int(x), y + rng.randint(-3, 3)), rng.uniform(-3, 3))
+                x += width + gap
+            noise = np.random.default_rng(row).normal(0, 4, frame.shape)
+            frame = np.clip(frame + noise, 0, 255).astype(np.uint8)
+            read = {s.card for s in reader.read(frame) if s.card and s.confidence >= ACT_CONFIDENCE}
+            right += len(read & set(cards))
+            wrong += len(read - set(cards))
+            total += len(cards)
+    return {
+        "board_rows_read": round(right / total, 4),
+        "board_rows_wrong_confident": wrong,
+        "board_row_cards": total,
+    }
+
+
 def _face_mask(face: np.ndarray) -> np.ndarray:
     """The renders' rounded corners are black: the card is what the corners' fill does not reach."""
     h, w = face.shape[:2]
@@ -285,9 +321,10 @@ def main() -> int:
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument(
         "--only",
-        choices=("facing", "speed"),
-        help="facing: backs-cardcounter's figures alone, both ways; speed: frame_ms, mouth_ms and "
-        "frame_ms_backs_calibrated alone (neither reads photos-tfod-test, the test set)",
+        choices=("facing", "rows", "speed"),
+        help="facing: backs-cardcounter's figures alone, both ways; rows: the rendered board rows "
+        "alone; speed: frame_ms, mouth_ms and frame_ms_backs_calibrated alone (none of these reads "
+        "photos-tfod-test, the test set)",
     )
     args = parser.parse_args()
     cv2.setNumThreads(1)  # a Pi's cores are the table's: measure one
@@ -298,6 +335,8 @@ def main() -> int:
     if args.only in (None, "facing"):
         report.update(backs_set(reader, args.limit))
         report.update(backs_set(reader, args.limit, calibrated=True))
+    if args.only in (None, "rows"):
+        report.update(board_rows(reader, 4 if args.limit else 30))
     if args.only in (None, "speed"):
         ten = ten_card_frames(4 if args.limit else 20)
         median_ms(reader, ten[:1], 2)  # warm up
