@@ -72,6 +72,7 @@ FACE_W, FACE_H = 200, 280
 SQUASH_SIGMA = 0.0  # set by --squash
 FADE_SHARE = 0.0  # set by --fade
 BLUR_SHARE = 0.0  # set by --blur
+NEIGHBOUR_SHARE = 0.0  # set by --neighbours
 WIDTH_SIGMA = 0.1  # set by --width-sigma
 COVERED_SHARE = 0.0  # set by --covered
 DARK_BACK_SHARE = 0.0  # set by --dark-backs
@@ -263,6 +264,37 @@ def on_canvas(rng: random.Random, face: np.ndarray) -> np.ndarray:
     return canvas
 
 
+def with_neighbour(rng: random.Random, canvas: np.ndarray) -> np.ndarray:
+    """A neighbouring card along one side of the face (--neighbours): on top of it, covering up
+    to 5 % of its width, or beside it up to 3 % away, its paper reaching the canvas's edge and its
+    own edge a grey line 1-3 px wide (a board dealt in a row, a fan: that line beside an index is
+    what a window a little off its corner sees, and an 8 beside it is no 10)."""
+    out = canvas.copy()
+    side = rng.randrange(4)  # 0 left, 1 right, 2 top, 3 bottom of the face
+    reach = rng.uniform(-0.03, 0.05) * FACE_W  # how far the neighbour's edge lies over the face
+    paper = rng.randint(215, 252)
+    line = rng.randint(70, 190)
+    width = rng.randint(1, 3)
+    left, top, right, bottom = MARGIN, MARGIN, MARGIN + FACE_W, MARGIN + FACE_H
+    if side == 0:
+        edge = round(left + reach)
+        out[:, :edge] = paper
+        out[:, max(edge - width, 0) : edge] = line
+    elif side == 1:
+        edge = round(right - reach)
+        out[:, edge:] = paper
+        out[:, edge : edge + width] = line
+    elif side == 2:
+        edge = round(top + reach)
+        out[:edge] = paper
+        out[max(edge - width, 0) : edge] = line
+    else:
+        edge = round(bottom - reach)
+        out[edge:] = paper
+        out[edge : edge + width] = line
+    return out
+
+
 def frame_at(rng: random.Random, corner: int, jitter: bool) -> CornerFrame:
     """The frame of one of the face's corners (0 TL, 1 TR, 2 BR, 3 BL) on the canvas, misplaced as
     the corner finder misplaces it (a share COVERED_SHARE at a covered card's width)."""
@@ -362,6 +394,8 @@ def sample(
         canvas = on_canvas(rng, casino_back(rng))
         return degrade(rng, canvas, frame_at(rng, rng.randrange(4), True)), NONE_RANK, NONE_SUIT
     canvas = on_canvas(rng, face)
+    if NEIGHBOUR_SHARE and rng.random() < NEIGHBOUR_SHARE:
+        canvas = with_neighbour(rng, canvas)
     if kind < 0.6:
         corner = rng.choice((0, 2))  # the two index corners
         frame = frame_at(rng, corner, True)
@@ -636,6 +670,12 @@ def main() -> int:
         help="the share of patches blurred as a photo out of focus or taken in motion is",
     )
     parser.add_argument(
+        "--neighbours",
+        type=float,
+        default=0.0,
+        help="the share of faces with a neighbouring card along one side (on top of it or beside it)",
+    )
+    parser.add_argument(
         "--fade", type=float, default=0.0, help="the share of patches whose print is faded toward the paper"
     )
     parser.add_argument(
@@ -689,8 +729,9 @@ def main() -> int:
     import torch
     import torch.nn.functional as F
 
-    global SQUASH_SIGMA, FADE_SHARE, BLUR_SHARE, WIDTH_SIGMA, COVERED_SHARE, DARK_BACK_SHARE
+    global SQUASH_SIGMA, FADE_SHARE, BLUR_SHARE, WIDTH_SIGMA, COVERED_SHARE, DARK_BACK_SHARE, NEIGHBOUR_SHARE
     SQUASH_SIGMA, FADE_SHARE, BLUR_SHARE = args.squash, args.fade, args.blur
+    NEIGHBOUR_SHARE = args.neighbours
     WIDTH_SIGMA, COVERED_SHARE, DARK_BACK_SHARE = args.width_sigma, args.covered, args.dark_backs
     torch.manual_seed(args.seed)
     torch.set_num_threads(args.threads)
