@@ -70,6 +70,7 @@ EDGE_MIN_CARDS = 0.6
 EDGE_MAX_SHORT_SIDE = 0.5  # of the frame's short side: a larger blob is not a spread of cards
 EDGE_MAX_VERTICES = 16
 EDGE_BUDGET = 64  # edge proposals in one frame at most
+EDGE_AT_CARD_WIDTH = True  # along a spread's edges, the width of the frame's whole cards alone
 DARK_SLIT_DEPTH = 0.2  # of its box's short side: a dent this deep makes a dark blob more than one card
 DARK_MERGED_EPSILON = 4.0  # pixels at FIND_SIDE: the outline of merged dark blobs simplified this finely
 # Paper found by its edges (_canny_blobs): Canny's two levels on the grey image; how much
@@ -486,6 +487,7 @@ def corner_frames(blobs: list[PaperBlob], image_shape: tuple[int, ...]) -> list[
     # of paper is no card: whole or not, it is under a card's least width)
     card_widths = [width for width in whole_widths if width >= MIN_CARD_WIDTH_PX]
     widest = WIDTH_SPREAD * max(card_widths) if card_widths and WIDTH_SPREAD else None
+    card_width = float(np.median(card_widths)) if card_widths else None
     # All blobs' vertices at once (a frame's blobs have ~10 vertices each: numpy's cost is per call)
     outline = _Outlines(blobs)
     owner, poly, nxt = outline.owner, outline.poly, outline.nxt
@@ -604,6 +606,11 @@ def corner_frames(blobs: list[PaperBlob], image_shape: tuple[int, ...]) -> list[
             guesses = []  # the cloth, a wall, a jagged outline: not a spread of cards
         if widest is not None:
             guesses = [guess for guess in guesses if guess <= widest]
+        if guesses and card_width is not None and EDGE_AT_CARD_WIDTH:
+            # the cards lying whole give the deck's width at this distance, better than the spread's
+            # box can (its short side is a card's height or width, or neither where cards are
+            # staggered); the frames along its edges share one budget, so that width alone
+            guesses = [card_width]
         for guess in guesses:
             extra = _along_edges(poly[vertices], u_next[vertices], len_next[vertices], guess)
             if extra is None or budget <= 0:

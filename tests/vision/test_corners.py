@@ -345,3 +345,30 @@ def test_no_corner_is_tried_far_wider_than_the_widest_card_lying_whole(
     assert any(f.blob == 0 and f.width == 60 for f in frames)
     monkeypatch.setattr(corners, "WIDTH_SPREAD", 0.0)
     assert max(f.width for f in corner_frames(blobs, (480, 640, 3)) if f.blob == 1) > 1.6 * 60
+
+
+def test_a_spread_is_tried_at_the_width_of_the_cards_lying_whole(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A row of overlapping cards (one blob, no card's shape) beside a card lying whole 60 px
+    wide: along the row's long edges the covered cards' corners are tried at about that width,
+    not at the row's own guesses alone (its short side, 100 px, is a card's height, and a window
+    that wide reads the pips and the neighbours)."""
+    card = np.array([[50, 50], [110, 50], [110, 134], [50, 134]], np.float32)
+    row = np.array([[200, 60], [500, 60], [500, 160], [200, 160]], np.float32)
+    blobs = [
+        PaperBlob(card.astype(np.int32).reshape(-1, 1, 2), card, False, True),
+        PaperBlob(row.astype(np.int32).reshape(-1, 1, 2), row, False, False),
+    ]
+
+    def along_top_at_card_width(frames: list[corners.CornerFrame]) -> int:
+        return sum(
+            1
+            for f in frames
+            if f.blob == 1
+            and abs(f.point[1] - 60) < 1
+            and 210 < f.point[0] < 450
+            and abs(f.width - 60) <= 0.12 * 60
+        )
+
+    assert along_top_at_card_width(corner_frames(blobs, (480, 640, 3))) >= 10
+    monkeypatch.setattr(corners, "EDGE_AT_CARD_WIDTH", False)
+    assert along_top_at_card_width(corner_frames(blobs, (480, 640, 3))) == 0
