@@ -61,7 +61,8 @@ DARK_MERGED = True
 CHAMFERS = True
 CHAMFER_SHARE = 0.3
 NOTCH_CORNERS = True
-WIDTH_SPREAD = 1.6
+WIDTH_SPREAD = 1.3  # of the widest whole card's width: the widest a card's corner is tried at
+DARK_WIDTH_SPREAD = 1.6  # the same on a dark blob
 WHOLE_CORNERS_FIRST = True
 NOTCH_ANGLES = (20.0, 160.0)  # degrees: a straighter notch is one side simplified, a sharper one a slit
 EDGE_PROPOSALS = True
@@ -486,7 +487,8 @@ def corner_frames(blobs: list[PaperBlob], image_shape: tuple[int, ...]) -> list[
     # the widest a card's corner is tried at: a spread past the widest card lying whole (a speck
     # of paper is no card: whole or not, it is under a card's least width)
     card_widths = [width for width in whole_widths if width >= MIN_CARD_WIDTH_PX]
-    widest = WIDTH_SPREAD * max(card_widths) if card_widths and WIDTH_SPREAD else None
+    widest_card = max(card_widths) if card_widths and WIDTH_SPREAD else None
+    widest = WIDTH_SPREAD * widest_card if widest_card is not None else None
     card_width = float(np.median(card_widths)) if card_widths else None
     # All blobs' vertices at once (a frame's blobs have ~10 vertices each: numpy's cost is per call)
     outline = _Outlines(blobs)
@@ -629,7 +631,13 @@ def corner_frames(blobs: list[PaperBlob], image_shape: tuple[int, ...]) -> list[
         # a whole card's corners are its own (its hull's), a notched outline's vertex a pixel or
         # three off: of two frames at one corner, the whole card's is the one kept
         corners = corners.where(np.argsort(~wholes[corners.owner], kind="stable"))
-    widths = _frame_widths(corners, wholes[corners.owner], boxes, whole_width, widest)
+    widest_of = None
+    if widest_card is not None:
+        # a dark deck's faces are found whole less often (their outlines run onto each other and
+        # onto the table), and a photo of one stretched or slanted: its corners keep a wider spread
+        dark_blob = np.array([blob.dark for blob in blobs])[corners.owner]
+        widest_of = widest_card * np.where(dark_blob, DARK_WIDTH_SPREAD, WIDTH_SPREAD)
+    widths = _frame_widths(corners, wholes[corners.owner], boxes, whole_width, widest_of)
     return _without_repeats(corners, widths)
 
 
@@ -719,7 +727,7 @@ def _frame_widths(
     whole: np.ndarray,
     boxes: Sequence[Sequence[float]],
     whole_width: float | None,
-    widest: float | None = None,
+    widest: np.ndarray | None = None,
 ) -> np.ndarray:
     """The card widths each corner is tried at, (n, 5), largest first, NaN where none: a whole
     card's short side; else its two edges' widths, and at a vertex also a quarter more of each and
@@ -750,7 +758,7 @@ def _frame_widths(
         # cards lying whole is a group's side or a spread's box, and a window that wide reads the
         # pips and the neighbours as an index (a whole card keeps its own, measured width)
         with np.errstate(invalid="ignore"):
-            usable &= whole[:, None] | (candidates <= widest)
+            usable &= whole[:, None] | (candidates <= widest[:, None])
     return np.where(usable, candidates, np.nan)
 
 

@@ -332,7 +332,7 @@ def test_no_corner_is_tried_far_wider_than_the_widest_card_lying_whole(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """A row of cards joined into one blob (its box's sides are a group's, not a card's) beside a
-    card lying whole 60 px wide: no window is cut wider than 1.6 times that card, where the pips
+    card lying whole 60 px wide: no window is cut wider than 1.3 times that card, where the pips
     and the neighbours read as an index; the whole card keeps its own width."""
     card = np.array([[50, 50], [110, 50], [110, 134], [50, 134]], np.float32)
     row = np.array([[200, 60], [500, 60], [500, 144], [300, 144], [300, 150], [200, 150]], np.float32)
@@ -341,10 +341,10 @@ def test_no_corner_is_tried_far_wider_than_the_widest_card_lying_whole(
         PaperBlob(row.astype(np.int32).reshape(-1, 1, 2), row, False, False),
     ]
     frames = corner_frames(blobs, (480, 640, 3))
-    assert max(f.width for f in frames if f.blob == 1) <= 1.6 * 60
+    assert max(f.width for f in frames if f.blob == 1) <= 1.3 * 60
     assert any(f.blob == 0 and f.width == 60 for f in frames)
     monkeypatch.setattr(corners, "WIDTH_SPREAD", 0.0)
-    assert max(f.width for f in corner_frames(blobs, (480, 640, 3)) if f.blob == 1) > 1.6 * 60
+    assert max(f.width for f in corner_frames(blobs, (480, 640, 3)) if f.blob == 1) > 1.3 * 60
 
 
 def test_a_spread_is_tried_at_the_width_of_the_cards_lying_whole(monkeypatch: pytest.MonkeyPatch) -> None:
