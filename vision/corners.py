@@ -82,6 +82,7 @@ GROUPS_NOT_WHOLE = True
 GROUP_CORNER_NEAR = 0.05  # of the group's short side: a card's corner this near its outline lies on it
 GROUP_SHARE = (0.2, 0.8)  # of the group's area, a card of it found whole
 CANNY_LOOPS = True  # whole cards also from loops of edges, whatever the print inside parts
+FOUND_TOLERANCE = 0.1  # of a box's size: a region's or loop's box this near a whole card's is that card
 LOOP_TAILS = True
 LOOP_BORDER = 0.15  # of its box's short side: the band inside a loop that is a card's border
 LOOP_TAIL = 7  # pixels at FIND_SIDE: a line running on from a loop is narrower (edges dilated to 3)
@@ -313,9 +314,10 @@ def _canny_blobs(
 
 
 def _found_already(box: Sequence[int], found: Sequence[Sequence[int]]) -> bool:
-    """Whether a region's or a loop's box is that of a card found whole already, to 5 % of its size."""
+    """Whether a region's or a loop's box is that of a card found whole already (to FOUND_TOLERANCE
+    of its size: a card's Canny outline and its whiteness outline differ by a few pixels)."""
     x, y, bw, bh = box
-    tolerance = max(2, int(0.05 * max(bw, bh)))
+    tolerance = max(2, int(FOUND_TOLERANCE * max(bw, bh)))
     return any(
         abs(x - fx) <= tolerance
         and abs(y - fy) <= tolerance

@@ -8,6 +8,7 @@ import cv2
 import numpy as np
 import pytest
 
+from tests.helpers.camera_frames import FELT, face, laid
 from tests.helpers.paths import DATA
 from vision import corners
 from vision.corners import CARD_ASPECT, PaperBlob, corner_frames, find_blobs
@@ -372,3 +373,20 @@ def test_a_spread_is_tried_at_the_width_of_the_cards_lying_whole(monkeypatch: py
     assert along_top_at_card_width(corner_frames(blobs, (480, 640, 3))) >= 10
     monkeypatch.setattr(corners, "EDGE_AT_CARD_WIDTH", False)
     assert along_top_at_card_width(corner_frames(blobs, (480, 640, 3))) == 0
+
+
+@pytest.mark.parametrize("angle", [15.0, 30.0, 45.0])
+def test_a_card_found_whole_is_not_found_again_by_its_edges(
+    monkeypatch: pytest.MonkeyPatch, angle: float
+) -> None:
+    """A rendered seven turned on felt (geaxgx's face, rounded corners): the whiteness levels find
+    it whole, and its loop of edges, a few pixels off at the turned corners, is that card again,
+    not another whole card with four more corners to read."""
+    image = laid(np.full((300, 400, 3), FELT, np.uint8), face("7c", 45), (200, 150), angle)
+    score = corners.whiteness(image)
+    masks = corners.paper_masks(image, score)
+    found = corners._without_same_blobs([o for m in masks for o in corners._outlines(m, 150.0, dark=False)])
+    assert [b.whole for b in found] == [True]
+    assert not [b for b in corners._canny_blobs(image, score, 150.0, found) if b.whole]
+    monkeypatch.setattr(corners, "FOUND_TOLERANCE", 0.05)
+    assert [b for b in corners._canny_blobs(image, score, 150.0, found) if b.whole]
