@@ -87,40 +87,37 @@ def test_a_dark_region_closed_by_edges_is_no_paper_card() -> None:
     assert not [b for b in corners._canny_blobs(image, corners.whiteness(image), 500.0, []) if b.whole]
 
 
-def test_a_card_whose_print_parts_its_paper_is_one_loop_of_edges(monkeypatch: pytest.MonkeyPatch) -> None:
-    """A card on a white board (no whiteness level parts them) with two rows of print from edge
-    to edge (a ten's pips touching through the dilated edges): its paper is three regions, none
-    card-shaped, but its edges are one loop all round, also where its foot nearly touches the
-    frame's edge."""
+def card_on_a_white_board(x: int, y: int) -> tuple[np.ndarray, np.ndarray]:
+    """A 400 x 225 frame of a white board (no whiteness level parts a card from it) with a card
+    80 x 112 px at (x, y), two rows of print across it from edge to edge (a ten's pips touching
+    through the dilated edges: its paper is three regions, none card-shaped); and its corners."""
     image = np.full((225, 400, 3), 205, np.uint8)
-    quad = np.array([[230, 110], [310, 110], [310, 222], [230, 222]], np.float32)
+    quad = np.array([[x, y], [x + 80, y], [x + 80, y + 112], [x, y + 112]], np.float32)
     cv2.fillConvexPoly(image, quad.astype(np.int32), (245, 245, 245))
-    for y in (140, 185):
-        cv2.rectangle(image, (229, y), (311, y + 6), (30, 30, 30), -1)
-    wholes = [b for b in corners._canny_blobs(image, corners.whiteness(image), 500.0, []) if b.whole]
-    assert len(wholes) == 1
-    assert np.abs(np.sort(wholes[0].polygon, axis=0) - np.sort(quad, axis=0)).max() < 2.5
-    monkeypatch.setattr(corners, "CANNY_LOOPS", False)
-    assert not [b for b in corners._canny_blobs(image, corners.whiteness(image), 500.0, []) if b.whole]
+    for row in (y + 30, y + 75):
+        cv2.rectangle(image, (x - 1, row), (x + 81, row + 6), (30, 30, 30), -1)
+    return image, quad
 
 
-def test_a_loop_of_edges_is_a_card_without_the_line_that_runs_on_from_it(
-    monkeypatch: pytest.MonkeyPatch,
+def canny_wholes(image: np.ndarray) -> list[PaperBlob]:
+    return [b for b in corners._canny_blobs(image, corners.whiteness(image), 500.0, []) if b.whole]
+
+
+@pytest.mark.parametrize(("switch", "shadow"), [("CANNY_LOOPS", False), ("LOOP_TAILS", True)])
+def test_a_card_whose_print_parts_its_paper_is_one_loop_of_edges(
+    monkeypatch: pytest.MonkeyPatch, switch: str, shadow: bool
 ) -> None:
-    """A card on a white board where a shadow's edge runs on from its side: the loop of edges
-    round the card carries the line along, and its hull is no card's shape until the line is
-    trimmed off."""
-    image = np.full((225, 400, 3), 205, np.uint8)
-    quad = np.array([[150, 60], [230, 60], [230, 172], [150, 172]], np.float32)
-    cv2.fillConvexPoly(image, quad.astype(np.int32), (245, 245, 245))
-    for y in (90, 135):  # print across it, so that its paper is no one region
-        cv2.rectangle(image, (149, y), (231, y + 6), (30, 30, 30), -1)
-    image[150:, 231:] = 150  # a shadow beside the card's foot, its edge running on to the right
-    wholes = [b for b in corners._canny_blobs(image, corners.whiteness(image), 500.0, []) if b.whole]
-    assert len(wholes) == 1
-    assert np.abs(np.sort(wholes[0].polygon, axis=0) - np.sort(quad, axis=0)).max() < 2.5
-    monkeypatch.setattr(corners, "LOOP_TAILS", False)
-    assert not [b for b in corners._canny_blobs(image, corners.whiteness(image), 500.0, []) if b.whole]
+    """Its paper is three regions, but its edges are one loop all round, also where its foot
+    nearly touches the frame's edge (CANNY_LOOPS); with a shadow's edge running on from its side,
+    the loop carries the line along, and its hull is no card's shape until the line is trimmed off
+    (LOOP_TAILS)."""
+    image, quad = card_on_a_white_board(150, 60) if shadow else card_on_a_white_board(230, 110)
+    if shadow:
+        image[150:, 231:] = 150  # beside the card's foot, its edge running on to the right
+    [whole] = canny_wholes(image)
+    assert np.abs(np.sort(whole.polygon, axis=0) - np.sort(quad, axis=0)).max() < 2.5
+    monkeypatch.setattr(corners, switch, False)
+    assert not canny_wholes(image)
 
 
 def test_a_card_whose_corner_lies_under_anothers_side_is_proposed_at_the_notch(
