@@ -489,16 +489,22 @@ def corner_frames(blobs: list[PaperBlob], image_shape: tuple[int, ...]) -> list[
     # the widest a card's corner is tried at: a spread past the widest card lying whole (a speck
     # of paper is no card: whole or not, it is under a card's least width)
     card_widths = [width for width in whole_widths if width >= MIN_CARD_WIDTH_PX]
-    widest_card = max(card_widths) if card_widths and WIDTH_SPREAD else None
-    widest = WIDTH_SPREAD * widest_card if widest_card is not None else None
     card_width = float(np.median(card_widths)) if card_widths else None
+    darks = np.array([blob.dark for blob in blobs])
+    # a dark deck's faces are found whole less often (their outlines run onto each other and onto
+    # the table), and a photo of one stretched or slanted: its corners keep a wider spread
+    widest = (
+        max(card_widths) * np.where(darks, DARK_WIDTH_SPREAD, WIDTH_SPREAD)
+        if card_widths and WIDTH_SPREAD
+        else None
+    )
     # All blobs' vertices at once (a frame's blobs have ~10 vertices each: numpy's cost is per call)
     outline = _Outlines(blobs)
     owner, poly, nxt = outline.owner, outline.poly, outline.nxt
     to_prev, to_next = outline.to_prev, outline.to_next
     len_prev, len_next = outline.len_prev, outline.len_next
     u_prev, u_next = outline.u_prev, outline.u_next
-    dark = np.array([blob.dark for blob in blobs])[owner]
+    dark = darks[owner]
     wholes = np.array([blob.whole for blob in blobs])
     whole = wholes[owner]
     paper_range = [math.cos(math.radians(a)) for a in CORNER_ANGLE_RANGE]
@@ -572,7 +578,7 @@ def corner_frames(blobs: list[PaperBlob], image_shape: tuple[int, ...]) -> list[
                 _Corners(
                     owner[notch],
                     poly[notch],
-                    np.stack([down_prev[:, 1], -down_prev[:, 0]], axis=1),
+                    -_down_from(down_prev),
                     down_prev,
                     len_prev[notch] / CARD_ASPECT,
                     len_prev[notch],
@@ -584,7 +590,7 @@ def corner_frames(blobs: list[PaperBlob], image_shape: tuple[int, ...]) -> list[
                     owner[notch],
                     poly[notch],
                     across_next,
-                    np.stack([-across_next[:, 1], across_next[:, 0]], axis=1),
+                    _down_from(across_next),
                     len_next[notch],
                     len_next[notch] * CARD_ASPECT,
                     at_vertex=False,
@@ -609,7 +615,7 @@ def corner_frames(blobs: list[PaperBlob], image_shape: tuple[int, ...]) -> list[
         if blob_width > EDGE_MAX_SHORT_SIDE * min(h, w) or vertices.stop - vertices.start > EDGE_MAX_VERTICES:
             guesses = []  # the cloth, a wall, a jagged outline: not a spread of cards
         if widest is not None:
-            guesses = [guess for guess in guesses if guess <= widest]
+            guesses = [guess for guess in guesses if guess <= widest[index]]
         if guesses and card_width is not None and EDGE_AT_CARD_WIDTH:
             # the cards lying whole give the deck's width at this distance, better than the spread's
             # box can (its short side is a card's height or width, or neither where cards are
@@ -633,13 +639,9 @@ def corner_frames(blobs: list[PaperBlob], image_shape: tuple[int, ...]) -> list[
         # a whole card's corners are its own (its hull's), a notched outline's vertex a pixel or
         # three off: of two frames at one corner, the whole card's is the one kept
         corners = corners.where(np.argsort(~wholes[corners.owner], kind="stable"))
-    widest_of = None
-    if widest_card is not None:
-        # a dark deck's faces are found whole less often (their outlines run onto each other and
-        # onto the table), and a photo of one stretched or slanted: its corners keep a wider spread
-        dark_blob = np.array([blob.dark for blob in blobs])[corners.owner]
-        widest_of = widest_card * np.where(dark_blob, DARK_WIDTH_SPREAD, WIDTH_SPREAD)
-    widths = _frame_widths(corners, wholes[corners.owner], boxes, whole_width, widest_of)
+    widths = _frame_widths(
+        corners, wholes[corners.owner], boxes, whole_width, None if widest is None else widest[corners.owner]
+    )
     return _without_repeats(corners, widths)
 
 
@@ -729,7 +731,7 @@ def _frame_widths(
     whole: np.ndarray,
     boxes: Sequence[Sequence[float]],
     whole_width: float | None,
-    widest: np.ndarray | None = None,
+    widest: np.ndarray | None,
 ) -> np.ndarray:
     """The card widths each corner is tried at, (n, 5), largest first, NaN where none: a whole
     card's short side; else its two edges' widths, and at a vertex also a quarter more of each and
@@ -785,8 +787,13 @@ def _along_edges(
         dirs.append(np.repeat(u_next[i][None], len(offsets), axis=0))
     points = np.concatenate(starts)
     across = np.concatenate(dirs)
-    down = np.stack([-across[:, 1], across[:, 0]], axis=1)
-    return points, across, down, np.full(len(points), width)
+    return points, across, _down_from(across), np.full(len(points), width)
+
+
+def _down_from(across: np.ndarray) -> np.ndarray:
+    """The 'down' of corner frames whose 'across' (n, 2) is given: turned a quarter clockwise on the
+    image (y down), as CornerFrame has it. Its negative turns a 'down' back to its 'across'."""
+    return np.stack([-across[:, 1], across[:, 0]], axis=1)
 
 
 def _without_repeats(corners: _Corners, widths: np.ndarray) -> list[CornerFrame]:

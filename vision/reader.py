@@ -74,11 +74,10 @@ SAME_DARK_FACE = 0.0  # two unread dark faces on one blob that overlap at all ar
 ON_OWN_BLOB = 0.85
 SAME_CORNER_ACROSS = 0.8  # two reads at one point are one corner only if their 'across' agree this well
 # of the width guess a card was read at: a read at one of its corners through a window this much
-# smaller sees a part of the index (a court card's frame gives a corner half its width); with
-# WIDER_NO_EVIDENCE, one through a window this much larger (its inverse) sees the index at a
-# fraction of its size among the pips: neither is evidence about the card
+# smaller sees a part of the index (a court card's frame gives a corner half its width), and one
+# through a window this much larger (its inverse) sees the index at a fraction of its size among
+# the pips: neither is evidence about the card
 PART_OF_INDEX = 0.6
-WIDER_NO_EVIDENCE = True
 MAX_SIDE = 960  # larger frames are read scaled down: glyphs stay >= ~10 px on a card a tenth as wide
 # (vision/crops.py reads a camera's larger frames zone by zone instead)
 
@@ -267,7 +266,7 @@ class CardReader:
             corner = next((frame for frame in same.corners if _at_one_corner(frame, candidate.frame)), None)
             if corner is not None and (
                 candidate.frame.width < PART_OF_INDEX * corner.width
-                or (WIDER_NO_EVIDENCE and PART_OF_INDEX * candidate.frame.width > corner.width)
+                or PART_OF_INDEX * candidate.frame.width > corner.width
             ):
                 continue  # no evidence either way
             if (same.read.rank, same.read.suit) == (candidate.read.rank, candidate.read.suit):
