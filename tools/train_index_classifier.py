@@ -202,6 +202,33 @@ def svg_deck_faces(folder: Path) -> list[tuple[np.ndarray, int, int]]:
     return faces
 
 
+def kennard_bundle_faces(bundle: Path) -> list[tuple[np.ndarray, int, int]]:
+    """The 52 faces of one of Adrian Kennard's decks (CC0-1.0, www.me.uk/cards) as npm's
+    @heruka_urgyen/react-playing-cards 0.5.0 bundles them: lib/TcN.js (two colours, normal
+    index) or lib/TcB.js (two colours, a jumbo index, as card rooms' peek-index decks have). Each
+    face is a URL-encoded SVG in a JavaScript string, named by its ``face`` attribute ('TC' the
+    ten of clubs, '1B' the back); its size is in inches, which resvg refuses, so it is drawn at the
+    faces' size instead."""
+    import re
+    import urllib.parse
+
+    import resvg_py
+
+    faces = []
+    for encoded in re.findall(r'"data:image/svg\+xml,([^"]*)"', bundle.read_text()):
+        svg = urllib.parse.unquote(encoded)
+        named = re.search(r"face='([2-9TJQKA])([CDHS])'", svg)
+        if named is None:  # the back
+            continue
+        svg = re.sub(r"(width|height)='[0-9.]+in'", "", svg, count=2)
+        png = resvg_py.svg_to_bytes(svg_string=svg, width=FACE_W, height=FACE_H, background="#ffffff")
+        image = cv2.imdecode(np.frombuffer(bytes(png), np.uint8), cv2.IMREAD_COLOR)
+        faces.append((image, RANK_LABELS.index(named.group(1)), "CDHS".index(named.group(2))))
+    if len(faces) != 52:
+        raise SystemExit(f"{bundle}: {len(faces)} faces found, not 52: not a Kennard deck's bundle")
+    return faces
+
+
 _backgrounds: list[np.ndarray] = []
 
 
@@ -415,7 +442,12 @@ def sample(
 
 
 def make_set(
-    seed: int, count: int, font_paths: list[str], with_geaxgx: bool, svg_decks: tuple[Path, ...] = ()
+    seed: int,
+    count: int,
+    font_paths: list[str],
+    with_geaxgx: bool,
+    svg_decks: tuple[Path, ...] = (),
+    kennard_bundles: tuple[Path, ...] = (),
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     rng = random.Random(seed)
     faces: list[tuple[np.ndarray, int, int]] = []
@@ -427,6 +459,8 @@ def make_set(
         faces += geaxgx_faces() * max(1, len(font_paths) // 4)
     for folder in svg_decks:  # a drawn deck weighs as much as geaxgx's
         faces += svg_deck_faces(folder) * max(1, len(font_paths) // 4)
+    for bundle in kennard_bundles:
+        faces += kennard_bundle_faces(bundle) * max(1, len(font_paths) // 4)
     xs = np.zeros((count, 2, PATCH_H, PATCH_W), np.float32)
     ranks = np.zeros(count, np.int64)
     suits = np.zeros(count, np.int64)
@@ -706,6 +740,14 @@ def main() -> int:
         help="a folder of SVG faces 1c.svg ... 13s.svg (repeatable; see svg_deck_faces)",
     )
     parser.add_argument(
+        "--kennard-bundle",
+        type=Path,
+        action="append",
+        default=[],
+        help="lib/TcN.js or lib/TcB.js of npm's @heruka_urgyen/react-playing-cards 0.5.0: Adrian "
+        "Kennard's CC0 deck (repeatable; see kennard_bundle_faces)",
+    )
+    parser.add_argument(
         "--photos",
         type=int,
         default=0,
@@ -747,7 +789,12 @@ def main() -> int:
         )
     else:
         xs, ranks, suits = make_set(
-            args.seed, args.samples, train_fonts, with_geaxgx=True, svg_decks=tuple(args.svg_deck)
+            args.seed,
+            args.samples,
+            train_fonts,
+            with_geaxgx=True,
+            svg_decks=tuple(args.svg_deck),
+            kennard_bundles=tuple(args.kennard_bundle),
         )
         vx, vranks, vsuits = make_set(args.seed + 1, 6000, held_out, with_geaxgx=False)
         if args.cache:
