@@ -90,7 +90,7 @@ class _Looks:
         )
         blobs = find_blobs(work)
         self.frames = corner_frames(blobs, work.shape)
-        self.first = reader._read_all(work, blobs, self.frames)
+        _, self.first = reader._first_look(work, blobs, self.frames)
         self.second = reader._second_look(work, blobs, self.frames, self.first)
 
     def lost_at(self, box: tuple[int, int, int, int], rank: str) -> str:

@@ -726,6 +726,27 @@ class _Outlines:
         return slice(int(self.starts[blob]), int(self.starts[blob] + self._sizes[blob]))
 
 
+def whole_pip_corners(blobs: list[PaperBlob], frames: Sequence[CornerFrame]) -> np.ndarray:
+    """Which frames are at a whole paper card's pip corners: those whose 'across' runs along the
+    card's long side, where a window as wide as its short side is no card's index (clockwise
+    frames put both index corners' 'across' along the short side)."""
+    result = np.zeros(len(frames), bool)
+    long_sides: dict[int, np.ndarray | None] = {}
+    for n, frame in enumerate(frames):
+        if frame.blob not in long_sides:
+            blob = blobs[frame.blob]
+            if not blob.whole or blob.dark or len(blob.polygon) != 4:
+                long_sides[frame.blob] = None
+            else:
+                sides = np.roll(blob.polygon, -1, axis=0) - blob.polygon
+                lengths = np.hypot(sides[:, 0], sides[:, 1])
+                long_sides[frame.blob] = sides[int(np.argmax(lengths))] / max(float(lengths.max()), 1e-9)
+        side = long_sides[frame.blob]
+        if side is not None:
+            result[n] = abs(float(side[0]) * frame.across[0] + float(side[1]) * frame.across[1]) > 0.7
+    return result
+
+
 def _frame_widths(
     corners: _Corners,
     whole: np.ndarray,

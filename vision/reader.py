@@ -32,9 +32,10 @@ from vision.corners import (
     corner_frames,
     find_blobs,
     whiteness,
+    whole_pip_corners,
 )
 from vision.faces import INDEX_PRINT, PRINT_RISE, in_frame, light_print, white_face_verdict
-from vision.index_patch import cut_patches, normalise_all
+from vision.index_patch import PATCH_H, PATCH_W, cut_patches, normalise_all
 from vision.index_reader import NONE_RANK, RANK_LABELS, IndexRead, IndexReader
 from vision.sighting import ACT_CONFIDENCE, CardSighting, Facing
 from vision.types import BGRImage
@@ -78,6 +79,8 @@ SAME_CORNER_ACROSS = 0.8  # two reads at one point are one corner only if their 
 # through a window this much larger (its inverse) sees the index at a fraction of its size among
 # the pips: neither is evidence about the card
 PART_OF_INDEX = 0.6
+PIP_CORNERS_LATER = True  # a whole card's pip corners read only when its index corners disagree
+_NO_READ = IndexRead(NONE_RANK, len(SUITS), 1.0, 1.0)  # a window not read: no index
 MAX_SIDE = 960  # larger frames are read scaled down: glyphs stay >= ~10 px on a card a tenth as wide
 # (vision/crops.py reads a camera's larger frames zone by zone instead)
 
@@ -164,8 +167,7 @@ class CardReader:
         )
         blobs = find_blobs(work)
         frames = corner_frames(blobs, work.shape)
-        patches = cut_patches(work, frames)
-        first_reads = self._read_patches(patches, blobs, frames)
+        patches, first_reads = self._first_look(work, blobs, frames)
         reads = self._second_look(work, blobs, frames, first_reads)
         masks = _BlobMasks(blobs, work.shape)
         cards = [
@@ -180,6 +182,52 @@ class CardReader:
         sightings += self._dark_faces(work, blobs, masks, frames, first_reads, patches, seen, scale)
         sightings += self._unread_cards(work, blobs, frames, first_reads, seen, scale)
         return sightings
+
+    def _first_look(
+        self, image: BGRImage, blobs: list[PaperBlob], frames: list[CornerFrame]
+    ) -> tuple[np.ndarray, list[IndexRead]]:
+        """The index windows of ``frames`` and their reads, in place of each other. A whole card's
+        pip corners are read only when its two index corners do not read as one card: a card
+        covered at one end can be found whole in the shape of its part in view, turned a quarter
+        (its index at a 'pip corner'), and so can a group of cards (a third of a ten-card frame's
+        windows are at pip corners)."""
+        if not PIP_CORNERS_LATER:
+            patches = cut_patches(image, frames)
+            return patches, self._read_patches(patches, blobs, frames)
+        # the windows not read are left blank: only a dark card's are looked at again
+        patches = np.zeros((len(frames), PATCH_H, PATCH_W, 3), np.uint8)
+        later = whole_pip_corners(blobs, frames)
+        reads: list[IndexRead] = [_NO_READ] * len(frames)
+        named: dict[int, list[tuple[int, int]]] = {}  # a whole card's index corners' reads
+        for i, read in self._read_frames(image, blobs, frames, np.flatnonzero(~later).tolist(), patches):
+            reads[i] = read
+            if blobs[frames[i].blob].whole:
+                sure = read.is_index and read.confidence >= READ_CONFIDENCE
+                named.setdefault(frames[i].blob, []).append((read.rank, read.suit) if sure else (-1, -1))
+        # read as one card at both index corners: its pip corners have nothing to add
+        settled = {
+            blob for blob, names in named.items() if len(names) == 2 and names[0] == names[1] != (-1, -1)
+        }
+        rest = [i for i in np.flatnonzero(later).tolist() if frames[i].blob not in settled]
+        for i, read in self._read_frames(image, blobs, frames, rest, patches):
+            reads[i] = read
+        return patches, reads
+
+    def _read_frames(
+        self,
+        image: BGRImage,
+        blobs: list[PaperBlob],
+        frames: list[CornerFrame],
+        chosen: list[int],
+        patches: np.ndarray,
+    ) -> list[tuple[int, IndexRead]]:
+        """The reads of the ``chosen`` frames, each with its number; their windows cut into
+        ``patches``."""
+        if not chosen:
+            return []
+        cut = cut_patches(image, [frames[i] for i in chosen])
+        patches[chosen] = cut
+        return list(zip(chosen, self._read_patches(cut, blobs, [frames[i] for i in chosen]), strict=True))
 
     def _read_all(
         self, image: BGRImage, blobs: list[PaperBlob], frames: list[CornerFrame]
