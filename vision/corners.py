@@ -414,13 +414,13 @@ def _groups_not_whole(blobs: list[PaperBlob]) -> list[PaperBlob]:
         if len(outer) != 4:
             continue
         outline = outer.reshape(-1, 1, 2)
-        near = GROUP_CORNER_NEAR * float(min(np.hypot(*(np.roll(outer, -1, axis=0) - outer).T)))
         for j, inner, inner_area in wholes:
             if j == i or not GROUP_SHARE[0] * area <= inner_area <= GROUP_SHARE[1] * area:
                 continue
             centre = inner.mean(axis=0)
             if cv2.pointPolygonTest(outline, (float(centre[0]), float(centre[1])), False) <= 0:
                 continue
+            near = GROUP_CORNER_NEAR * float(min(np.hypot(*(outer[[1, 2, 3, 0]] - outer).T)))
             on_edge = sum(
                 abs(cv2.pointPolygonTest(outline, (float(x), float(y)), True)) <= near for x, y in inner
             )
@@ -731,20 +731,26 @@ def whole_pip_corners(blobs: list[PaperBlob], frames: Sequence[CornerFrame]) -> 
     card's long side, where a window as wide as its short side is no card's index (clockwise
     frames put both index corners' 'across' along the short side)."""
     result = np.zeros(len(frames), bool)
-    long_sides: dict[int, np.ndarray | None] = {}
+    long_sides: dict[int, tuple[float, float] | None] = {}  # each blob's longest side, as a unit vector
     for n, frame in enumerate(frames):
         if frame.blob not in long_sides:
-            blob = blobs[frame.blob]
-            if not blob.whole or blob.dark or len(blob.polygon) != 4:
-                long_sides[frame.blob] = None
-            else:
-                sides = np.roll(blob.polygon, -1, axis=0) - blob.polygon
-                lengths = np.hypot(sides[:, 0], sides[:, 1])
-                long_sides[frame.blob] = sides[int(np.argmax(lengths))] / max(float(lengths.max()), 1e-9)
+            long_sides[frame.blob] = _longest_side(blobs[frame.blob])
         side = long_sides[frame.blob]
         if side is not None:
-            result[n] = abs(float(side[0]) * frame.across[0] + float(side[1]) * frame.across[1]) > 0.7
+            result[n] = abs(side[0] * frame.across[0] + side[1] * frame.across[1]) > 0.7
     return result
+
+
+def _longest_side(blob: PaperBlob) -> tuple[float, float] | None:
+    """A whole paper card's longest side's direction; None for any other blob. (Plain floats: on
+    four points numpy's cost is per call.)"""
+    if not blob.whole or blob.dark or len(blob.polygon) != 4:
+        return None
+    points = blob.polygon.tolist()
+    sides = [(points[(k + 1) % 4][0] - points[k][0], points[(k + 1) % 4][1] - points[k][1]) for k in range(4)]
+    dx, dy = max(sides, key=lambda side: side[0] * side[0] + side[1] * side[1])
+    length = max(math.hypot(dx, dy), 1e-9)
+    return dx / length, dy / length
 
 
 def _frame_widths(

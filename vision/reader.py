@@ -663,7 +663,7 @@ def _ranks_at_adjacent_corners(
 
 
 def _side_lengths(quad: np.ndarray) -> np.ndarray:
-    lengths: np.ndarray = np.hypot(*(np.roll(quad, -1, axis=0) - quad).T)
+    lengths: np.ndarray = np.hypot(*(quad[[1, 2, 3, 0]] - quad).T)
     return lengths
 
 
@@ -752,7 +752,7 @@ def _whole_card_outline(blob: PaperBlob, frame: CornerFrame, quad: np.ndarray) -
     nearest = int(np.argmin(distances))
     if distances[nearest] > 1.0:
         return quad  # read at an edge proposal or another blob's corner: not this card's vertex
-    return np.roll(polygon, -nearest, axis=0)
+    return polygon[[(nearest + k) % 4 for k in range(4)]]
 
 
 def _points(quad: np.ndarray, scale: float) -> tuple[tuple[float, float], ...]:
