@@ -45,6 +45,10 @@ __all__ = ["ACT_CONFIDENCE", "CardReader", "CardSighting", "Facing"]
 READ_CONFIDENCE = 0.5  # below this an index read is not evidence of anything
 WHITE_INSIDE_LEVEL = 150  # vision.corners.whiteness of card paper in ordinary light
 SECOND_LOOK = (0.9, 1.1)  # card widths, relative to the corner's guess, of the windows read again
+# the window read instead of the second look's smaller (first) or larger one, when only that one
+# saw no index (on paper): further on the side that agreed
+THIRD_WINDOW = (0.8, 1.2)
+THIRD_WINDOW_READ = True
 # A dark-faced deck's light print is a small part of the classifier's training (a tenth of its
 # patches, and no real dark deck), and its colour says nothing of the suit (gold hearts and gold
 # spades): reads on a dark card show it face up with its name, below acting confidence.
@@ -259,9 +263,12 @@ class CardReader:
             return reads
         looks = [replace(frames[i], width=frames[i].width * factor) for i in chosen for factor in SECOND_LOOK]
         again = self._read_all(image, blobs, looks)
+        seen = {i: again[n * len(SECOND_LOOK) : (n + 1) * len(SECOND_LOOK)] for n, i in enumerate(chosen)}
+        if THIRD_WINDOW_READ:
+            seen = self._third_window(image, blobs, frames, reads, seen)
         result = list(reads)
-        for n, i in enumerate(chosen):
-            others = again[n * len(SECOND_LOOK) : (n + 1) * len(SECOND_LOOK)]
+        for i in chosen:
+            others = seen[i]
             first = reads[i]
             if all((o.rank, o.suit) == (first.rank, first.suit) for o in others):
                 looks_at = [first, *others]
@@ -274,6 +281,38 @@ class CardReader:
                 result[i] = IndexRead(first.rank, first.suit, rank_p, suit_p)
             else:
                 result[i] = IndexRead(first.rank, first.suit, first.rank_p * 0.5, first.suit_p * 0.5)
+        return result
+
+    def _third_window(
+        self,
+        image: BGRImage,
+        blobs: list[PaperBlob],
+        frames: list[CornerFrame],
+        reads: list[IndexRead],
+        seen: dict[int, list[IndexRead]],
+    ) -> dict[int, list[IndexRead]]:
+        """On paper, a read whose second look agrees through one window and sees no index through
+        the other is read once more, a step further on the agreeing side (THIRD_WINDOW): a width
+        guess a tenth too large (a shadow's edge measured with the card's) shows the next card's
+        edge or a court card's frame through the larger window, and a tenth too small cuts the
+        index. If that window agrees too, it stands for the one that saw nothing: three windows
+        still agree, as for every other read acted on."""
+        retry: list[tuple[int, int]] = []  # the read, and which of the second look's windows missed
+        for i, others in seen.items():
+            first = reads[i]
+            if blobs[frames[i].blob].dark:
+                continue
+            agree = [(o.rank, o.suit) == (first.rank, first.suit) for o in others]
+            blank = [k for k, o in enumerate(others) if not agree[k] and not o.is_index]
+            if len(blank) == 1 and sum(agree) == len(others) - 1:
+                retry.append((i, blank[0]))
+        if not retry:
+            return seen
+        looks = [replace(frames[i], width=frames[i].width * THIRD_WINDOW[1 - missed]) for i, missed in retry]
+        third = self._read_all(image, blobs, looks)
+        result = dict(seen)
+        for (i, blank_at), read in zip(retry, third, strict=True):
+            result[i] = [read if k == blank_at else o for k, o in enumerate(seen[i])]
         return result
 
     def _merge(

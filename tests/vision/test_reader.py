@@ -182,6 +182,35 @@ def test_a_read_that_one_window_of_three_weakens_is_still_acted_on() -> None:
     assert sightings[0].confidence >= ACT_CONFIDENCE
 
 
+def test_a_read_whose_larger_window_sees_no_index_is_read_through_a_smaller_one() -> None:
+    """A width guess a tenth too large shows the next card's edge or a court card's frame through
+    the second look's larger window, which then sees no index (IMG_2549's jack of diamonds: 1.0
+    through 0.8, 0.9 and 1.0 of its width, none at 1.1). A window a step smaller stands for it."""
+    index = ScriptedIndex([[ACE, PIPS], [PIPS, PIPS], [ACE, PIPS], [ACE]])
+    sightings = CardReader(index).read(one_card_on_cloth())
+    assert index.calls == [2, 2, 2, 1]
+    assert [s.card for s in sightings] == ["As"]
+    assert sightings[0].confidence >= ACT_CONFIDENCE
+
+
+def test_a_third_window_that_disagrees_leaves_the_read_unsure() -> None:
+    index = ScriptedIndex([[ACE, PIPS], [PIPS, PIPS], [PIPS, ACE], [KING]])
+    sightings = CardReader(index).read(one_card_on_cloth())
+    assert index.calls == [2, 2, 2, 1]
+    assert len(sightings) == 1
+    assert sightings[0].card is None or sightings[0].confidence < ACT_CONFIDENCE
+
+
+def test_without_the_third_window_a_blank_larger_window_halves_the_read(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(reader_module, "THIRD_WINDOW_READ", False)
+    index = ScriptedIndex([[ACE, PIPS], [PIPS, PIPS], [ACE, PIPS]])
+    sightings = CardReader(index).read(one_card_on_cloth())
+    assert index.calls == [2, 2, 2]
+    assert sightings[0].confidence < ACT_CONFIDENCE
+
+
 TRAINING_PHOTOS = CARDS / "photos-tfod-train" / "images"
 
 
