@@ -13,7 +13,8 @@ import cv2
 import numpy as np
 
 from vision.backs import Back, Backs, BacksError, learn, load_backs, save_backs
-from vision.reader import CardReader
+from vision.faces import PALE_BACK_VERDICTS
+from vision.reader import UNDECIDED, WHITE_UNDECIDED, CardReader
 from vision.sighting import CardSighting, Facing
 from vision.sources import Frame, Skipped, SourceError, open_camera
 from vision.types import BGRImage
@@ -104,14 +105,27 @@ def back_samples(
     images: Iterable[BGRImage], reader: CardReader | None = None
 ) -> list[tuple[BGRImage, np.ndarray]]:
     """The face-down cards of the frames, as (frame, corners), found as the reader finds them
-    without calibration (a whole card with no face showing)."""
+    without calibration: the whole cards with no face showing, called face down, and the white
+    ones whose print is a pale back's (a pale back in a bright light is as white as paper: its
+    pattern, its coloured field or no print at all; unknown, never face down, without a back to
+    match)."""
     reader = reader or CardReader()
     samples = []
     for image in images:
         for card in reader.read(image):
-            if card.facing is Facing.DOWN:
+            if card.facing is Facing.DOWN or _a_pale_back(card):
                 samples.append((image, np.array(card.corners, np.float32)))
     return samples
+
+
+def _a_pale_back(card: CardSighting) -> bool:
+    """An unread card the reader leaves undecided as a pale back leaves it: partly white (in a
+    dimmer light), or white with a pale back's print."""
+    if card.facing is not Facing.UNKNOWN:
+        return False
+    return card.why == UNDECIDED or (
+        card.why.startswith(WHITE_UNDECIDED) and card.why.removeprefix(WHITE_UNDECIDED) in PALE_BACK_VERDICTS
+    )
 
 
 def learn_backs(

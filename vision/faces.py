@@ -30,6 +30,11 @@ from vision.types import BGRImage
 MAX_MARKS = 20  # a face's print is a few marks (pips, the index): more is a back's repeated pattern
 MAX_MARK_SPAN = 0.6  # and none spans this share of the inside's width or height (a lattice, a line)
 ACROSS = "a mark across the card, not a face's"
+PATTERN = "a repeated pattern, not a face's marks"
+COLOURED_FIELD = "a coloured field inside its border"
+NO_PRINT = "no print inside, not a face's"
+# what white_face_verdict says of a pale back (a court card's frame is a mark across it instead)
+PALE_BACK_VERDICTS = frozenset({PATTERN, COLOURED_FIELD, NO_PRINT})
 
 # light print on a dark card, looked at on the card warped upright to PRINT_W x PRINT_H
 PRINT_W, PRINT_H = 100, 140
@@ -44,6 +49,16 @@ GOLD_HUES = (8, 40)  # ... or gold (OpenCV hue, 0-180): a keyboard's blue or gre
 PRINT_COLOURED = 0.7  # of the print's pixels at least this share are silver, white or gold
 PICTURE_MARGIN = 10  # pixels of the inside along its edges: a court card's dark margin round its picture
 WHITE_MARK_AREA = 4  # pixels of the upright card: smaller specks are grain or noise
+# a white unread card whose inside's chromaticity is this far (sum of the three channels' shares'
+# differences) from its border band's is a pale back's coloured field, no face: the training
+# photos' white faces measure 0.005 and 0.012, pale backs under bright tinted light 0.03-0.16
+FIELD_UNLIKE_BORDER = True
+FIELD_CHROMA = 0.03
+FIELD_BAND = 8  # pixels of the upright card: its border band lies between half this and this
+FACE_NEEDS_MARKS = True  # a white unread card with no mark inside is no face
+# a face's marks are ink, far below paper's whiteness (black ~30, red ~20 against paper's 200 and
+# more): a pale field hovering about the white level speckles into noise marks, no print
+WHITE_MARK_DEPTH = 40
 INDEX_PRINT = 0.04  # of a corner's index window, the share of print that an index makes
 
 _SPOT = np.ones((PRINT_SPOT, PRINT_SPOT), np.uint8)
@@ -59,7 +74,7 @@ def marks_verdict(
     found = stats[1:]
     found = found[found[:, cv2.CC_STAT_AREA] >= min_area]
     if len(found) > max_marks:
-        return "a repeated pattern, not a face's marks"
+        return PATTERN
     wide = (found[:, cv2.CC_STAT_WIDTH] >= MAX_MARK_SPAN * inside[0]) | (
         found[:, cv2.CC_STAT_HEIGHT] >= MAX_MARK_SPAN * inside[1]
     )
@@ -142,8 +157,43 @@ def white_face_verdict(image: BGRImage, quad: np.ndarray, level: int) -> str | N
     card = upright(image, quad, (PRINT_W, PRINT_H))
     mx, my = round(0.15 * PRINT_W), round(0.15 * PRINT_H)
     inner = np.ascontiguousarray(card[my : PRINT_H - my, mx : PRINT_W - mx])
-    marks = whiteness(inner) < level
+    if FIELD_UNLIKE_BORDER and _field_unlike_border(card, inner):
+        return COLOURED_FIELD
+    marks = whiteness(inner) < level - WHITE_MARK_DEPTH
+    if FACE_NEEDS_MARKS and not _any_mark(marks, WHITE_MARK_AREA):
+        # every face prints inside its inner 70 % (an ace its pip): white all over is a pale
+        # back's field and its lattice in a bright light, a blank card or paper, not a face
+        return NO_PRINT
     return marks_verdict(marks, (inner.shape[1], inner.shape[0]), min_area=WHITE_MARK_AREA)
+
+
+def _any_mark(marks: np.ndarray, min_area: int) -> bool:
+    """Whether the mask holds a mark of ``min_area`` pixels or more."""
+    if int(marks.sum()) < min_area:
+        return False
+    _, _, stats, _ = cv2.connectedComponentsWithStats(marks.astype(np.uint8), connectivity=8)
+    return bool((stats[1:, cv2.CC_STAT_AREA] >= min_area).any())
+
+
+def _field_unlike_border(card: BGRImage, inner: BGRImage) -> bool:
+    """Whether the inside of an upright card is of another colour than its border band: a pale
+    back's field (pink, lavender) inside its white border, which a bright light makes as 'white'
+    as paper. A face's inside is mostly the paper of its border. Compared as chromaticity (each
+    channel's share of the sum), the light's brightness and tint fall out: both lie under one
+    light."""
+    b = FIELD_BAND
+    band = np.concatenate(
+        [
+            card[b // 2 : b, b:-b].reshape(-1, 3),
+            card[-b : -b // 2, b:-b].reshape(-1, 3),
+            card[b:-b, b // 2 : b].reshape(-1, 3),
+            card[b:-b, -b : -b // 2].reshape(-1, 3),
+        ]
+    )
+    border = np.median(band, axis=0)
+    field = np.median(inner.reshape(-1, 3), axis=0)
+    distance = np.abs(border / max(float(border.sum()), 1.0) - field / max(float(field.sum()), 1.0)).sum()
+    return bool(distance > FIELD_CHROMA)
 
 
 def _in_view(shape: tuple[int, ...], quad: np.ndarray) -> np.ndarray | None:

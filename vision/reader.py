@@ -83,6 +83,8 @@ SAME_CORNER_ACROSS = 0.8  # two reads at one point are one corner only if their 
 # through a window this much larger (its inverse) sees the index at a fraction of its size among
 # the pips: neither is evidence about the card
 PART_OF_INDEX = 0.6
+WHITE_UNDECIDED = "white, "  # a white unread card's 'why' when no face: then the verdict's reason
+UNDECIDED = "card, face not decided"  # an unread card partly white, no back calibrated
 PIP_CORNERS_LATER = True  # a whole card's pip corners read only when its index corners disagree
 _NO_READ = IndexRead(NONE_RANK, len(SUITS), 1.0, 1.0)  # a window not read: no index
 MAX_SIDE = 960  # larger frames are read scaled down: glyphs stay >= ~10 px on a card a tenth as wide
@@ -522,8 +524,11 @@ class CardReader:
             pattern = white_face_verdict(image, quad, WHITE_INSIDE_LEVEL) if inside >= 0.6 else None
             if inside >= 0.6 and pattern is None:
                 facing, why = Facing.UP, "white face, index unread"
+            elif inside >= 0.6 and self.backs is not None and (pale := self.backs.match(image, quad)):
+                # a pale back in a bright light is as white as paper, and its pattern no face's
+                facing, why = Facing.DOWN, f"the {pale.name} back"
             elif inside >= 0.6:
-                facing, why = Facing.UNKNOWN, f"white, {pattern}"
+                facing, why = Facing.UNKNOWN, WHITE_UNDECIDED + str(pattern)
             elif back is not None and printed:
                 # a mostly black face (an ace) can have the colour of a plain black back
                 facing, why = Facing.UNKNOWN, f"the {back.name} back's colour, a face's print"
@@ -550,7 +555,7 @@ class CardReader:
                 # calibrated backs tells nothing (calibrate learns such backs from these cards)
                 facing, why = Facing.DOWN, "a whole card, no face showing"
             else:
-                facing, why = Facing.UNKNOWN, "card, face not decided"
+                facing, why = Facing.UNKNOWN, UNDECIDED
             sightings.append(CardSighting(_points(quad, scale), facing, None, None, 0.0, why))
         return sightings
 

@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import cv2
 import numpy as np
+import pytest
 
+from vision import faces
 from vision.faces import light_print, white_face_verdict
 
 FIELD = 70  # a dark card's field lit brighter than a black back in shade (PRINT_FIELD is 90)
@@ -69,3 +71,48 @@ def test_a_white_face_shows_a_few_marks_a_light_back_a_pattern() -> None:
     assert white_face_verdict(face, quad, 150) is None
     back, quad = white_card(pattern=True)
     assert white_face_verdict(back, quad, 150) == "a repeated pattern, not a face's marks"
+
+
+def pale_card(
+    field: tuple[int, int, int], marks: list[tuple[int, int, int]]
+) -> tuple[np.ndarray, np.ndarray]:
+    """A card (100 x 140 px) on a grey desk with a white border 8 px wide round a ``field`` of
+    colour, and round marks of 6 px radius at (x, y) in grey level (a back's logo, a pattern's
+    spots)."""
+    frame = np.full((300, 400, 3), 120, np.uint8)
+    cv2.rectangle(frame, (150, 80), (250, 220), (245, 245, 245), -1)
+    cv2.rectangle(frame, (158, 88), (242, 212), field, -1)
+    for x, y, level in marks:
+        cv2.circle(frame, (x, y), 6, (level, level, level), -1)
+    quad = np.array([[150, 80], [250, 80], [250, 220], [150, 220]], np.float32)
+    return frame, quad
+
+
+def test_a_pale_coloured_field_inside_a_white_border_is_no_face(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A pink back with a small dark logo is as white as paper in a bright light (whiteness = value
+    less saturation: 245 - 92) and its logo a face's few marks: only its field's colour against
+    its white border tells it from a face (whose inside is its border's paper)."""
+    back, quad = pale_card((230, 190, 250), [(200, 150, 30)])
+    assert white_face_verdict(back, quad, 150) == "a coloured field inside its border"
+    monkeypatch.setattr(faces, "FIELD_UNLIKE_BORDER", False)
+    assert white_face_verdict(back, quad, 150) is None
+
+
+def test_a_white_card_with_no_mark_inside_is_no_face(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every face prints inside its inner 70 % (an ace its pip); a blank white card, a paper or a
+    pale back's field and lattice clipped white by a bright light show nothing there."""
+    blank, quad = pale_card((245, 245, 245), [])
+    assert white_face_verdict(blank, quad, 150) == "no print inside, not a face's"
+    monkeypatch.setattr(faces, "FACE_NEEDS_MARKS", False)
+    assert white_face_verdict(blank, quad, 150) is None
+
+
+def test_marks_a_little_below_the_white_level_are_no_ink(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A pale field hovering about the white level speckles into marks just below it; a face's ink
+    lies far below paper (black about 30, red about 20)."""
+    speckled, quad = pale_card((245, 245, 245), [(180, 120, 135), (220, 180, 135)])
+    assert white_face_verdict(speckled, quad, 150) == "no print inside, not a face's"
+    monkeypatch.setattr(faces, "WHITE_MARK_DEPTH", 0)
+    assert white_face_verdict(speckled, quad, 150) is None
+    inked, quad = pale_card((245, 245, 245), [(180, 120, 30), (220, 180, 30)])
+    assert white_face_verdict(inked, quad, 150) is None
