@@ -15,6 +15,11 @@ face_up_recall     of those images' 43 face-up cards, how many were called face 
                    image the black back is learned (vision.calibrate.back_samples, vision.backs.learn)
                    from the face-down cards that the uncalibrated reader finds on the OTHER 21 images,
                    never on the image scored (leave one image out)
+rendered_backs_called_up  of 1,200 casino backs rendered in eight field colours (four dark, four pale) on
+                   40 tables, each with its cloth, two colours and its light, the backs called face up
+                   (goal 0); ..._calibrated with the table's two backs learned from a frame of each
+                   (rendered_back_colours_not_learned: the colours that could not be); and of six rendered
+                   faces on each table, rendered_faces_up_recall and rendered_faces_called_down
 board_rows_read    of 90 five-card boards rendered in a row on felt (geaxgx's MIT faces 60-80 px wide,
                    overlapping by up to 4 px, touching or up to 4 px apart), the cards read right at
                    acting confidence; board_rows_wrong_confident: the cards read wrongly at it
@@ -252,6 +257,93 @@ def board_rows(reader: CardReader, rows: int, seeds: Sequence[int] = (1, 2, 3)) 
     }
 
 
+# casino backs' field colours (BGR): four dark, and pale ones that a bright light makes as white as paper
+BACK_COLOURS = (
+    (150, 30, 20),
+    (30, 30, 160),
+    (30, 90, 30),
+    (20, 20, 20),
+    (160, 120, 200),
+    (200, 180, 150),
+    (170, 200, 230),
+    (180, 180, 180),
+)
+FELTS = ((40, 100, 30), (120, 60, 20), (30, 30, 110))  # green, blue and red cloth (BGR)
+
+
+def _tabled(
+    rng: random.Random, felt: tuple[int, int, int], cards: list[np.ndarray], lamp: np.ndarray
+) -> np.ndarray:
+    """Six cards on ``felt`` in two rows, each turned up to 60 degrees, under the table's ``lamp``
+    (a gain per channel), +-5 % a frame, with sensor noise."""
+    from tests.helpers.camera_frames import laid
+
+    frame = np.full((480, 640, 3), felt, np.uint8)
+    for slot, card in enumerate(cards):
+        centre = (
+            int(130 + (slot % 3) * 190 + rng.uniform(-30, 30)),
+            int(130 + (slot // 3) * 220 + rng.uniform(-20, 20)),
+        )
+        frame = laid(frame, card, centre, rng.uniform(-60, 60))
+    lit = frame * lamp * rng.uniform(0.95, 1.05) + np.random.default_rng(rng.randrange(10**6)).normal(
+        0, 4, frame.shape
+    )
+    return np.clip(lit, 0, 255).astype(np.uint8)
+
+
+def rendered_backs(reader: CardReader, tables: int) -> dict[str, object]:
+    """Casino backs rendered faithfully (one repeated pattern in one field colour, a white border:
+    tests/helpers/camera_frames.py's two styles) in BACK_COLOURS, on ``tables`` tables of seed
+    1..``tables``: each a cloth, two back colours and one light (gain 0.55-1.3, tint +-15 %, the
+    same for calibration and play); each colour calibrated from one frame of six of its backs
+    (vision.calibrate.back_samples, vision.backs.learn; a colour that cannot be learned plays
+    uncalibrated), then five frames of six backs of the two. Counted: backs called face up,
+    without and with calibration, and the colours calibration could not learn. And six rendered
+    faces on each table under its light: the share called face up, and those called face down."""
+    from tests.helpers.camera_frames import face, render_back, white_lattice_back
+    from vision.backs import BacksError
+
+    deck = [rank + suit for rank in "23456789TJQKA" for suit in "cdhs"]
+    index = IndexReader()
+    up = up_calibrated = not_learned = backs = faces_up = faces_down = faces = 0
+    for table in range(1, tables + 1):
+        rng = random.Random(table)
+        felt = rng.choice(FELTS)
+        colours = rng.sample(BACK_COLOURS, 2)
+        lamp = rng.uniform(0.55, 1.3) * np.array([rng.uniform(0.85, 1.15) for _ in range(3)])
+        lattice = rng.random() < 0.5
+        styles = {
+            colour: white_lattice_back(random.Random(table), colour) if lattice else render_back(colour, 90)
+            for colour in colours
+        }
+        learned = []
+        for colour in colours:
+            calibration = _tabled(rng, felt, [styles[colour]] * 6, lamp)
+            try:
+                learned.append(learn(str(colour), back_samples([calibration], reader))[0])
+            except BacksError:
+                not_learned += 1
+        calibrated = CardReader(index, Backs(tuple(learned)))
+        for _ in range(5):
+            frame = _tabled(rng, felt, [styles[rng.choice(colours)] for _ in range(6)], lamp)
+            up += sum(s.facing is Facing.UP for s in reader.read(frame))
+            up_calibrated += sum(s.facing is Facing.UP for s in calibrated.read(frame))
+            backs += 6
+        shown = [face(card, rng.choice([70, 90, 110])) for card in rng.sample(deck, 6)]
+        sightings = reader.read(_tabled(rng, felt, shown, lamp))
+        faces_up += min(sum(s.facing is Facing.UP for s in sightings), 6)
+        faces_down += sum(s.facing is Facing.DOWN for s in sightings)
+        faces += 6
+    return {
+        "rendered_backs_called_up": up,
+        "rendered_backs_called_up_calibrated": up_calibrated,
+        "rendered_backs": backs,
+        "rendered_back_colours_not_learned": not_learned,
+        "rendered_faces_up_recall": round(faces_up / faces, 4),
+        "rendered_faces_called_down": faces_down,
+    }
+
+
 def _face_mask(face: np.ndarray) -> np.ndarray:
     """The renders' rounded corners are black: the card is what the corners' fill does not reach."""
     h, w = face.shape[:2]
@@ -343,6 +435,7 @@ def main() -> int:
     if args.only in (None, "facing"):
         report.update(backs_set(reader, args.limit))
         report.update(backs_set(reader, args.limit, calibrated=True))
+        report.update(rendered_backs(reader, 4 if args.limit else 40))
     if args.only in (None, "rows"):
         report.update(board_rows(reader, 4 if args.limit else 30, args.row_seeds))
     if args.only in (None, "speed"):

@@ -4,6 +4,7 @@ folder of images the adapter reads as a recording. The photos are read, never co
 
 from __future__ import annotations
 
+import random
 import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -130,6 +131,19 @@ def render_back(colour: tuple[int, int, int], width: int = 90) -> np.ndarray:
     for k in range(-inner_h, inner_w + inner_h, max(6, width // 9)):
         cv2.line(inner, (k, 0), (k + inner_h, inner_h), light, 1)
         cv2.line(inner, (k, inner_h), (k + inner_h, 0), light, 1)
+    return back
+
+
+def white_lattice_back(rng: random.Random, colour: tuple[int, int, int]) -> np.ndarray:
+    """A casino back 100 x 140 px: one colour crossed by a lattice of white lines (their spacing
+    drawn from ``rng``), with a white border."""
+    back = np.full((140, 100, 3), 240, np.uint8)
+    inner = np.full((124, 84, 3), colour, np.uint8)
+    step = rng.randint(5, 10)
+    for k in range(-140, 240, step):
+        cv2.line(inner, (k, 0), (k + 124, 124), (235, 235, 235), 1)
+        cv2.line(inner, (k, 124), (k + 124, 0), (235, 235, 235), 1)
+    back[8:-8, 8:-8] = inner
     return back
 
 

@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 from tablectl.core.cards import SUITS
+from tests.helpers.camera_frames import white_lattice_back
 from tests.helpers.paths import DATA
 from vision import corners
 from vision import reader as reader_module
@@ -74,18 +75,6 @@ def test_a_plain_black_back_is_seen_face_down(reader: CardReader) -> None:
     assert len([s for s in sightings if s.facing is Facing.UP]) <= 2
 
 
-def casino_back(rng: random.Random, colour: tuple[int, int, int]) -> np.ndarray:
-    """One repeated pattern in one dominant colour, with a white border."""
-    back = np.full((140, 100, 3), 240, np.uint8)
-    inner = np.full((124, 84, 3), colour, np.uint8)
-    step = rng.randint(5, 10)
-    for k in range(-140, 240, step):
-        cv2.line(inner, (k, 0), (k + 124, 124), (235, 235, 235), 1)
-        cv2.line(inner, (k, 124), (k + 124, 0), (235, 235, 235), 1)
-    back[8:-8, 8:-8] = inner
-    return back
-
-
 @pytest.mark.parametrize("seed", range(4))
 def test_rendered_casino_backs_under_varied_light_are_never_face_up(reader: CardReader, seed: int) -> None:
     rng = random.Random(seed)
@@ -94,7 +83,7 @@ def test_rendered_casino_backs_under_varied_light_are_never_face_up(reader: Card
         colour = rng.choice(
             [(150, 30, 20), (30, 30, 160), (30, 90, 30), (20, 20, 20)]
         )  # blue, red, green, black
-        back = casino_back(rng, colour)
+        back = white_lattice_back(rng, colour)
         matrix = cv2.getRotationMatrix2D((50, 70), rng.uniform(-60, 60), 1.0)
         matrix[:, 2] += (60 + (slot % 3) * 200 - 50, 100 + (slot // 3) * 220 - 70)
         warped = cv2.warpAffine(back, matrix, (640, 480))
