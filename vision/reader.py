@@ -36,7 +36,7 @@ from vision.corners import (
 )
 from vision.faces import INDEX_PRINT, PRINT_RISE, in_frame, light_print, white_face_verdict
 from vision.index_patch import PATCH_H, PATCH_W, cut_patches, normalise_all
-from vision.index_reader import NONE_RANK, RANK_LABELS, IndexRead, IndexReader
+from vision.index_reader import NONE_RANK, NONE_SUIT, RANK_LABELS, IndexRead, IndexReader
 from vision.sighting import ACT_CONFIDENCE, CardSighting, Facing
 from vision.types import BGRImage
 
@@ -86,7 +86,7 @@ PART_OF_INDEX = 0.6
 WHITE_UNDECIDED = "white, "  # a white unread card's 'why' when no face: then the verdict's reason
 UNDECIDED = "card, face not decided"  # an unread card partly white, no back calibrated
 PIP_CORNERS_LATER = True  # a whole card's pip corners read only when its index corners disagree
-_NO_READ = IndexRead(NONE_RANK, len(SUITS), 1.0, 1.0)  # a window not read: no index
+_NO_READ = IndexRead(NONE_RANK, NONE_SUIT, 1.0, 1.0)  # a window not read: no index
 MAX_SIDE = 960  # larger frames are read scaled down: glyphs stay >= ~10 px on a card a tenth as wide
 # (vision/crops.py reads a camera's larger frames zone by zone instead)
 
@@ -299,7 +299,7 @@ class CardReader:
         edge or a court card's frame through the larger window, and a tenth too small cuts the
         index. If that window agrees too, it stands for the one that saw nothing: three windows
         still agree, as for every other read acted on."""
-        retry: list[tuple[int, int]] = []  # the read, and which of the second look's windows missed
+        retry: list[tuple[int, int]] = []  # the read, and which of the second look's windows saw no index
         for i, others in seen.items():
             first = reads[i]
             if blobs[frames[i].blob].dark:
@@ -310,7 +310,7 @@ class CardReader:
                 retry.append((i, blank[0]))
         if not retry:
             return seen
-        looks = [replace(frames[i], width=frames[i].width * THIRD_WINDOW[1 - missed]) for i, missed in retry]
+        looks = [replace(frames[i], width=frames[i].width * THIRD_WINDOW[1 - blank]) for i, blank in retry]
         third = self._read_all(image, blobs, looks)
         result = dict(seen)
         for (i, blank_at), read in zip(retry, third, strict=True):
