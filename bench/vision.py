@@ -19,7 +19,8 @@ rendered_backs_called_up  of 1,200 casino backs rendered in eight field colours 
                    40 tables, each with its cloth, two colours and its light, the backs called face up
                    (goal 0); ..._calibrated with the table's two backs learned from a frame of each
                    (rendered_back_colours_not_learned: the colours that could not be); and of six rendered
-                   faces on each table, rendered_faces_up_recall and rendered_faces_called_down
+                   faces on each table, rendered_faces_up_recall and rendered_faces_called_down (and
+                   ..._calibrated: read with the table's backs calibrated)
 board_rows_read    of 90 five-card boards rendered in a row on felt (geaxgx's MIT faces 60-80 px wide,
                    overlapping by up to 4 px, touching or up to 4 px apart), the cards read right at
                    acting confidence; board_rows_wrong_confident: the cards read wrongly at it
@@ -299,13 +300,15 @@ def rendered_backs(reader: CardReader, tables: int) -> dict[str, object]:
     (vision.calibrate.back_samples, vision.backs.learn; a colour that cannot be learned plays
     uncalibrated), then five frames of six backs of the two. Counted: backs called face up,
     without and with calibration, and the colours calibration could not learn. And six rendered
-    faces on each table under its light: the share called face up, and those called face down."""
+    faces on each table under its light: the share called face up, and those called face down,
+    without and with the table's backs calibrated."""
     from tests.helpers.camera_frames import face, render_back, white_lattice_back
     from vision.backs import BacksError
 
     deck = [rank + suit for rank in "23456789TJQKA" for suit in "cdhs"]
     index = IndexReader()
     up = up_calibrated = not_learned = backs = faces_up = faces_down = faces = 0
+    faces_up_calibrated = faces_down_calibrated = 0
     for table in range(1, tables + 1):
         rng = random.Random(table)
         felt = rng.choice(FELTS)
@@ -330,9 +333,13 @@ def rendered_backs(reader: CardReader, tables: int) -> dict[str, object]:
             up_calibrated += sum(s.facing is Facing.UP for s in calibrated.read(frame))
             backs += 6
         shown = [face(card, rng.choice([70, 90, 110])) for card in rng.sample(deck, 6)]
-        sightings = reader.read(_tabled(rng, felt, shown, lamp))
+        table_faces = _tabled(rng, felt, shown, lamp)
+        sightings = reader.read(table_faces)
         faces_up += min(sum(s.facing is Facing.UP for s in sightings), 6)
         faces_down += sum(s.facing is Facing.DOWN for s in sightings)
+        sightings = calibrated.read(table_faces)
+        faces_up_calibrated += min(sum(s.facing is Facing.UP for s in sightings), 6)
+        faces_down_calibrated += sum(s.facing is Facing.DOWN for s in sightings)
         faces += 6
     return {
         "rendered_backs_called_up": up,
@@ -341,6 +348,8 @@ def rendered_backs(reader: CardReader, tables: int) -> dict[str, object]:
         "rendered_back_colours_not_learned": not_learned,
         "rendered_faces_up_recall": round(faces_up / faces, 4),
         "rendered_faces_called_down": faces_down,
+        "rendered_faces_up_recall_calibrated": round(faces_up_calibrated / faces, 4),
+        "rendered_faces_called_down_calibrated": faces_down_calibrated,
     }
 
 

@@ -85,6 +85,7 @@ SAME_CORNER_ACROSS = 0.8  # two reads at one point are one corner only if their 
 PART_OF_INDEX = 0.6
 WHITE_UNDECIDED = "white, "  # a white unread card's 'why' when no face: then the verdict's reason
 UNDECIDED = "card, face not decided"  # an unread card partly white, no back calibrated
+UNSURE_READ_ON_A_BACK = True  # a paper card read below acting confidence, a calibrated back's look: unknown
 PIP_CORNERS_LATER = True  # a whole card's pip corners read only when its index corners disagree
 _NO_READ = IndexRead(NONE_RANK, NONE_SUIT, 1.0, 1.0)  # a window not read: no index
 MAX_SIDE = 960  # larger frames are read scaled down: glyphs stay >= ~10 px on a card a tenth as wide
@@ -183,7 +184,7 @@ class CardReader:
         ]
         for card in cards:
             card.quad = _whole_card_outline(blobs[card.frame.blob], card.frame, card.quad)
-        sightings = [self._sighting(c, scale) for c in cards]
+        sightings = [self._unless_a_back(self._sighting(c, scale), c, work) for c in cards]
         seen: list[np.ndarray] = [card.quad for card in cards]
         sightings += self._dark_faces(work, blobs, masks, frames, first_reads, patches, seen, scale)
         sightings += self._unread_cards(work, blobs, frames, first_reads, seen, scale)
@@ -393,6 +394,25 @@ class CardReader:
             confidence,
             why,
         )
+
+    def _unless_a_back(self, sighting: CardSighting, card: _Candidate, image: BGRImage) -> CardSighting:
+        """A paper card read below acting confidence that looks like a calibrated back is not
+        called face up on that read (UNSURE_READ_ON_A_BACK): a fluke of the classifier on a back's
+        pattern (a lattice read as a three of clubs at 0.59) against the back's own colour and
+        texture. A read acted on stands: a face's index read that surely is no back's. (Not on a
+        dark card, whose face can have a plain black back's colour.)"""
+        if (
+            not UNSURE_READ_ON_A_BACK
+            or self.backs is None
+            or card.dark
+            or sighting.confidence >= ACT_CONFIDENCE
+        ):
+            return sighting
+        back = self.backs.match(image, card.quad)
+        if back is None:
+            return sighting
+        why = f"read as {sighting.card} at {sighting.confidence:.2f}, the {back.name} back's look"
+        return CardSighting(sighting.corners, Facing.UNKNOWN, None, None, 0.0, why)
 
     def _dark_faces(
         self,
