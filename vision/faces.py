@@ -55,6 +55,7 @@ WHITE_MARK_AREA = 4  # pixels of the upright card: smaller specks are grain or n
 FIELD_UNLIKE_BORDER = True
 FIELD_CHROMA = 0.03
 FIELD_BAND = 8  # pixels of the upright card: its border band lies between half this and this
+FIELD_BORDER_SHARE = 0.3  # of the band, at least this must be white for a border to compare with
 FACE_NEEDS_MARKS = True  # a white unread card with no mark inside is no face
 # a face's marks are ink, far below paper's whiteness (black ~30, red ~20 against paper's 200 and
 # more): a pale field hovering about the white level speckles into noise marks, no print
@@ -157,7 +158,7 @@ def white_face_verdict(image: BGRImage, quad: np.ndarray, level: int) -> str | N
     card = upright(image, quad, (PRINT_W, PRINT_H))
     mx, my = round(0.15 * PRINT_W), round(0.15 * PRINT_H)
     inner = np.ascontiguousarray(card[my : PRINT_H - my, mx : PRINT_W - mx])
-    if FIELD_UNLIKE_BORDER and _field_unlike_border(card, inner):
+    if FIELD_UNLIKE_BORDER and _field_unlike_border(card, inner, level):
         return COLOURED_FIELD
     marks = whiteness(inner) < level - WHITE_MARK_DEPTH
     if FACE_NEEDS_MARKS and not _any_mark(marks, WHITE_MARK_AREA):
@@ -175,12 +176,13 @@ def _any_mark(marks: np.ndarray, min_area: int) -> bool:
     return bool((stats[1:, cv2.CC_STAT_AREA] >= min_area).any())
 
 
-def _field_unlike_border(card: BGRImage, inner: BGRImage) -> bool:
+def _field_unlike_border(card: BGRImage, inner: BGRImage, level: int) -> bool:
     """Whether the inside of an upright card is of another colour than its border band: a pale
     back's field (pink, lavender) inside its white border, which a bright light makes as 'white'
     as paper. A face's inside is mostly the paper of its border. Compared as chromaticity (each
     channel's share of the sum), the light's brightness and tint fall out: both lie under one
-    light."""
+    light. Of the band, only its white pixels (``level``) are the border: an outline a few pixels
+    too large puts the cloth in the band of a small card."""
     b = FIELD_BAND
     band = np.concatenate(
         [
@@ -190,7 +192,10 @@ def _field_unlike_border(card: BGRImage, inner: BGRImage) -> bool:
             card[b:-b, -b : -b // 2].reshape(-1, 3),
         ]
     )
-    border = np.median(band, axis=0)
+    white = whiteness(band.reshape(-1, 1, 3)).reshape(-1) >= level
+    if white.sum() < FIELD_BORDER_SHARE * len(band):
+        return False  # too little of a white border to tell a field from
+    border = np.median(band[white], axis=0)
     field = np.median(inner.reshape(-1, 3), axis=0)
     distance = np.abs(border / max(float(border.sum()), 1.0) - field / max(float(field.sum()), 1.0)).sum()
     return bool(distance > FIELD_CHROMA)

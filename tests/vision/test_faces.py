@@ -116,3 +116,12 @@ def test_marks_a_little_below_the_white_level_are_no_ink(monkeypatch: pytest.Mon
     assert white_face_verdict(speckled, quad, 150) is None
     inked, quad = pale_card((245, 245, 245), [(180, 120, 30), (220, 180, 30)])
     assert white_face_verdict(inked, quad, 150) is None
+
+
+def test_a_white_face_outlined_a_few_pixels_too_large_is_still_a_face() -> None:
+    """An outline 8 % too large (a few pixels on a small card) puts the cloth in the border band:
+    only the band's white pixels are the border whose colour the inside is compared with."""
+    face, _ = white_card(pattern=False)
+    face[np.all(face == 120, axis=2)] = (40, 100, 30)  # on green cloth
+    grown = np.array([[142, 72], [258, 72], [258, 228], [142, 228]], np.float32)
+    assert white_face_verdict(face, grown, 150) is None
