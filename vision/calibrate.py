@@ -13,8 +13,7 @@ import cv2
 import numpy as np
 
 from vision.backs import Back, Backs, BacksError, learn, load_backs, save_backs
-from vision.faces import PALE_BACK_VERDICTS
-from vision.reader import UNDECIDED, WHITE_UNDECIDED, CardReader
+from vision.reader import CardReader
 from vision.sighting import CardSighting, Facing
 from vision.sources import Frame, Skipped, SourceError, open_camera
 from vision.types import BGRImage
@@ -113,19 +112,9 @@ def back_samples(
     samples = []
     for image in images:
         for card in reader.read(image):
-            if card.facing is Facing.DOWN or _a_pale_back(card):
+            if card.back_like:
                 samples.append((image, np.array(card.corners, np.float32)))
     return samples
-
-
-def _a_pale_back(card: CardSighting) -> bool:
-    """An unread card the reader leaves undecided as a pale back leaves it: partly white (in a
-    dimmer light), or white with a pale back's print."""
-    if card.facing is not Facing.UNKNOWN:
-        return False
-    return card.why == UNDECIDED or (
-        card.why.startswith(WHITE_UNDECIDED) and card.why.removeprefix(WHITE_UNDECIDED) in PALE_BACK_VERDICTS
-    )
 
 
 def learn_backs(

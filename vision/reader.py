@@ -34,7 +34,14 @@ from vision.corners import (
     whiteness,
     whole_pip_corners,
 )
-from vision.faces import INDEX_PRINT, PRINT_RISE, in_frame, light_print, white_face_verdict
+from vision.faces import (
+    INDEX_PRINT,
+    PALE_BACK_VERDICTS,
+    PRINT_RISE,
+    in_frame,
+    light_print,
+    white_face_verdict,
+)
 from vision.index_patch import PATCH_H, PATCH_W, cut_patches, normalise_all
 from vision.index_reader import NONE_RANK, NONE_SUIT, RANK_LABELS, IndexRead, IndexReader
 from vision.sighting import ACT_CONFIDENCE, CardSighting, Facing
@@ -83,8 +90,6 @@ SAME_CORNER_ACROSS = 0.8  # two reads at one point are one corner only if their 
 # through a window this much larger (its inverse) sees the index at a fraction of its size among
 # the pips: neither is evidence about the card
 PART_OF_INDEX = 0.6
-WHITE_UNDECIDED = "white, "  # a white unread card's 'why' when no face: then the verdict's reason
-UNDECIDED = "card, face not decided"  # an unread card partly white, no back calibrated
 UNSURE_READ_ON_A_BACK = True  # a paper card read below acting confidence, a calibrated back's look: unknown
 PIP_CORNERS_LATER = True  # a whole card's pip corners read only when its index corners disagree
 _NO_READ = IndexRead(NONE_RANK, NONE_SUIT, 1.0, 1.0)  # a window not read: no index
@@ -526,7 +531,10 @@ class CardReader:
             if white is None:
                 white = whiteness(image) >= WHITE_INSIDE_LEVEL
             inside = _white_inside(white, quad)
-            back = self.backs.match(image, quad) if self.backs is not None and inside < 0.6 else None
+            pattern = white_face_verdict(image, quad, WHITE_INSIDE_LEVEL) if inside >= 0.6 else None
+            # a white card is matched only when it shows no face (a pale back in a bright light)
+            compared = inside < 0.6 or pattern is not None
+            back = self.backs.match(image, quad) if self.backs is not None and compared else None
             look = light_print(image, quad) if blob.dark and inside < 0.6 and self.backs is not None else None
             printed = look is not None and look.printed  # in a face's few marks
             # a court card: its picture is one mark across most of the card, no face's few marks,
@@ -541,14 +549,16 @@ class CardReader:
                 and _index_corners_only(quad, number, frames, reads)
                 and light_print(image, quad, pictured=True).printed
             )
-            pattern = white_face_verdict(image, quad, WHITE_INSIDE_LEVEL) if inside >= 0.6 else None
+            # undecided as a pale back leaves it, without a back to match: what calibration learns
+            # a back from beside the cards called face down (vision.calibrate.back_samples)
+            pale = pattern in PALE_BACK_VERDICTS
             if inside >= 0.6 and pattern is None:
                 facing, why = Facing.UP, "white face, index unread"
-            elif inside >= 0.6 and self.backs is not None and (pale := self.backs.match(image, quad)):
+            elif inside >= 0.6 and back is not None:
                 # a pale back in a bright light is as white as paper, and its pattern no face's
-                facing, why = Facing.DOWN, f"the {pale.name} back"
+                facing, why = Facing.DOWN, f"the {back.name} back"
             elif inside >= 0.6:
-                facing, why = Facing.UNKNOWN, WHITE_UNDECIDED + str(pattern)
+                facing, why = Facing.UNKNOWN, f"white, {pattern}"
             elif back is not None and printed:
                 # a mostly black face (an ace) can have the colour of a plain black back
                 facing, why = Facing.UNKNOWN, f"the {back.name} back's colour, a face's print"
@@ -575,8 +585,10 @@ class CardReader:
                 # calibrated backs tells nothing (calibrate learns such backs from these cards)
                 facing, why = Facing.DOWN, "a whole card, no face showing"
             else:
-                facing, why = Facing.UNKNOWN, UNDECIDED
-            sightings.append(CardSighting(_points(quad, scale), facing, None, None, 0.0, why))
+                facing, why = Facing.UNKNOWN, "card, face not decided"
+                pale = True  # partly white: a pale back in a dimmer light
+            back_like = facing is Facing.DOWN or (facing is Facing.UNKNOWN and pale)
+            sightings.append(CardSighting(_points(quad, scale), facing, None, None, 0.0, why, back_like))
         return sightings
 
 

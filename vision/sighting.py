@@ -25,6 +25,9 @@ class CardSighting:
     suit: str | None
     confidence: float  # of the rank and suit together (0 when unread); of the facing otherwise
     why: str = ""
+    # a whole card with no face showing, or left undecided as a pale back is: what calibration
+    # learns a deck's back from (vision.calibrate.back_samples)
+    back_like: bool = False
 
     @property
     def card(self) -> str | None:
