@@ -153,8 +153,9 @@ def _filled_in_box(shape: tuple[int, ...], quad: np.ndarray) -> tuple[tuple[slic
     same pixels as filling the whole grid: a mask the frame's size, made for every outline tried,
     cost more than the test."""
     points = np.round(quad / BLOB_MASK_STEP).astype(np.int32)
-    x0, y0 = max(int(points[:, 0].min()), 0), max(int(points[:, 1].min()), 0)
-    x1, y1 = min(int(points[:, 0].max()) + 1, shape[1]), min(int(points[:, 1].max()) + 1, shape[0])
+    x, y, width, height = cv2.boundingRect(points)  # one call for the four extremes
+    x0, y0 = max(x, 0), max(y, 0)
+    x1, y1 = min(x + width, shape[1]), min(y + height, shape[0])
     if x0 >= x1 or y0 >= y1:
         return None
     outline = np.zeros((y1 - y0, x1 - x0), np.uint8)
@@ -283,9 +284,9 @@ class CardReader:
                 # on paper the middle of the three (one window cut across a court card's frame or
                 # a neighbour's edge weakens a true read); on a dark card the mean, as measured on
                 # dark decks, where a back's lattice can read alike through all three
-                agree = np.mean if blobs[frames[i].blob].dark else np.median
-                rank_p = float(agree([r.rank_p for r in looks_at]))
-                suit_p = float(agree([r.suit_p for r in looks_at]))
+                agree = _mean if blobs[frames[i].blob].dark else _middle
+                rank_p = agree([r.rank_p for r in looks_at])
+                suit_p = agree([r.suit_p for r in looks_at])
                 result[i] = IndexRead(first.rank, first.suit, rank_p, suit_p)
             else:
                 result[i] = IndexRead(first.rank, first.suit, first.rank_p * 0.5, first.suit_p * 0.5)
@@ -757,6 +758,17 @@ def _white_inside(white: np.ndarray, quad: np.ndarray) -> float:
     return float((white & (mask > 0)).sum()) / count if count else 0.0
 
 
+def _middle(values: list[float]) -> float:
+    """The median of a few values (numpy's costs more than the rest of the second look)."""
+    ordered = sorted(values)
+    half = len(ordered) // 2
+    return ordered[half] if len(ordered) % 2 else (ordered[half - 1] + ordered[half]) / 2
+
+
+def _mean(values: list[float]) -> float:
+    return sum(values) / len(values)
+
+
 def _same_card(card: _Candidate, other: _Candidate) -> bool:
     """Two reads are of one card when they are at one corner (two width guesses; at any corner where
     the card was read alike), or at its two index corners: ``other`` at the opposite corner of one
@@ -812,7 +824,7 @@ def _confirmed_at_opposite_corners(
 
 def _overlap(one: np.ndarray, other: np.ndarray) -> float:
     """Intersection over the smaller of two convex quadrilaterals."""
-    area, _ = cv2.intersectConvexConvex(one.astype(np.float32), other.astype(np.float32))
+    area, _ = cv2.intersectConvexConvex(np.asarray(one, np.float32), np.asarray(other, np.float32))
     smaller = min(abs(cv2.contourArea(one)), abs(cv2.contourArea(other)))
     return float(area) / smaller if smaller > 0 else 0.0
 
