@@ -743,6 +743,26 @@ def whole_pip_corners(blobs: list[PaperBlob], frames: Sequence[CornerFrame]) -> 
     return result
 
 
+def notched_wholes(blobs: list[PaperBlob]) -> dict[int, int]:
+    """The paper blobs that are a whole card's outline again, notched (by a court card's picture
+    at a high whiteness level, the card itself found whole by its edges): each such blob's number,
+    to the whole card's. Its box is the whole card's, to FOUND_TOLERANCE."""
+    wholes = [
+        (i, cv2.boundingRect(blob.contour)) for i, blob in enumerate(blobs) if blob.whole and not blob.dark
+    ]
+    if not wholes:
+        return {}
+    result: dict[int, int] = {}
+    for i, blob in enumerate(blobs):
+        if blob.whole or blob.dark:
+            continue
+        box = cv2.boundingRect(blob.contour)
+        same = next((j for j, whole in wholes if _found_already(box, [whole])), None)
+        if same is not None:
+            result[i] = same
+    return result
+
+
 def _longest_side(blob: PaperBlob) -> tuple[float, float] | None:
     """A whole paper card's longest side's direction; None for any other blob. (Plain floats: on
     four points numpy's cost is per call.)"""

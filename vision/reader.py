@@ -31,6 +31,7 @@ from vision.corners import (
     clockwise,
     corner_frames,
     find_blobs,
+    notched_wholes,
     whiteness,
     whole_pip_corners,
 )
@@ -91,6 +92,7 @@ SAME_CORNER_ACROSS = 0.8  # two reads at one point are one corner only if their 
 # the pips: neither is evidence about the card
 PART_OF_INDEX = 0.6
 UNSURE_READ_ON_A_BACK = True  # a paper card read below acting confidence, a calibrated back's look: unknown
+NOTCHED_LATER = True  # a whole card's notched outline's corners read only when its index corners disagree
 PIP_CORNERS_LATER = True  # a whole card's pip corners read only when its index corners disagree
 _NO_READ = IndexRead(NONE_RANK, NONE_SUIT, 1.0, 1.0)  # a window not read: no index
 MAX_SIDE = 960  # larger frames are read scaled down: glyphs stay >= ~10 px on a card a tenth as wide
@@ -203,13 +205,18 @@ class CardReader:
         pip corners are read only when its two index corners do not read as one card: a card
         covered at one end can be found whole in the shape of its part in view, turned a quarter
         (its index at a 'pip corner'), and so can a group of cards (a third of a ten-card frame's
-        windows are at pip corners)."""
+        windows are at pip corners). So are the corners of its outline found again notched
+        (NOTCHED_LATER: a court card's picture notches its paper at a high whiteness level, and
+        the card is found whole by its edges; a fifth of a ten-card frame's windows were those)."""
         if not PIP_CORNERS_LATER:
             patches = cut_patches(image, frames)
             return patches, self._read_patches(patches, blobs, frames)
         # the windows not read are left blank: only a dark card's are looked at again
         patches = np.zeros((len(frames), PATCH_H, PATCH_W, 3), np.uint8)
         later = whole_pip_corners(blobs, frames)
+        notched = notched_wholes(blobs) if NOTCHED_LATER else {}
+        if notched:
+            later |= np.array([frame.blob in notched for frame in frames], bool)
         reads: list[IndexRead] = [_NO_READ] * len(frames)
         named: dict[int, list[tuple[int, int]]] = {}  # a whole card's index corners' reads
         for i, read in self._read_frames(image, blobs, frames, np.flatnonzero(~later).tolist(), patches):
@@ -221,7 +228,11 @@ class CardReader:
         settled = {
             blob for blob, names in named.items() if len(names) == 2 and names[0] == names[1] != (-1, -1)
         }
-        rest = [i for i in np.flatnonzero(later).tolist() if frames[i].blob not in settled]
+        rest = [
+            i
+            for i in np.flatnonzero(later).tolist()
+            if notched.get(frames[i].blob, frames[i].blob) not in settled
+        ]
         for i, read in self._read_frames(image, blobs, frames, rest, patches):
             reads[i] = read
         return patches, reads

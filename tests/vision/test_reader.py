@@ -371,3 +371,74 @@ def test_a_read_through_a_much_larger_window_at_a_cards_corner_is_no_evidence() 
     assert merged([ace, replace(ace, width=140.0)], [ACE_READ, replace(KING_READ, rank_p=0.8)], blobs) == [
         ("A", 1)
     ]
+
+
+class CountingIndex(IndexReader):
+    """An index classifier that reads the first call's windows as ``first`` (then no index), and
+    every later window as no index, counting the windows of each call."""
+
+    def __init__(self, first: list[IndexRead]) -> None:
+        self.first = first
+        self.calls: list[int] = []
+
+    def read(self, patches: np.ndarray) -> list[IndexRead]:
+        self.calls.append(len(patches))
+        if len(self.calls) == 1:
+            return (self.first + [PIPS] * len(patches))[: len(patches)]
+        return [PIPS] * len(patches)
+
+
+def with_a_notched_outline(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The card of one_card_on_cloth found whole, and again as an outline with its box notched at
+    the foot (a court card's picture at a high whiteness level, the card found whole by its
+    edges)."""
+    find = corners.find_blobs
+
+    def found(image: np.ndarray) -> list[PaperBlob]:
+        blobs = find(image)
+        assert [blob.whole for blob in blobs] == [True]
+        notched = np.array(
+            [[250, 150], [340, 150], [340, 276], [310, 276], [295, 230], [280, 276], [250, 276]], np.int32
+        )
+        return [*blobs, PaperBlob(notched.reshape(-1, 1, 2), notched.astype(np.float32), False, False)]
+
+    monkeypatch.setattr(reader_module, "find_blobs", found)
+
+
+def test_a_whole_cards_notched_outline_is_not_read_when_its_index_corners_agree(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    with_a_notched_outline(monkeypatch)
+    index = CountingIndex([ACE, ACE])
+    sightings = CardReader(index).read(one_card_on_cloth())
+    assert index.calls == [2]  # the whole card's index corners alone
+    assert [s.card for s in sightings] == ["As"]
+
+
+def test_a_whole_cards_notched_outline_is_read_when_its_index_corners_disagree(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    with_a_notched_outline(monkeypatch)
+    index = CountingIndex([ACE, KING])
+    CardReader(index).read(one_card_on_cloth())
+    assert index.calls[0] == 2
+    assert index.calls[1] > 2  # the pip corners, and the notched outline's corners with them
+
+
+def test_without_the_deferral_a_notched_outline_is_read_at_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    with_a_notched_outline(monkeypatch)
+    monkeypatch.setattr(reader_module, "NOTCHED_LATER", False)
+    index = CountingIndex([ACE, ACE])
+    CardReader(index).read(one_card_on_cloth())
+    assert index.calls[0] > 2
+
+
+def test_notched_wholes_are_outlines_with_a_whole_cards_box() -> None:
+    def blob(points: list[list[int]], whole: bool) -> PaperBlob:
+        array = np.array(points, np.int32)
+        return PaperBlob(array.reshape(-1, 1, 2), array.astype(np.float32), False, whole)
+
+    card = blob([[250, 150], [340, 150], [340, 276], [250, 276]], True)
+    notched = blob([[250, 150], [340, 150], [340, 276], [300, 240], [250, 276]], False)
+    half = blob([[250, 150], [300, 150], [300, 276], [250, 276]], False)
+    assert corners.notched_wholes([card, notched, half]) == {1: 0}
