@@ -93,6 +93,9 @@ SAME_CORNER_ACROSS = 0.8  # two reads at one point are one corner only if their 
 PART_OF_INDEX = 0.6
 UNSURE_READ_ON_A_BACK = True  # a paper card read below acting confidence, a calibrated back's look: unknown
 NOTCHED_LATER = True  # a whole card's notched outline's corners read only when its index corners disagree
+OUTLINE_BY_FIRST_LOOK = (
+    True  # of one corner's agreeing width guesses, the first look's surest outlines the card
+)
 PIP_CORNERS_LATER = True  # a whole card's pip corners read only when its index corners disagree
 _NO_READ = IndexRead(NONE_RANK, NONE_SUIT, 1.0, 1.0)  # a window not read: no index
 MAX_SIDE = 960  # larger frames are read scaled down: glyphs stay >= ~10 px on a card a tenth as wide
@@ -190,6 +193,10 @@ class CardReader:
             for card in self._merge(frames, reads, blobs, masks)
             if not (card.dark and _a_backs_pattern(blobs, card.frame, card.read.rank, frames, first_reads))
         ]
+        if OUTLINE_BY_FIRST_LOOK:
+            first_by_frame = {id(frame): read for frame, read in zip(frames, first_reads, strict=True)}
+            for card in cards:
+                card.quad = _outline_by_first_look(card, first_by_frame)
         for card in cards:
             card.quad = _whole_card_outline(blobs[card.frame.blob], card.frame, card.quad)
         sightings = [self._unless_a_back(self._sighting(c, scale), c, work) for c in cards]
@@ -838,6 +845,22 @@ def _overlap(one: np.ndarray, other: np.ndarray) -> float:
     area, _ = cv2.intersectConvexConvex(np.asarray(one, np.float32), np.asarray(other, np.float32))
     smaller = min(abs(cv2.contourArea(one)), abs(cv2.contourArea(other)))
     return float(area) / smaller if smaller > 0 else 0.0
+
+
+def _outline_by_first_look(card: _Candidate, first_by_frame: dict[int, IndexRead]) -> np.ndarray:
+    """A card read alike through several width guesses at its read corner is outlined at the guess
+    whose own window read it most surely at the first look: the window at the card's width shows
+    the index as the classifier learned it, and the second look's median can lift a window far too
+    wide (IMG_2599's covered king, read at 225 px as surely as at its 162 px width, was outlined
+    over the jack lying on it)."""
+    at_corner = [frame for frame in card.corners if _at_one_corner(card.frame, frame)]
+    if len(at_corner) < 2:
+        return card.quad
+    best = max(
+        at_corner,
+        key=lambda frame: first_by_frame[id(frame)].confidence if id(frame) in first_by_frame else -1.0,
+    )
+    return card.quad if best is card.frame else best.card_quad()
 
 
 def _whole_card_outline(blob: PaperBlob, frame: CornerFrame, quad: np.ndarray) -> np.ndarray:

@@ -442,3 +442,30 @@ def test_notched_wholes_are_outlines_with_a_whole_cards_box() -> None:
     notched = blob([[250, 150], [340, 150], [340, 276], [300, 240], [250, 276]], False)
     half = blob([[250, 150], [300, 150], [300, 276], [250, 276]], False)
     assert corners.notched_wholes([card, notched, half]) == {1: 0}
+
+
+def test_a_card_read_alike_at_two_widths_is_outlined_at_the_width_its_first_look_read_best(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Two width guesses at one corner read the same ace; the second look lifts the wider window
+    (its two neighbours read surely) above the narrower one, which read it better at first. The
+    card is outlined at the narrower width: the wider outline runs over whatever covers it."""
+    card = np.array([[250, 150], [340, 150], [340, 276], [250, 276]], np.int32)
+    blob = PaperBlob(card.reshape(-1, 1, 2), card.astype(np.float32), False, False)
+    at_corner = [CornerFrame((250.0, 150.0), (1.0, 0.0), (0.0, 1.0), width, 0) for width in (90.0, 126.0)]
+    monkeypatch.setattr(reader_module, "find_blobs", lambda image: [blob])
+    monkeypatch.setattr(reader_module, "corner_frames", lambda blobs, shape: at_corner)
+
+    def ace(p: float) -> IndexRead:
+        return replace(ACE, rank_p=p, suit_p=p)
+
+    index = ScriptedIndex([[ace(0.95), ace(0.75)], [ace(0.9), ace(0.9), ace(0.99), ace(0.99)]])
+    sightings = CardReader(index).read(one_card_on_cloth())
+    assert index.calls == [2, 4]
+    assert [s.card for s in sightings] == ["As"]
+    xs = [x for x, _ in sightings[0].corners]
+    assert max(xs) - min(xs) == pytest.approx(90.0)
+    monkeypatch.setattr(reader_module, "OUTLINE_BY_FIRST_LOOK", False)
+    index = ScriptedIndex([[ace(0.95), ace(0.75)], [ace(0.9), ace(0.9), ace(0.99), ace(0.99)]])
+    xs = [x for x, _ in CardReader(index).read(one_card_on_cloth())[0].corners]
+    assert max(xs) - min(xs) == pytest.approx(126.0)
