@@ -5,6 +5,10 @@ accuracy           labelled cards of ../shared/data/cards/photos-tfod-test (143)
                    matched to the read card whose outline overlaps its box most
 accuracy_any       the same at any confidence (what an 'unsure' display would show)
 wrong_confident    labelled cards read wrongly at an acting confidence (goal 0)
+phantom_confident  cards read at an acting confidence that match no labelled box and are none of the
+                   photo's labelled cards: a card where there is none, or one outlined and named wrongly
+                   (wrong_confident counts only the reads matched to a label); unmatched_confident
+                   also counts those whose card is in the photo (outlined too far off its box to match)
 face_down_called_up  on ../shared/data/cards/backs-cardcounter (per-image counts, no boxes): cards called
                    face up beyond the number of the image's face-up cards (an upper bound)
 face_up_called_down  the same for cards called face down beyond the image's face-down cards
@@ -114,7 +118,7 @@ def test_set(reader: CardReader, limit: int | None) -> dict[str, object]:
             box = (int(row["xmin"]), int(row["ymin"]), int(row["xmax"]), int(row["ymax"]))
             labels.setdefault(row["file"], []).append((rank + row["suit"].lower(), box))
     files = sorted(labels)[:limit]
-    right = right_any = wrong_confident = unread = total = 0
+    right = right_any = wrong_confident = unread = total = phantom = unmatched = 0
     for name in files:
         frame = read_image(TEST / name)
         assert isinstance(frame, Frame), frame
@@ -126,12 +130,20 @@ def test_set(reader: CardReader, limit: int | None) -> dict[str, object]:
             right_any += sighting.card == card
             right += sighting.card == card and acting
             wrong_confident += sighting.card != card and acting
+        matched = {j for _, j in matches}
+        present = {card for card, _ in labels[name]}
+        for j, sighting in enumerate(read):
+            if j not in matched and sighting.confidence >= ACT_CONFIDENCE:
+                unmatched += 1
+                phantom += sighting.card not in present
         total += len(labels[name])
         unread += len(labels[name]) - len(matches)
     return {
         "accuracy": round(right / total, 4),
         "accuracy_any": round(right_any / total, 4),
         "wrong_confident": wrong_confident,
+        "phantom_confident": phantom,
+        "unmatched_confident": unmatched,
         "unread": unread,
         "labelled_cards": total,
     }

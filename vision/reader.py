@@ -93,6 +93,7 @@ SAME_CORNER_ACROSS = 0.8  # two reads at one point are one corner only if their 
 PART_OF_INDEX = 0.6
 UNSURE_READ_ON_A_BACK = True  # a paper card read below acting confidence, a calibrated back's look: unknown
 NOTCHED_LATER = True  # a whole card's notched outline's corners read only when its index corners disagree
+PART_AT_OPPOSITE = True  # PART_OF_INDEX also at a card's opposite index corner
 OUTLINE_BY_FIRST_LOOK = (
     True  # of one corner's agreeing width guesses, the first look's surest outlines the card
 )
@@ -371,6 +372,17 @@ class CardReader:
                     ),
                     None,
                 )
+            if (
+                same is None
+                and PART_AT_OPPOSITE
+                and any(
+                    candidate.frame.width < PART_OF_INDEX * frame.width
+                    and _at_opposite_corner(frame, frame.card_quad(), candidate.frame)
+                    for card in cards
+                    for frame in card.corners
+                )
+            ):
+                continue  # a part of a card's other index, seen through a window far too small
             if same is None:
                 if masks.share_on(candidate.frame.blob, candidate.quad) >= ON_OWN_BLOB:
                     candidate.outlines.append((candidate.frame, candidate.quad))

@@ -469,3 +469,22 @@ def test_a_card_read_alike_at_two_widths_is_outlined_at_the_width_its_first_look
     index = ScriptedIndex([[ace(0.95), ace(0.75)], [ace(0.9), ace(0.9), ace(0.99), ace(0.99)]])
     xs = [x for x, _ in CardReader(index).read(one_card_on_cloth())[0].corners]
     assert max(xs) - min(xs) == pytest.approx(126.0)
+
+
+def test_a_window_far_too_small_at_a_cards_other_index_corner_is_no_second_card(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """IMG_2588's nine of diamonds: read at its top corner, and at its bottom corner through a window
+    half its width, which saw a part of its index as a seven of hearts at acting confidence (a
+    second card, where there is one). That window is no evidence either way, as at one corner."""
+    card = np.array([[250, 150], [340, 150], [340, 276], [250, 276]], np.int32)
+    blob = PaperBlob(card.reshape(-1, 1, 2), card.astype(np.float32), False, False)
+    top = CornerFrame((250.0, 150.0), (1.0, 0.0), (0.0, 1.0), 90.0, 0)
+    bottom = CornerFrame((338.0, 273.0), (-1.0, 0.0), (0.0, -1.0), 40.0, 0)
+    monkeypatch.setattr(reader_module, "find_blobs", lambda image: [blob])
+    monkeypatch.setattr(reader_module, "corner_frames", lambda blobs, shape: [top, bottom])
+    script = [[ACE, KING], [ACE, ACE, KING, KING]]
+    assert [s.card for s in CardReader(ScriptedIndex(script)).read(one_card_on_cloth())] == ["As"]
+    monkeypatch.setattr(reader_module, "PART_AT_OPPOSITE", False)
+    cards = [s.card for s in CardReader(ScriptedIndex(script)).read(one_card_on_cloth())]
+    assert sorted(cards) == ["As", "Ks"]
