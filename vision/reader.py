@@ -198,12 +198,16 @@ class CardReader:
             first_by_frame = {id(frame): read for frame, read in zip(frames, first_reads, strict=True)}
             for card in cards:
                 card.quad = _outline_by_first_look(card, first_by_frame)
+        outlined: set[int] = set()  # the whole blobs that are a read card's own outline
         for card in cards:
-            card.quad = _whole_card_outline(blobs[card.frame.blob], card.frame, card.quad)
+            quad = _whole_card_outline(blobs[card.frame.blob], card.frame, card.quad)
+            if quad is not card.quad:
+                outlined.add(card.frame.blob)
+            card.quad = quad
         sightings = [self._unless_a_back(self._sighting(c, scale), c, work) for c in cards]
         seen: list[np.ndarray] = [card.quad for card in cards]
         sightings += self._dark_faces(work, blobs, masks, frames, first_reads, patches, seen, scale)
-        sightings += self._unread_cards(work, blobs, frames, first_reads, seen, scale)
+        sightings += self._unread_cards(work, blobs, frames, first_reads, seen, scale, outlined)
         return sightings
 
     def _first_look(
@@ -532,12 +536,16 @@ class CardReader:
         reads: list[IndexRead],
         seen: list[np.ndarray],
         scale: float,
+        outlined: set[int],
     ) -> list[CardSighting]:
         """Whole cards with no index read: face up if their inside is white paper, face down if
-        nothing of it is, unknown in between. Appends the cards' outlines to ``seen``."""
+        nothing of it is, unknown in between. Appends the cards' outlines to ``seen``. The blobs
+        ``outlined`` by a read card (its own four corners, in ``seen``) are that card."""
         sightings: list[CardSighting] = []
         white: np.ndarray | None = None  # made for the first card not read already (most frames: none)
         for number, blob in enumerate(blobs):
+            if number in outlined:
+                continue
             rect = cv2.minAreaRect(blob.contour)
             (_, _), (w, h), _ = rect
             ratio = max(w, h) / max(min(w, h), 1.0)
