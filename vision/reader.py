@@ -136,12 +136,12 @@ class _BlobMasks:
     def covered(self, number: int, quad: np.ndarray) -> float:
         """The share of blob ``number`` (as far as it is in the frame) that an outline covers."""
         mask = self[number]
-        area = int(mask.sum())
+        area = cv2.countNonZero(mask)
         filled = _filled_in_box(mask.shape, quad)
         if not area or filled is None:
             return 0.0
         box, outline = filled
-        return float((mask[box] & outline).sum()) / area
+        return cv2.countNonZero(cv2.bitwise_and(mask[box], outline)) / area
 
     def share_on(self, number: int, quad: np.ndarray) -> float:
         """The share of an outline (a quad in the frame's pixels) that lies on blob ``number``."""
@@ -149,8 +149,10 @@ class _BlobMasks:
         if filled is None:
             return 0.0
         box, outline = filled
-        inside = outline > 0
-        return float(self[number][box][inside].mean()) if inside.any() else 0.0
+        # counted by OpenCV: numpy's boolean indexing and mean cost more than the fill
+        inside = cv2.countNonZero(outline)
+        on = cv2.countNonZero(cv2.bitwise_and(self[number][box], outline))
+        return on / inside if inside else 0.0
 
 
 def _filled_in_box(shape: tuple[int, ...], quad: np.ndarray) -> tuple[tuple[slice, slice], np.ndarray] | None:
