@@ -855,10 +855,13 @@ def _without_repeats(corners: _Corners, widths: np.ndarray) -> list[CornerFrame]
         return []
     points, across = corners.points[row], corners.across[row]
     sizes = widths[row, column]
-    # repeats[k, i]: frame i repeats frame k (the tolerances are k's)
-    distance = np.hypot(*(points[:, None, :] - points[None, :, :]).transpose(2, 0, 1))
+    # repeats[k, i]: frame i repeats frame k (the tolerances are k's); squared distances, each
+    # axis apart: a photo has hundreds of frames, and the pairs' hypot was most of this
+    dx = points[:, 0, None] - points[None, :, 0]
+    dy = points[:, 1, None] - points[None, :, 1]
+    reach = 0.06 * sizes[:, None]
     repeats = (
-        (distance < 0.06 * sizes[:, None])
+        (dx * dx + dy * dy < reach * reach)
         & (across @ across.T > 0.97)
         & (np.abs(sizes[:, None] - sizes[None, :]) < 0.12 * sizes[:, None])
     )
