@@ -76,6 +76,7 @@ NEIGHBOUR_SHARE = 0.0  # set by --neighbours
 WIDTH_SIGMA = 0.1  # set by --width-sigma
 COVERED_SHARE = 0.0  # set by --covered
 DARK_BACK_SHARE = 0.0  # set by --dark-backs
+TEXT_DARK_SHARE = 0.0  # set by --text-dark
 # a dark back's lattice as a camera sees it: white, silver or gold (BGR) lines on a dark field
 LATTICE_INKS = ((235, 235, 235), (180, 185, 190), (60, 175, 215))
 # a covered card's window: the corner finder measures its width from edges the card on top cuts
@@ -320,6 +321,59 @@ def with_neighbour(rng: random.Random, canvas: np.ndarray) -> np.ndarray:
         out[edge:] = paper
         out[edge : edge + width] = line
     return out
+
+
+TEXT_CHARACTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789.,;:'\"!?()-&%$"
+
+
+def text_page(rng: random.Random, font_paths: list[str]) -> np.ndarray:
+    """Printed matter the size of a face: lines of random words (letters, digits, the ranks'
+    letters among them, punctuation) in one font and size, on paper or a coloured page, so that
+    a book's or a box's print near a card is no index ('none', --text)."""
+    from PIL import Image, ImageDraw, ImageFont
+
+    if rng.random() < 0.7:
+        paper = rng.randint(200, 255)
+        colour = (paper, paper, max(paper - rng.randint(0, 25), 0))
+    else:
+        colour = tuple(rng.randint(0, 255) for _ in range(3))
+    page = Image.new("RGB", (FACE_W, FACE_H), colour)
+    draw = ImageDraw.Draw(page)
+    size = rng.randint(12, 56)
+    font = ImageFont.truetype(rng.choice(font_paths), size)
+    ink = random_ink(rng, rng.random() < 0.2)
+    y = rng.randint(-size, size)
+    while y < FACE_H:
+        x = rng.randint(-3 * size, size)
+        words = []
+        while len(" ".join(words)) * size * 0.5 < FACE_W + 3 * size:
+            words.append("".join(rng.choice(TEXT_CHARACTERS) for _ in range(rng.randint(1, 9))))
+        draw.text((x, y), " ".join(words), font=font, fill=ink)
+        y += int(size * rng.uniform(1.1, 1.8))
+    return cv2.cvtColor(np.array(page), cv2.COLOR_RGB2BGR)
+
+
+def text_set(seed: int, count: int, font_paths: list[str]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``count`` 'none' patches of printed matter (text_page), windows anywhere on the page at the
+    corner finder's widths, degraded as the faces' are; a share TEXT_DARK_SHARE light print on a
+    dark page (--text-dark)."""
+    rng = random.Random(seed + 7)
+    pages = [text_page(rng, font_paths) for _ in range(max(1, count // 20))]
+    xs = np.zeros((count, 2, PATCH_H, PATCH_W), np.float32)
+    for i in range(count):
+        canvas = on_canvas(rng, pages[rng.randrange(len(pages))])
+        frame = frame_at(rng, rng.randrange(4), True)
+        frame = CornerFrame(
+            (MARGIN + rng.uniform(0, FACE_W * 0.8), MARGIN + rng.uniform(0, FACE_H * 0.8)),
+            frame.across,
+            frame.down,
+            frame.width,
+            0,
+        )
+        patch = degrade(rng, canvas, frame)
+        dark = rng.random() < TEXT_DARK_SHARE
+        xs[i] = normalise(255 - patch if dark else patch, dark)
+    return xs, np.full(count, NONE_RANK, np.int64), np.full(count, NONE_SUIT, np.int64)
 
 
 def frame_at(rng: random.Random, corner: int, jitter: bool) -> CornerFrame:
@@ -731,6 +785,19 @@ def main() -> int:
         help="the share of patches cut from a dark back's lattice as a dark card, 'none' (0: none; "
         "a --cache keeps the patches it was made with)",
     )
+    parser.add_argument(
+        "--text",
+        type=float,
+        default=0.0,
+        help="'none' patches of printed matter added, as a share of the generated set (text_set; "
+        "made after a --cache is read, so a cache serves with or without them)",
+    )
+    parser.add_argument(
+        "--text-dark",
+        type=float,
+        default=0.0,
+        help="the share of --text's patches that are light print on a dark page, read as a dark card's",
+    )
     parser.add_argument("--threads", type=int, default=2, help="torch's threads")
     parser.add_argument(
         "--svg-deck",
@@ -772,9 +839,11 @@ def main() -> int:
     import torch.nn.functional as F
 
     global SQUASH_SIGMA, FADE_SHARE, BLUR_SHARE, WIDTH_SIGMA, COVERED_SHARE, DARK_BACK_SHARE, NEIGHBOUR_SHARE
+    global TEXT_DARK_SHARE
     SQUASH_SIGMA, FADE_SHARE, BLUR_SHARE = args.squash, args.fade, args.blur
     NEIGHBOUR_SHARE = args.neighbours
     WIDTH_SIGMA, COVERED_SHARE, DARK_BACK_SHARE = args.width_sigma, args.covered, args.dark_backs
+    TEXT_DARK_SHARE = args.text_dark
     torch.manual_seed(args.seed)
     torch.set_num_threads(args.threads)
     for path in fonts():
@@ -800,6 +869,10 @@ def main() -> int:
         if args.cache:
             np.savez(args.cache, xs=xs, ranks=ranks, suits=suits, vx=vx, vranks=vranks, vsuits=vsuits)
     print(f"data: {len(xs)} train, {len(vx)} held-out patches in {time.time() - started:.0f}s", flush=True)
+    if args.text:
+        tx_, tr_, ts_ = text_set(args.seed, int(args.text * len(xs)), train_fonts)
+        print(f"text: {len(tx_)} patches of printed matter in {time.time() - started:.0f}s", flush=True)
+        xs, ranks, suits = (np.concatenate(pair) for pair in ((xs, tx_), (ranks, tr_), (suits, ts_)))
     if args.photos:
         px, pranks, psuits, tally = photo_set(args.seed, args.photos, args.photo_none_share, args.checker)
         print(f"photos: {len(px)} patches from {tally} in {time.time() - started:.0f}s", flush=True)
