@@ -63,7 +63,7 @@ sys.path.insert(0, str(ROOT))
 
 from vision.backs import Backs, learn  # noqa: E402
 from vision.calibrate import back_samples  # noqa: E402
-from vision.index_reader import IndexReader  # noqa: E402
+from vision.index_reader import PRINT_MODEL_PATH, IndexReader  # noqa: E402
 from vision.reader import ACT_CONFIDENCE, CardReader, CardSighting, Facing  # noqa: E402
 from vision.sources import Frame, read_image  # noqa: E402
 
@@ -179,14 +179,14 @@ def backs_set(reader: CardReader, limit: int | None, calibrated: bool = False) -
     images = {name: every[name] for name in sorted(up)[:limit]}  # scored; --limit: the first few
     if calibrated:  # the backs are learned from all the other images, scored or not
         samples = {name: back_samples([image], reader) for name, image in every.items()}
-        index = IndexReader()
+        index, check = IndexReader(), IndexReader(PRINT_MODEL_PATH)
     called_up_wrongly = called_down_wrongly = wrong_cards = caught = face_up = face_down = 0
     for name, image in images.items():
         scorer = reader
         if calibrated:
             others = [sample for other, found in samples.items() if other != name for sample in found]
             back, _ = learn("black", others)
-            scorer = CardReader(index, Backs((back,)))
+            scorer = CardReader(index, Backs((back,)), check)
         sightings = scorer.read(image)
         called = [s for s in sightings if s.facing is Facing.UP]
         present = +up[name]
@@ -321,7 +321,7 @@ def rendered_backs(reader: CardReader, tables: int) -> dict[str, object]:
     from vision.backs import BacksError
 
     deck = [rank + suit for rank in "23456789TJQKA" for suit in "cdhs"]
-    index = IndexReader()
+    index, check = IndexReader(), IndexReader(PRINT_MODEL_PATH)
     up = up_calibrated = not_learned = backs = faces_up = faces_down = faces = 0
     faces_up_calibrated = faces_down_calibrated = 0
     for table in range(1, tables + 1):
@@ -341,7 +341,7 @@ def rendered_backs(reader: CardReader, tables: int) -> dict[str, object]:
                 learned.append(learn(str(colour), back_samples([calibration], reader))[0])
             except BacksError:
                 not_learned += 1
-        calibrated = CardReader(index, Backs(tuple(learned)))
+        calibrated = CardReader(index, Backs(tuple(learned)), check)
         for _ in range(5):
             frame = _tabled(rng, felt, [styles[rng.choice(colours)] for _ in range(6)], lamp)
             up += sum(s.facing is Facing.UP for s in reader.read(frame))
@@ -436,7 +436,7 @@ def backs_calibrated_ms(reader: CardReader, repeats: int) -> float:
         if isinstance(frame, Frame):
             images.append(frame.image)
     back, _ = learn("black", [sample for image in images for sample in back_samples([image], reader)])
-    return median_ms(CardReader(IndexReader(), Backs((back,))), images, repeats)
+    return median_ms(CardReader(backs=Backs((back,))), images, repeats)
 
 
 def main() -> int:

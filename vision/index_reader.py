@@ -24,6 +24,10 @@ RANK_LABELS = RANKS  # tablectl.core.cards' order: 2..9, T, J, Q, K, A
 NONE_RANK = len(RANK_LABELS)
 NONE_SUIT = len(SUITS)
 MODEL_PATH = Path(__file__).resolve().parent / "models" / "index_classifier.onnx"
+# The same network trained with printed matter (a book's text, a box's) among its 'none' patches
+# (tools/train_index_classifier.py --text): asked again about a card read at one corner only,
+# where the committed classifier has read a book's text as an index (vision/reader.py)
+PRINT_MODEL_PATH = MODEL_PATH.with_name("index_classifier_print.onnx")
 Backend = Literal["onnxruntime", "cv2"]
 
 

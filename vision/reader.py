@@ -44,7 +44,7 @@ from vision.faces import (
     white_face_verdict,
 )
 from vision.index_patch import PATCH_H, PATCH_W, cut_patches, normalise_all
-from vision.index_reader import NONE_RANK, NONE_SUIT, RANK_LABELS, IndexRead, IndexReader
+from vision.index_reader import NONE_RANK, NONE_SUIT, PRINT_MODEL_PATH, RANK_LABELS, IndexRead, IndexReader
 from vision.sighting import ACT_CONFIDENCE, CardSighting, Facing
 from vision.types import BGRImage
 
@@ -93,6 +93,8 @@ SAME_CORNER_ACROSS = 0.8  # two reads at one point are one corner only if their 
 PART_OF_INDEX = 0.6
 UNSURE_READ_ON_A_BACK = True  # a paper card read below acting confidence, a calibrated back's look: unknown
 NOTCHED_LATER = True  # a whole card's notched outline's corners read only when its index corners disagree
+PRINT_CHECK = True  # a card read at one corner only, shown to the print check before it is acted on
+PRINT_CHECKED_CONFIDENCE = 0.5  # what a card the print check sees no index in keeps, at most
 PART_AT_OPPOSITE = True  # PART_OF_INDEX also at a card's opposite index corner
 OUTLINE_BY_FIRST_LOOK = (
     True  # of one corner's agreeing width guesses, the first look's surest outlines the card
@@ -173,10 +175,21 @@ def _filled_in_box(shape: tuple[int, ...], quad: np.ndarray) -> tuple[tuple[slic
 
 class CardReader:
     """``backs``: the backs of the table's decks (vision.backs.load_backs); with them, face down is
-    a match to one of them."""
+    a match to one of them. ``print_check``: the classifier that a card read at one corner only
+    is shown again before it is acted on (``_unless_print``); by default, with the committed
+    classifier, the one trained with printed matter (PRINT_MODEL_PATH); with another classifier
+    given, none unless given too."""
 
-    def __init__(self, index_reader: IndexReader | None = None, backs: Backs | None = None) -> None:
+    def __init__(
+        self,
+        index_reader: IndexReader | None = None,
+        backs: Backs | None = None,
+        print_check: IndexReader | None = None,
+    ) -> None:
+        if print_check is None and index_reader is None and PRINT_CHECK:
+            print_check = IndexReader(PRINT_MODEL_PATH)
         self._index = index_reader or IndexReader()
+        self._print_check = print_check
         self.backs = backs if backs is not None and backs.backs else None
 
     def read(self, image: BGRImage) -> list[CardSighting]:
@@ -207,6 +220,7 @@ class CardReader:
                 outlined.add(card.frame.blob)
             card.quad = quad
         sightings = [self._unless_a_back(self._sighting(c, scale), c, work) for c in cards]
+        sightings = self._unless_print(work, blobs, cards, sightings)
         seen: list[np.ndarray] = [card.quad for card in cards]
         sightings += self._dark_faces(work, blobs, masks, frames, first_reads, patches, seen, scale)
         sightings += self._unread_cards(work, blobs, frames, first_reads, seen, scale, outlined)
@@ -455,6 +469,39 @@ class CardReader:
             return sighting
         why = f"read as {sighting.card} at {sighting.confidence:.2f}, the {back.name} back's look"
         return CardSighting(sighting.corners, Facing.UNKNOWN, None, None, 0.0, why)
+
+    def _unless_print(
+        self, image: BGRImage, blobs: list[PaperBlob], cards: list[_Candidate], sightings: list[CardSighting]
+    ) -> list[CardSighting]:
+        """A card about to be acted on that was read at one corner only (through one window or
+        several widths there) is shown to the print check (``print_check``), a classifier trained
+        with printed matter as no index: where it surely sees no index, the card keeps its face
+        and name, below acting confidence (IMG_2556: a book's print read as a seven of clubs at
+        0.904). A card read at two corners has that check already; a second opinion that reads
+        another index instead is no veto (it reads fewer real cards than the committed one)."""
+        if self._print_check is None:
+            return sightings
+        chosen = [
+            k
+            for k, (card, sighting) in enumerate(zip(cards, sightings, strict=True))
+            if sighting.confidence >= ACT_CONFIDENCE
+            and sighting.card is not None
+            and all(_at_one_corner(card.frame, frame) for frame in card.corners)
+        ]
+        if not chosen:
+            return sightings
+        frames = [cards[k].frame for k in chosen]
+        darks = np.array([blobs[frame.blob].dark for frame in frames], bool)
+        checked = self._print_check.read(normalise_all(cut_patches(image, frames), darks))
+        result = list(sightings)
+        for k, read in zip(chosen, checked, strict=True):
+            if read.rank == NONE_RANK and read.rank_p >= READ_CONFIDENCE:
+                result[k] = replace(
+                    sightings[k],
+                    confidence=min(sightings[k].confidence, PRINT_CHECKED_CONFIDENCE),
+                    why=f"{sightings[k].why}, no index to the print check",
+                )
+        return result
 
     def _dark_faces(
         self,

@@ -488,3 +488,41 @@ def test_a_window_far_too_small_at_a_cards_other_index_corner_is_no_second_card(
     monkeypatch.setattr(reader_module, "PART_AT_OPPOSITE", False)
     cards = [s.card for s in CardReader(ScriptedIndex(script)).read(one_card_on_cloth())]
     assert sorted(cards) == ["As", "Ks"]
+
+
+def test_a_books_print_read_as_an_index_is_not_acted_on(reader: CardReader) -> None:
+    """IMG_2556 (a training photo): the queen of spades beside a book, whose print the committed
+    classifier reads as a seven of clubs at 0.904 through one corner's window. The print check,
+    the classifier trained with printed matter as no index, sees none there."""
+    image = photo("photos-tfod-train/images/IMG_2556.JPG")
+    assert confident(reader, image) == {"Qs"}
+    sevens = [s for s in reader.read(image) if s.card == "7c"]
+    assert [s.why.endswith("no index to the print check") for s in sevens] == [True]
+    unchecked = CardReader(IndexReader())  # another classifier given: no print check unless given
+    assert confident(unchecked, image) == {"Qs", "7c"}
+
+
+def test_a_card_read_at_one_corner_is_shown_to_the_print_check_before_it_is_acted_on(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    card = np.array([[250, 150], [340, 150], [340, 276], [250, 276]], np.int32)
+    blob = PaperBlob(card.reshape(-1, 1, 2), card.astype(np.float32), False, False)
+    corner = CornerFrame((250.0, 150.0), (1.0, 0.0), (0.0, 1.0), 90.0, 0)
+    monkeypatch.setattr(reader_module, "find_blobs", lambda image: [blob])
+    monkeypatch.setattr(reader_module, "corner_frames", lambda blobs, shape: [corner])
+    script = [[ACE], [ACE, ACE]]  # the first look, then the second look's two windows
+    check = ScriptedIndex([[PIPS]])
+    sightings = CardReader(ScriptedIndex(script), print_check=check).read(one_card_on_cloth())
+    assert check.calls == [1]
+    assert [(s.card, s.facing) for s in sightings] == [("As", Facing.UP)]  # still face up, named
+    assert sightings[0].confidence < ACT_CONFIDENCE
+    agrees = ScriptedIndex([[ACE]])
+    sightings = CardReader(ScriptedIndex(script), print_check=agrees).read(one_card_on_cloth())
+    assert sightings[0].confidence >= ACT_CONFIDENCE
+
+
+def test_a_card_read_at_two_corners_is_not_shown_to_the_print_check() -> None:
+    check = ScriptedIndex([])
+    sightings = CardReader(ScriptedIndex([[ACE, ACE]]), print_check=check).read(one_card_on_cloth())
+    assert check.calls == []
+    assert sightings[0].confidence >= ACT_CONFIDENCE
