@@ -16,6 +16,7 @@ unknown.
 from __future__ import annotations
 
 import math
+import statistics
 from dataclasses import dataclass, field, replace
 
 import cv2
@@ -209,10 +210,13 @@ class CardReader:
             for card in self._merge(frames, reads, blobs, masks)
             if not (card.dark and _a_backs_pattern(blobs, card.frame, card.read.rank, frames, first_reads))
         ]
+        # each frame's place in ``frames``: its first look's read and window (the cards hold frames)
+        number_of = {id(frame): n for n, frame in enumerate(frames)}
         if OUTLINE_BY_FIRST_LOOK:
-            first_by_frame = {id(frame): read for frame, read in zip(frames, first_reads, strict=True)}
             for card in cards:
-                card.quad = _outline_by_first_look(card, first_by_frame)
+                card.quad = _outline_by_first_look(
+                    card, [first_reads[number_of[id(f)]] for f in card.corners]
+                )
         outlined: set[int] = set()  # the whole blobs that are a read card's own outline
         for card in cards:
             quad = _whole_card_outline(blobs[card.frame.blob], card.frame, card.quad)
@@ -220,7 +224,9 @@ class CardReader:
                 outlined.add(card.frame.blob)
             card.quad = quad
         sightings = [self._unless_a_back(self._sighting(c, scale), c, work) for c in cards]
-        sightings = self._unless_print(work, blobs, cards, sightings)
+        sightings = self._unless_print(
+            blobs, cards, sightings, [patches[number_of[id(c.frame)]] for c in cards]
+        )
         seen: list[np.ndarray] = [card.quad for card in cards]
         sightings += self._dark_faces(work, blobs, masks, frames, first_reads, patches, seen, scale)
         sightings += self._unread_cards(work, blobs, frames, first_reads, seen, scale, outlined)
@@ -287,9 +293,14 @@ class CardReader:
         return self._read_patches(cut_patches(image, frames), blobs, frames)
 
     def _read_patches(
-        self, patches: np.ndarray, blobs: list[PaperBlob], frames: list[CornerFrame]
+        self,
+        patches: np.ndarray,
+        blobs: list[PaperBlob],
+        frames: list[CornerFrame],
+        classifier: IndexReader | None = None,
     ) -> list[IndexRead]:
-        return self._index.read(
+        """The windows of ``frames`` read by ``classifier`` (the reader's own by default)."""
+        return (classifier or self._index).read(
             normalise_all(patches, np.array([blobs[frame.blob].dark for frame in frames], bool))
         )
 
@@ -323,7 +334,7 @@ class CardReader:
                 # on paper the middle of the three (one window cut across a court card's frame or
                 # a neighbour's edge weakens a true read); on a dark card the mean, as measured on
                 # dark decks, where a back's lattice can read alike through all three
-                agree = _mean if blobs[frames[i].blob].dark else _middle
+                agree = statistics.fmean if blobs[frames[i].blob].dark else statistics.median
                 rank_p = agree([r.rank_p for r in looks_at])
                 suit_p = agree([r.suit_p for r in looks_at])
                 result[i] = IndexRead(first.rank, first.suit, rank_p, suit_p)
@@ -471,14 +482,19 @@ class CardReader:
         return CardSighting(sighting.corners, Facing.UNKNOWN, None, None, 0.0, why)
 
     def _unless_print(
-        self, image: BGRImage, blobs: list[PaperBlob], cards: list[_Candidate], sightings: list[CardSighting]
+        self,
+        blobs: list[PaperBlob],
+        cards: list[_Candidate],
+        sightings: list[CardSighting],
+        windows: list[np.ndarray],
     ) -> list[CardSighting]:
         """A card about to be acted on that was read at one corner only (through one window or
         several widths there) is shown to the print check (``print_check``), a classifier trained
         with printed matter as no index: where it surely sees no index, the card keeps its face
         and name, below acting confidence (IMG_2556: a book's print read as a seven of clubs at
         0.904). A card read at two corners has that check already; a second opinion that reads
-        another index instead is no veto (it reads fewer real cards than the committed one)."""
+        another index instead is no veto (it reads fewer real cards than the committed one).
+        ``windows``: each card's read window, as its first look cut it."""
         if self._print_check is None:
             return sightings
         chosen = [
@@ -490,9 +506,9 @@ class CardReader:
         ]
         if not chosen:
             return sightings
-        frames = [cards[k].frame for k in chosen]
-        darks = np.array([blobs[frame.blob].dark for frame in frames], bool)
-        checked = self._print_check.read(normalise_all(cut_patches(image, frames), darks))
+        checked = self._read_patches(
+            np.array([windows[k] for k in chosen]), blobs, [cards[k].frame for k in chosen], self._print_check
+        )
         result = list(sightings)
         for k, read in zip(chosen, checked, strict=True):
             if read.rank == NONE_RANK and read.rank_p >= READ_CONFIDENCE:
@@ -845,17 +861,6 @@ def _white_inside(white: np.ndarray, quad: np.ndarray) -> float:
     return float((white & (mask > 0)).sum()) / count if count else 0.0
 
 
-def _middle(values: list[float]) -> float:
-    """The median of a few values (numpy's costs more than the rest of the second look)."""
-    ordered = sorted(values)
-    half = len(ordered) // 2
-    return ordered[half] if len(ordered) % 2 else (ordered[half - 1] + ordered[half]) / 2
-
-
-def _mean(values: list[float]) -> float:
-    return sum(values) / len(values)
-
-
 def _same_card(card: _Candidate, other: _Candidate) -> bool:
     """Two reads are of one card when they are at one corner (two width guesses; at any corner where
     the card was read alike), or at its two index corners: ``other`` at the opposite corner of one
@@ -916,19 +921,20 @@ def _overlap(one: np.ndarray, other: np.ndarray) -> float:
     return float(area) / smaller if smaller > 0 else 0.0
 
 
-def _outline_by_first_look(card: _Candidate, first_by_frame: dict[int, IndexRead]) -> np.ndarray:
+def _outline_by_first_look(card: _Candidate, first_reads: list[IndexRead]) -> np.ndarray:
     """A card read alike through several width guesses at its read corner is outlined at the guess
     whose own window read it most surely at the first look: the window at the card's width shows
     the index as the classifier learned it, and the second look's median can lift a window far too
     wide (IMG_2599's covered king, read at 225 px as surely as at its 162 px width, was outlined
-    over the jack lying on it)."""
-    at_corner = [frame for frame in card.corners if _at_one_corner(card.frame, frame)]
+    over the jack lying on it). ``first_reads``: the first look's read at each of the card's corners."""
+    at_corner = [
+        (read.confidence, n, frame)
+        for n, (frame, read) in enumerate(zip(card.corners, first_reads, strict=True))
+        if _at_one_corner(card.frame, frame)
+    ]
     if len(at_corner) < 2:
         return card.quad
-    best = max(
-        at_corner,
-        key=lambda frame: first_by_frame[id(frame)].confidence if id(frame) in first_by_frame else -1.0,
-    )
+    best = max(at_corner, key=lambda place: (place[0], -place[1]))[2]
     return card.quad if best is card.frame else best.card_quad()
 
 
