@@ -101,6 +101,14 @@ OUTLINE_BY_FIRST_LOOK = (
     True  # of one corner's agreeing width guesses, the first look's surest outlines the card
 )
 PIP_CORNERS_LATER = True  # a whole card's pip corners read only when its index corners disagree
+# Two agreeing reads confirm each other from a card's opposite index corners wherever a slanted
+# view puts the far end (its height over its width as seen, in this range; card_quad draws the
+# poker aspect): a card seen from the side is shortened (cam_image10's queen at 1.1). Only reads
+# of at least SLANTED_CONFIRM_P: a confirmation skips the second look, and a court card's frame
+# can make a weak '4' at both corners of a king (the board rows' seed 5, 0.52 and 0.83).
+OPPOSITE_SEEN_ASPECTS = True
+OPPOSITE_ASPECTS = (1.1, 1.6)
+SLANTED_CONFIRM_P = 0.6
 _NO_READ = IndexRead(NONE_RANK, NONE_SUIT, 1.0, 1.0)  # a window not read: no index
 MAX_SIDE = 960  # larger frames are read scaled down: glyphs stay >= ~10 px on a card a tenth as wide
 # (vision/crops.py reads a camera's larger frames zone by zone instead)
@@ -886,12 +894,22 @@ def _at_one_corner(one: CornerFrame, other: CornerFrame) -> bool:
     )
 
 
-def _at_opposite_corner(one: CornerFrame, one_quad: np.ndarray, other: CornerFrame) -> bool:
+def _at_opposite_corner(
+    one: CornerFrame, one_quad: np.ndarray, other: CornerFrame, seen_aspects: bool = False
+) -> bool:
     """``other`` sits at the corner of ``one``'s card (``one_quad``, its card_quad) opposite
     ``one``, turned half round: the card's other index corner."""
     facing = one.across[0] * other.across[0] + one.across[1] * other.across[1]
     if facing >= -0.8:
         return False
+    if seen_aspects:
+        # along the card's long side anywhere a slanted view puts its far end (one_quad is drawn
+        # at the poker aspect), across it as before
+        dx, dy = other.point[0] - one.point[0], other.point[1] - one.point[1]
+        across = (dx * one.across[0] + dy * one.across[1]) / one.width
+        down = (dx * one.down[0] + dy * one.down[1]) / one.width
+        low, high = OPPOSITE_ASPECTS
+        return abs(across - 1.0) < 0.25 and low - 0.25 < down < high + 0.25
     far_x, far_y = float(one_quad[2][0]), float(one_quad[2][1])
     return math.hypot(far_x - other.point[0], far_y - other.point[1]) < 0.25 * one.width
 
@@ -907,8 +925,11 @@ def _confirmed_at_opposite_corners(
         for j in chosen[n + 1 :]:
             if (reads[i].rank, reads[i].suit) != (reads[j].rank, reads[j].suit):
                 continue
-            if _at_opposite_corner(frames[i], quads[i], frames[j]) and _at_opposite_corner(
-                frames[j], quads[j], frames[i]
+            loose = (
+                OPPOSITE_SEEN_ASPECTS and min(reads[i].confidence, reads[j].confidence) >= SLANTED_CONFIRM_P
+            )
+            if _at_opposite_corner(frames[i], quads[i], frames[j], loose) and _at_opposite_corner(
+                frames[j], quads[j], frames[i], loose
             ):
                 confirmed.update((i, j))
     return confirmed
