@@ -109,6 +109,11 @@ PIP_CORNERS_LATER = True  # a whole card's pip corners read only when its index 
 OPPOSITE_SEEN_ASPECTS = True
 OPPOSITE_ASPECTS = (1.1, 1.6)
 SLANTED_CONFIRM_P = 0.6
+# Those places also make a read of another card there (at SLANTED_CONFIRM_P or more) disagree with
+# the card, and a window far too small there part of its index (PART_AT_OPPOSITE): a blurred nine
+# of clubs seen slanted, read as a queen at one corner and a nine at the other (IMG_2672), was a
+# queen at acting confidence; unsure is better than wrong
+SLANTED_DISAGREES = True
 _NO_READ = IndexRead(NONE_RANK, NONE_SUIT, 1.0, 1.0)  # a window not read: no index
 MAX_SIDE = 960  # larger frames are read scaled down: glyphs stay >= ~10 px on a card a tenth as wide
 # (vision/crops.py reads a camera's larger frames zone by zone instead)
@@ -416,12 +421,22 @@ class CardReader:
                 and PART_AT_OPPOSITE
                 and any(
                     candidate.frame.width < PART_OF_INDEX * frame.width
-                    and _at_opposite_corner(frame, frame.card_quad(), candidate.frame)
+                    and _at_opposite_corner(frame, frame.card_quad(), candidate.frame, SLANTED_DISAGREES)
                     for card in cards
                     for frame in card.corners
                 )
             ):
                 continue  # a part of a card's other index, seen through a window far too small
+            if same is None and SLANTED_DISAGREES and candidate.read.confidence >= SLANTED_CONFIRM_P:
+                same = next(
+                    (
+                        card
+                        for card in cards
+                        if (card.read.rank, card.read.suit) != (candidate.read.rank, candidate.read.suit)
+                        and _same_card(card, candidate, seen_aspects=True)
+                    ),
+                    None,
+                )
             if same is None:
                 if masks.share_on(candidate.frame.blob, candidate.quad) >= ON_OWN_BLOB:
                     candidate.outlines.append((candidate.frame, candidate.quad))
@@ -869,7 +884,7 @@ def _white_inside(white: np.ndarray, quad: np.ndarray) -> float:
     return float((white & (mask > 0)).sum()) / count if count else 0.0
 
 
-def _same_card(card: _Candidate, other: _Candidate) -> bool:
+def _same_card(card: _Candidate, other: _Candidate, seen_aspects: bool = False) -> bool:
     """Two reads are of one card when they are at one corner (two width guesses; at any corner where
     the card was read alike), or at its two index corners: ``other`` at the opposite corner of one
     of the card's outlines on its blob, and the card at the opposite corner of ``other``'s (two
@@ -878,7 +893,8 @@ def _same_card(card: _Candidate, other: _Candidate) -> bool:
     if any(_at_one_corner(frame, other.frame) for frame in card.corners):
         return True
     return any(
-        _at_opposite_corner(frame, quad, other.frame) and _at_opposite_corner(other.frame, other.quad, frame)
+        _at_opposite_corner(frame, quad, other.frame, seen_aspects)
+        and _at_opposite_corner(other.frame, other.quad, frame, seen_aspects)
         for frame, quad in card.outlines
     )
 
