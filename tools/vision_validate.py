@@ -1,7 +1,7 @@
 """Validation on ../shared/data/cards/photos-tfod-train (rank labels only, no suits): the figures to
 tune against, so that the test folder (bench/vision.py) stays a final check.
 
-    .venv/bin/python tools/vision_validate.py [--limit N] [--errors] [--stages] [--model PATH]
+    .venv/bin/python tools/vision_validate.py [--limit N] [--errors] [--stages [--misses]] [--model PATH]
         [--images all|training|validation]
 
 --stages counts, for every card not read right at acting confidence, the stage that lost it (see
@@ -94,7 +94,10 @@ class _Looks:
         self.second = reader._second_look(work, blobs, self.frames, self.first)
 
     def lost_at(self, box: tuple[int, int, int, int], rank: str) -> str:
-        """Why a card (its label's box and rank) was not read right at acting confidence."""
+        """Why a card (its label's box and rank) was not read right at acting confidence; the
+        first look's surest reads at its corners are left in ``last_reads`` (confidence, rank,
+        width guess)."""
+        self.last_reads: list[tuple[float, str, int]] = []
         x0, y0, x1, y1 = (v * self.scale for v in box)
         margin = 0.05 * max(x1 - x0, y1 - y0)
         inside = [
@@ -113,6 +116,14 @@ class _Looks:
 
         if not inside:
             return "no corner proposed in its box"
+        self.last_reads = sorted(
+            (
+                (self.first[n].confidence, RANK_LABELS[self.first[n].rank], round(self.frames[n].width))
+                for n in inside
+                if self.first[n].is_index
+            ),
+            reverse=True,
+        )[:4]
         if best(self.first) < READ_CONFIDENCE:
             return "never read right at any corner"
         if best(self.first) < ACT_CONFIDENCE:
@@ -127,6 +138,12 @@ def main() -> int:
     parser.add_argument("--limit", type=int)
     parser.add_argument("--errors", action="store_true")
     parser.add_argument("--stages", action="store_true", help="count the stage that lost each card")
+    parser.add_argument(
+        "--misses",
+        action="store_true",
+        help="with --stages: print each card not read right at acting confidence, its stage, what was "
+        "read for it and the first look's surest reads at its corners",
+    )
     parser.add_argument("--model", type=Path, help="an index classifier to try (default: the committed one)")
     parser.add_argument(
         "--images",
@@ -155,7 +172,14 @@ def main() -> int:
             }
             for i, (rank, box) in enumerate(labels[name]):
                 if i not in done:
-                    lost[looks.lost_at(box, rank)] += 1
+                    stage = looks.lost_at(box, rank)
+                    lost[stage] += 1
+                    if args.misses:
+                        got = [f"{read[j].card}@{read[j].confidence:.2f}" for k, j in matches if k == i]
+                        first = [f"{r}@{c:.2f}/{w}px" for c, r, w in looks.last_reads]
+                        print(
+                            f"{name}: {rank} [{stage}] read {got or '-'}, first look {first}", file=sys.stderr
+                        )
         for i, j in matches:
             ok = read[j].rank == labels[name][i][0]
             confidences.append((read[j].confidence, ok))
