@@ -67,6 +67,7 @@ NOTCH_CORNERS = True
 WIDTH_SPREAD = 1.3  # of the widest whole card's width: the widest a card's corner is tried at
 DARK_WIDTH_SPREAD = 1.6  # the same on a dark blob
 WHOLE_CORNERS_FIRST = True
+WHOLE_PIP_WIDTHS = True  # a whole blob's pip corners at a covered card's and a group's card width
 NOTCH_ANGLES = (20.0, 160.0)  # degrees: a straighter notch is one side simplified, a sharper one a slit
 EDGE_PROPOSALS = True
 EDGE_STEP = 0.1  # card widths between frames proposed along a spread's edge
@@ -642,7 +643,12 @@ def corner_frames(blobs: list[PaperBlob], image_shape: tuple[int, ...]) -> list[
         # three off: of two frames at one corner, the whole card's is the one kept
         corners = corners.where(np.argsort(~wholes[corners.owner], kind="stable"))
     widths = _frame_widths(
-        corners, wholes[corners.owner], boxes, whole_width, None if widest is None else widest[corners.owner]
+        corners,
+        wholes[corners.owner],
+        boxes,
+        whole_width,
+        None if widest is None else widest[corners.owner],
+        darks[corners.owner],
     )
     return _without_repeats(corners, widths)
 
@@ -781,10 +787,13 @@ def _frame_widths(
     boxes: Sequence[Sequence[float]],
     whole_width: float | None,
     widest: np.ndarray | None,
+    dark: np.ndarray,
 ) -> np.ndarray:
     """The card widths each corner is tried at, (n, 5), largest first, NaN where none: a whole
-    card's short side; else its two edges' widths, and at a vertex also a quarter more of each and
-    the width of the frame's whole cards; each at least MIN_CARD_WIDTH_PX and 12 % from a larger."""
+    card's short side (at a paper one's pip corners also its long side and its short side over a
+    card's aspect, WHOLE_PIP_WIDTHS); else its two edges' widths, and at a vertex also a quarter
+    more of each and the width of the frame's whole cards; each at least MIN_CARD_WIDTH_PX and
+    12 % from a larger."""
     n = len(corners.owner)
     blob_widths = np.array([min(box) for box in boxes])[corners.owner]
     candidates = np.full((n, 5), -np.inf)
@@ -797,6 +806,18 @@ def _frame_widths(
         candidates[:, 4] = np.where(at_vertex, whole_width, -np.inf)
     candidates[whole] = -np.inf
     candidates[whole, 0] = blob_widths[whole]
+    if WHOLE_PIP_WIDTHS:
+        # at a whole blob's pip corner (its 'across' along the long side) a window as wide as the
+        # short side reads no card: the card there is a card covered at one end, its part in view
+        # card-shaped turned a quarter (as wide as the long side), or the end of a group of cards
+        # side by side whose box is card-shaped (the short side is their height). Not on a dark
+        # blob: a dark back's lattice reads as an index through such windows
+        pip = whole & ~dark & (np.asarray(corners.long_next) > np.asarray(corners.long_prev))
+        candidates[pip, 1] = corners.long_next[pip]
+        candidates[pip, 2] = corners.long_prev[pip] / CARD_ASPECT
+        if widest is not None:  # (no wider than a spread's cards, as at any other corner)
+            with np.errstate(invalid="ignore"):
+                candidates[:, 1:3][pip[:, None] & (candidates[:, 1:3] > widest[:, None])] = -np.inf
     candidates = -np.sort(-candidates, axis=1)  # largest first
     chosen = np.zeros((n, 5), bool)
     for k in range(5):

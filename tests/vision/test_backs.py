@@ -429,7 +429,7 @@ def test_a_read_below_acting_confidence_on_a_calibrated_back_is_no_face(
     def reader() -> CardReader:
         # the index corners, then the pip corners (the two did not read as one card), then the
         # weak read's second look, which agrees
-        return CardReader(ScriptedIndex([[weak, PIPS], [PIPS, PIPS], [weak, weak]]), red)
+        return CardReader(ScriptedIndex([[weak, PIPS], [PIPS, PIPS, PIPS, PIPS], [weak, weak]]), red)
 
     assert [(s.facing, s.card) for s in reader().read(back)] == [(Facing.UNKNOWN, None)]
     monkeypatch.setattr(reader_module, "UNSURE_READ_ON_A_BACK", False)

@@ -304,6 +304,9 @@ def test_two_cards_side_by_side_are_a_group_not_one_landscape_card(monkeypatch: 
     monkeypatch.setattr(corners, "GROUPS_NOT_WHOLE", False)
     blobs = find_blobs(image)
     assert any(b.whole and cv2.contourArea(b.polygon) > 15000 for b in blobs)  # the pair as one card
+    # its pip corners are tried at a grouped card's width too (its short side over a card's aspect)
+    assert at_card_width(corner_frames(blobs, image.shape))
+    monkeypatch.setattr(corners, "WHOLE_PIP_WIDTHS", False)
     assert not at_card_width(corner_frames(blobs, image.shape))
 
 

@@ -133,9 +133,9 @@ def test_a_card_read_alike_at_its_two_index_corners_needs_no_second_look() -> No
 def test_a_card_read_differently_at_its_two_index_corners_is_looked_at_again_and_unsure() -> None:
     # its pip corners are read too, then each index corner's second look agrees with its first:
     # the card stays in doubt
-    index = ScriptedIndex([[ACE, KING], [PIPS, PIPS], [ACE, ACE, KING, KING]])
+    index = ScriptedIndex([[ACE, KING], [PIPS, PIPS, PIPS, PIPS], [ACE, ACE, KING, KING]])
     sightings = CardReader(index).read(one_card_on_cloth())
-    assert index.calls == [2, 2, 4]
+    assert index.calls == [2, 4, 4]
     assert [s.why for s in sightings] == ["index reads disagree"]
     assert sightings[0].confidence < ACT_CONFIDENCE
 
@@ -143,18 +143,21 @@ def test_a_card_read_differently_at_its_two_index_corners_is_looked_at_again_and
 def test_a_whole_cards_pip_corners_are_read_when_its_index_corners_do_not_read_as_one_card() -> None:
     """A card covered at one end can be found whole in the shape of its part in view, turned a
     quarter, its index at a 'pip corner' (IMG_2593's ace of hearts); so can a group of cards in
-    one card's shape. Without the later read of the pip corners, the ace here is not seen."""
-    index = ScriptedIndex([[PIPS, PIPS], [ACE, PIPS], [ACE, ACE]])
+    one card's shape. Without the later read of the pip corners, the ace here is not seen. Each
+    pip corner is read at the card's short side and at the width of a card in a group of cards
+    side by side (its long side: as tall as the group's short side); its long side itself, the
+    width of a card covered at one end, is past the widest card lying whole here."""
+    index = ScriptedIndex([[PIPS, PIPS], [ACE, PIPS, PIPS, PIPS], [ACE, ACE]])
     sightings = CardReader(index).read(one_card_on_cloth())
-    assert index.calls == [2, 2, 2]
+    assert index.calls == [2, 4, 2]
     assert [s.card for s in sightings] == ["As"]
 
 
 def test_without_the_deferral_every_corner_is_read_at_once(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(reader_module, "PIP_CORNERS_LATER", False)
-    index = ScriptedIndex([[PIPS, ACE, PIPS, ACE]])
+    index = ScriptedIndex([[PIPS, PIPS, ACE, PIPS, PIPS, ACE]])
     sightings = CardReader(index).read(one_card_on_cloth())
-    assert index.calls == [4]
+    assert index.calls == [6]
     assert [s.card for s in sightings] == ["As"]
 
 
@@ -163,9 +166,9 @@ def test_a_read_that_one_window_of_three_weakens_is_still_acted_on() -> None:
     across a court card's frame or a neighbour's edge weakens a true read, and the mean would
     take it below acting."""
     weak = IndexRead(ACE.rank, ACE.suit, 0.45, 0.9)
-    index = ScriptedIndex([[ACE, PIPS], [PIPS, PIPS], [ACE, weak]])
+    index = ScriptedIndex([[ACE, PIPS], [PIPS, PIPS, PIPS, PIPS], [ACE, weak]])
     sightings = CardReader(index).read(one_card_on_cloth())
-    assert index.calls == [2, 2, 2]
+    assert index.calls == [2, 4, 2]
     assert [s.card for s in sightings] == ["As"]
     assert sightings[0].confidence == pytest.approx(ACE.confidence)
     assert sightings[0].confidence >= ACT_CONFIDENCE
@@ -175,17 +178,17 @@ def test_a_read_whose_larger_window_sees_no_index_is_read_through_a_smaller_one(
     """A width guess a tenth too large shows the next card's edge or a court card's frame through
     the second look's larger window, which then sees no index (IMG_2549's jack of diamonds: 1.0
     through 0.8, 0.9 and 1.0 of its width, none at 1.1). A window a step smaller stands for it."""
-    index = ScriptedIndex([[ACE, PIPS], [PIPS, PIPS], [ACE, PIPS], [ACE]])
+    index = ScriptedIndex([[ACE, PIPS], [PIPS, PIPS, PIPS, PIPS], [ACE, PIPS], [ACE]])
     sightings = CardReader(index).read(one_card_on_cloth())
-    assert index.calls == [2, 2, 2, 1]
+    assert index.calls == [2, 4, 2, 1]
     assert [s.card for s in sightings] == ["As"]
     assert sightings[0].confidence >= ACT_CONFIDENCE
 
 
 def test_a_third_window_that_disagrees_leaves_the_read_unsure() -> None:
-    index = ScriptedIndex([[ACE, PIPS], [PIPS, PIPS], [PIPS, ACE], [KING]])
+    index = ScriptedIndex([[ACE, PIPS], [PIPS, PIPS, PIPS, PIPS], [PIPS, ACE], [KING]])
     sightings = CardReader(index).read(one_card_on_cloth())
-    assert index.calls == [2, 2, 2, 1]
+    assert index.calls == [2, 4, 2, 1]
     assert len(sightings) == 1
     assert sightings[0].card is None or sightings[0].confidence < ACT_CONFIDENCE
 
@@ -194,9 +197,9 @@ def test_without_the_third_window_a_blank_larger_window_halves_the_read(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.setattr(reader_module, "THIRD_WINDOW_READ", False)
-    index = ScriptedIndex([[ACE, PIPS], [PIPS, PIPS], [ACE, PIPS]])
+    index = ScriptedIndex([[ACE, PIPS], [PIPS, PIPS, PIPS, PIPS], [ACE, PIPS]])
     sightings = CardReader(index).read(one_card_on_cloth())
-    assert index.calls == [2, 2, 2]
+    assert index.calls == [2, 4, 2]
     assert sightings[0].confidence < ACT_CONFIDENCE
 
 
@@ -267,6 +270,9 @@ def test_the_pieces_of_overlapping_cards_that_the_edges_close_are_read(
     # (IMG_2655's row is card-shaped at a whiteness level, with the ten found whole in it: as a
     # group, not one card, its corners read the ace too)
     monkeypatch.setattr(corners, "GROUPS_NOT_WHOLE", False)
+    # (nor its card-shaped blob's pip corners read at a card's width in a group or covered at one
+    # end: a second way to these cards)
+    monkeypatch.setattr(corners, "WHOLE_PIP_WIDTHS", False)
     assert not cards & confident(reader, image)
 
 
