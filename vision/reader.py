@@ -107,8 +107,9 @@ PIP_CORNERS_LATER = True  # a whole card's pip corners read only when its index 
 # of at least SLANTED_CONFIRM_P: a confirmation skips the second look, and a court card's frame
 # can make a weak '4' at both corners of a king (the board rows' seed 5, 0.52 and 0.83).
 OPPOSITE_SEEN_ASPECTS = True
-OPPOSITE_ASPECTS = (1.1, 1.6)
+OPPOSITE_ASPECTS = (1.1, 1.85)
 SLANTED_CONFIRM_P = 0.6
+SLANTED_WIDTHS = 1.25
 # Those places also make a read of another card there (at SLANTED_CONFIRM_P or more) disagree with
 # the card, and a window far too small there part of its index (PART_AT_OPPOSITE): a blurred nine
 # of clubs seen slanted, read as a queen at one corner and a nine at the other (IMG_2672), was a
@@ -893,8 +894,10 @@ def _same_card(card: _Candidate, other: _Candidate, seen_aspects: bool = False) 
     if any(_at_one_corner(frame, other.frame) for frame in card.corners):
         return True
     return any(
-        _at_opposite_corner(frame, quad, other.frame, seen_aspects)
-        and _at_opposite_corner(other.frame, other.quad, frame, seen_aspects)
+        _at_opposite_corner(frame, quad, other.frame, seen_aspects and _alike_widths(frame, other.frame))
+        and _at_opposite_corner(
+            other.frame, other.quad, frame, seen_aspects and _alike_widths(frame, other.frame)
+        )
         for frame, quad in card.outlines
     )
 
@@ -920,14 +923,36 @@ def _at_opposite_corner(
         return False
     if seen_aspects:
         # along the card's long side anywhere a slanted view puts its far end (one_quad is drawn
-        # at the poker aspect), across it as before
+        # at the poker aspect), across it as before; the offset measured in the frame's own sides
+        # (a slanted view shears them: cam_image20's queen) or square to its 'across' (where its
+        # 'down' is a neighbour's edge: IMG_2672's nine on a ten)
         dx, dy = other.point[0] - one.point[0], other.point[1] - one.point[1]
-        across = (dx * one.across[0] + dy * one.across[1]) / one.width
-        down = (dx * one.down[0] + dy * one.down[1]) / one.width
-        low, high = OPPOSITE_ASPECTS
-        return abs(across - 1.0) < 0.25 and low - 0.25 < down < high + 0.25
+        (ax, ay), (bx, by) = one.across, one.down
+        det = ax * by - ay * bx
+        bases = [(ax, ay, -ay, ax)] + ([(ax, ay, bx, by)] if abs(det) > 0.5 else [])
+        return any(_slanted_far_corner(dx, dy, basis, one.width) for basis in bases)
     far_x, far_y = float(one_quad[2][0]), float(one_quad[2][1])
     return math.hypot(far_x - other.point[0], far_y - other.point[1]) < 0.25 * one.width
+
+
+def _slanted_far_corner(dx: float, dy: float, basis: tuple[float, float, float, float], width: float) -> bool:
+    """Whether the offset (dx, dy) from a card's index corner, in the basis (across x, y, down x,
+    y), lands where a card of about ``width`` seen at OPPOSITE_ASPECTS has its other index corner."""
+    ax, ay, bx, by = basis
+    det = (ax * by - ay * bx) * width
+    across = (dx * by - dy * bx) / det
+    down = (ax * dy - ay * dx) / det
+    low, high = OPPOSITE_ASPECTS
+    # the aspect the two corners themselves show (down over across), not the width guess's:
+    # a guess too wide makes any rectangle look like a card seen slanted (IMG_2618)
+    return abs(across - 1.0) < 0.25 and low <= down / across <= high
+
+
+def _alike_widths(one: CornerFrame, other: CornerFrame) -> bool:
+    """Two frames guess about one card width (within SLANTED_WIDTHS of each other): a card's two
+    index corners seen slanted are still one width apart (IMG_2618: a ten's corner read through a
+    window half again its width measures the king beside it as a square card)."""
+    return max(one.width, other.width) <= SLANTED_WIDTHS * min(one.width, other.width)
 
 
 def _confirmed_at_opposite_corners(
@@ -944,6 +969,8 @@ def _confirmed_at_opposite_corners(
             loose = (
                 OPPOSITE_SEEN_ASPECTS and min(reads[i].confidence, reads[j].confidence) >= SLANTED_CONFIRM_P
             )
+            if loose and not _alike_widths(frames[i], frames[j]):
+                loose = False
             if _at_opposite_corner(frames[i], quads[i], frames[j], loose) and _at_opposite_corner(
                 frames[j], quads[j], frames[i], loose
             ):
