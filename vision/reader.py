@@ -110,6 +110,7 @@ OPPOSITE_SEEN_ASPECTS = True
 OPPOSITE_ASPECTS = (1.1, 1.85)
 SLANTED_CONFIRM_P = 0.6
 SLANTED_WIDTHS = 1.25
+CROSS_CORNER = True  # a whole card's read in doubt, confirmed by its opposite corner's second look
 # Those places also make a read of another card there (at SLANTED_CONFIRM_P or more) disagree with
 # the card, and a window far too small there part of its index (PART_AT_OPPOSITE): a blurred nine
 # of clubs seen slanted, read as a queen at one corner and a nine at the other (IMG_2672), was a
@@ -354,6 +355,66 @@ class CardReader:
                 result[i] = IndexRead(first.rank, first.suit, rank_p, suit_p)
             else:
                 result[i] = IndexRead(first.rank, first.suit, first.rank_p * 0.5, first.suit_p * 0.5)
+        if CROSS_CORNER:
+            result = self._cross_corner(image, blobs, frames, reads, seen, result)
+        return result
+
+    def _cross_corner(
+        self,
+        image: BGRImage,
+        blobs: list[PaperBlob],
+        frames: list[CornerFrame],
+        reads: list[IndexRead],
+        seen: dict[int, list[IndexRead]],
+        result: list[IndexRead],
+    ) -> list[IndexRead]:
+        """A whole paper card's read that its second look left in doubt, whose opposite index
+        corner's first window read otherwise (another name, a weak one, or nothing) while that
+        corner's second look's two windows both read the card's name: that first window was the
+        fluke (a court card's frame beside a 'Q' reads as a 'T' through one width, cam_image9), and
+        the two corners confirm each other, as two corners reading alike at the first look do
+        (their first reads stand; the opposite corner keeps its two windows' mean). The opposite
+        corner is looked at for this only when needed, in one batch."""
+        pairs: list[tuple[int, int]] = []
+        for i, others in seen.items():
+            blob = blobs[frames[i].blob]
+            name = (reads[i].rank, reads[i].suit)
+            if not blob.whole or blob.dark or all((o.rank, o.suit) == name for o in others):
+                continue
+            quad = frames[i].card_quad()
+            j = next(
+                (
+                    j
+                    for j, frame in enumerate(frames)
+                    if frame.blob == frames[i].blob
+                    and (reads[j].rank, reads[j].suit) != name
+                    and _at_opposite_corner(frames[i], quad, frame)
+                    and _at_opposite_corner(frame, frame.card_quad(), frames[i])
+                ),
+                None,
+            )
+            if j is not None:
+                pairs.append((i, j))
+        if not pairs:
+            return result
+        unseen = sorted({j for _, j in pairs if j not in seen})
+        looks = [replace(frames[j], width=frames[j].width * factor) for j in unseen for factor in SECOND_LOOK]
+        again = self._read_all(image, blobs, looks) if looks else []
+        windows = dict(seen)
+        for n, j in enumerate(unseen):
+            windows[j] = again[n * len(SECOND_LOOK) : (n + 1) * len(SECOND_LOOK)]
+        result = list(result)
+        for i, j in pairs:
+            name = (reads[i].rank, reads[i].suit)
+            others = windows[j]
+            if all((o.rank, o.suit) == name and o.confidence >= READ_CONFIDENCE for o in others):
+                result[i] = reads[i]
+                result[j] = IndexRead(
+                    name[0],
+                    name[1],
+                    statistics.fmean(o.rank_p for o in others),
+                    statistics.fmean(o.suit_p for o in others),
+                )
         return result
 
     def _third_window(

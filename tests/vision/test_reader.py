@@ -186,9 +186,10 @@ def test_a_read_whose_larger_window_sees_no_index_is_read_through_a_smaller_one(
 
 
 def test_a_third_window_that_disagrees_leaves_the_read_unsure() -> None:
-    index = ScriptedIndex([[ACE, PIPS], [PIPS, PIPS, PIPS, PIPS], [PIPS, ACE], [KING]])
+    # (then the opposite index corner's two windows, for _cross_corner: no index there)
+    index = ScriptedIndex([[ACE, PIPS], [PIPS, PIPS, PIPS, PIPS], [PIPS, ACE], [KING], [PIPS, PIPS]])
     sightings = CardReader(index).read(one_card_on_cloth())
-    assert index.calls == [2, 4, 2, 1]
+    assert index.calls == [2, 4, 2, 1, 2]
     assert len(sightings) == 1
     assert sightings[0].card is None or sightings[0].confidence < ACT_CONFIDENCE
 
@@ -197,10 +198,34 @@ def test_without_the_third_window_a_blank_larger_window_halves_the_read(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.setattr(reader_module, "THIRD_WINDOW_READ", False)
-    index = ScriptedIndex([[ACE, PIPS], [PIPS, PIPS, PIPS, PIPS], [ACE, PIPS]])
+    index = ScriptedIndex([[ACE, PIPS], [PIPS, PIPS, PIPS, PIPS], [ACE, PIPS], [PIPS, PIPS]])
+    sightings = CardReader(index).read(one_card_on_cloth())
+    assert index.calls == [2, 4, 2, 2]
+    assert sightings[0].confidence < ACT_CONFIDENCE
+
+
+def test_a_read_in_doubt_is_confirmed_by_its_opposite_corners_second_look(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A court card's frame beside its 'Q' makes a '4' through one window and a 'T' through the
+    opposite corner's first (cam_image9): the opposite corner's two other windows read the card's
+    name, so the first window there was the fluke, and the two corners confirm each other."""
+    ten = IndexRead(RANK_LABELS.index("T"), SUITS.index("s"), 0.45, 0.9)  # under READ_CONFIDENCE
+    script = [[ACE, ten], [PIPS, PIPS, PIPS, PIPS], [ACE, KING], [ACE, ACE]]
+    index = ScriptedIndex(script)
+    sightings = CardReader(index).read(one_card_on_cloth())
+    assert index.calls == [2, 4, 2, 2]
+    assert [(s.card, s.why) for s in sightings] == [("As", "index read at 2 corners")]
+    assert sightings[0].confidence >= ACT_CONFIDENCE
+    # the opposite corner's windows reading otherwise leave it in doubt
+    script = [[ACE, ten], [PIPS, PIPS, PIPS, PIPS], [ACE, KING], [ACE, KING]]
+    sightings = CardReader(ScriptedIndex(script)).read(one_card_on_cloth())
+    assert len(sightings) == 1 and sightings[0].confidence < ACT_CONFIDENCE
+    monkeypatch.setattr(reader_module, "CROSS_CORNER", False)
+    index = ScriptedIndex(script[:3])
     sightings = CardReader(index).read(one_card_on_cloth())
     assert index.calls == [2, 4, 2]
-    assert sightings[0].confidence < ACT_CONFIDENCE
+    assert len(sightings) == 1 and sightings[0].confidence < ACT_CONFIDENCE
 
 
 TRAINING_PHOTOS = CARDS / "photos-tfod-train" / "images"
