@@ -130,9 +130,9 @@ class _Candidate:
     dark: bool = False  # read on a dark card (light print)
     agreeing: list[IndexRead] = field(default_factory=list)
     disagreeing: int = 0
-    # the outlines, from this card's read corner at its width guesses, that lie on their blob: only
-    # through these is a read at the opposite corner the same card (ON_OWN_BLOB)
-    outlines: list[tuple[CornerFrame, np.ndarray]] = field(default_factory=list)
+    # the frames, at this card's read corner at its width guesses, whose outline (card_quad) lies on
+    # their blob: only through these is a read at the opposite corner the same card (ON_OWN_BLOB)
+    outlines: list[CornerFrame] = field(default_factory=list)
     corners: list[CornerFrame] = field(default_factory=list)  # where the reads that agree were made
 
 
@@ -384,15 +384,14 @@ class CardReader:
             name = (reads[i].rank, reads[i].suit)
             if not blob.whole or blob.dark or all((o.rank, o.suit) == name for o in others):
                 continue
-            quad = frames[i].card_quad()
             j = next(
                 (
                     j
                     for j, frame in enumerate(frames)
                     if frame.blob == frames[i].blob
                     and (reads[j].rank, reads[j].suit) != name
-                    and _at_opposite_corner(frames[i], quad, frame)
-                    and _at_opposite_corner(frame, frame.card_quad(), frames[i])
+                    and _at_opposite_corner(frames[i], frame)
+                    and _at_opposite_corner(frame, frames[i])
                 ),
                 None,
             )
@@ -486,7 +485,7 @@ class CardReader:
                 and PART_AT_OPPOSITE
                 and any(
                     candidate.frame.width < PART_OF_INDEX * frame.width
-                    and _at_opposite_corner(frame, frame.card_quad(), candidate.frame, SLANTED_DISAGREES)
+                    and _at_opposite_corner(frame, candidate.frame, SLANTED_DISAGREES)
                     for card in cards
                     for frame in card.corners
                 )
@@ -504,7 +503,7 @@ class CardReader:
                 )
             if same is None:
                 if masks.share_on(candidate.frame.blob, candidate.quad) >= ON_OWN_BLOB:
-                    candidate.outlines.append((candidate.frame, candidate.quad))
+                    candidate.outlines.append(candidate.frame)
                 candidate.corners.append(candidate.frame)
                 cards.append(candidate)
                 continue
@@ -521,7 +520,7 @@ class CardReader:
                 if _at_one_corner(same.frame, candidate.frame) and (
                     masks.share_on(candidate.frame.blob, candidate.quad) >= ON_OWN_BLOB
                 ):
-                    same.outlines.append((candidate.frame, candidate.quad))
+                    same.outlines.append(candidate.frame)
             else:
                 same.disagreeing += 1
         return cards
@@ -958,11 +957,10 @@ def _same_card(card: _Candidate, other: _Candidate, seen_aspects: bool = False) 
     if any(_at_one_corner(frame, other.frame) for frame in card.corners):
         return True
     return any(
-        _at_opposite_corner(frame, quad, other.frame, seen_aspects and _alike_widths(frame, other.frame))
-        and _at_opposite_corner(
-            other.frame, other.quad, frame, seen_aspects and _alike_widths(frame, other.frame)
+        _at_opposite_corner(frame, other.frame, loose) and _at_opposite_corner(other.frame, frame, loose)
+        for frame, loose in (
+            (frame, seen_aspects and _alike_widths(frame, other.frame)) for frame in card.outlines
         )
-        for frame, quad in card.outlines
     )
 
 
@@ -977,17 +975,15 @@ def _at_one_corner(one: CornerFrame, other: CornerFrame) -> bool:
     )
 
 
-def _at_opposite_corner(
-    one: CornerFrame, one_quad: np.ndarray, other: CornerFrame, seen_aspects: bool = False
-) -> bool:
-    """``other`` sits at the corner of ``one``'s card (``one_quad``, its card_quad) opposite
+def _at_opposite_corner(one: CornerFrame, other: CornerFrame, seen_aspects: bool = False) -> bool:
+    """``other`` sits at the corner of ``one``'s card (as ``one.card_quad()`` draws it) opposite
     ``one``, turned half round: the card's other index corner."""
     facing = one.across[0] * other.across[0] + one.across[1] * other.across[1]
     if facing >= -0.8:
         return False
     if seen_aspects:
-        # along the card's long side anywhere a slanted view puts its far end (one_quad is drawn
-        # at the poker aspect), across it as before; the offset measured in the frame's own sides
+        # along the card's long side anywhere a slanted view puts its far end (card_quad draws
+        # the poker aspect), across it as before; the offset measured in the frame's own sides
         # (a slanted view shears them: cam_image20's queen) or square to its 'across' (where its
         # 'down' is a neighbour's edge: IMG_2672's nine on a ten)
         dx, dy = other.point[0] - one.point[0], other.point[1] - one.point[1]
@@ -995,7 +991,10 @@ def _at_opposite_corner(
         det = ax * by - ay * bx
         bases = [(ax, ay, -ay, ax)] + ([(ax, ay, bx, by)] if abs(det) > 0.5 else [])
         return any(_slanted_far_corner(dx, dy, basis, one.width) for basis in bases)
-    far_x, far_y = float(one_quad[2][0]), float(one_quad[2][1])
+    # card_quad's far corner, in plain floats (the merge asks this thousands of times a frame)
+    reach = one.width * CARD_ASPECT
+    far_x = one.point[0] + one.across[0] * one.width + one.down[0] * reach
+    far_y = one.point[1] + one.across[1] * one.width + one.down[1] * reach
     return math.hypot(far_x - other.point[0], far_y - other.point[1]) < 0.25 * one.width
 
 
@@ -1044,7 +1043,6 @@ def _confirmed_at_opposite_corners(
     """The reads among ``chosen`` that another read of the same card confirms from the card's
     opposite index corner (each confirms the other)."""
     confirmed: set[int] = set()
-    quads = {i: frames[i].card_quad() for i in chosen}
     for n, i in enumerate(chosen):
         for j in chosen[n + 1 :]:
             if (reads[i].rank, reads[i].suit) != (reads[j].rank, reads[j].suit):
@@ -1054,8 +1052,8 @@ def _confirmed_at_opposite_corners(
             )
             if loose and not _alike_widths(frames[i], frames[j]):
                 loose = False
-            if _at_opposite_corner(frames[i], quads[i], frames[j], loose) and _at_opposite_corner(
-                frames[j], quads[j], frames[i], loose
+            if _at_opposite_corner(frames[i], frames[j], loose) and _at_opposite_corner(
+                frames[j], frames[i], loose
             ):
                 confirmed.update((i, j))
     return confirmed
