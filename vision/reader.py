@@ -110,7 +110,6 @@ OPPOSITE_SEEN_ASPECTS = True
 OPPOSITE_ASPECTS = (1.1, 1.85)
 SLANTED_CONFIRM_P = 0.6
 SLANTED_WIDTHS = 1.25
-NARROW_CARDS = 0.6
 CROSS_CORNER = True  # a whole card's read in doubt, confirmed by its opposite corner's second look
 # Those places also make a read of another card there (at SLANTED_CONFIRM_P or more) disagree with
 # the card, and a window far too small there part of its index (PART_AT_OPPOSITE): a blurred nine
@@ -243,8 +242,6 @@ class CardReader:
         sightings = self._unless_print(
             blobs, cards, sightings, [patches[number_of[id(c.frame)]] for c in cards]
         )
-        if NARROW_CARDS:
-            sightings = _unless_narrow(cards, sightings)
         seen: list[np.ndarray] = [card.quad for card in cards]
         sightings += self._dark_faces(work, blobs, masks, frames, first_reads, patches, seen, scale)
         sightings += self._unread_cards(work, blobs, frames, first_reads, seen, scale, outlined)
@@ -1009,25 +1006,6 @@ def _slanted_far_corner(dx: float, dy: float, basis: tuple[float, float, float, 
     # the aspect the two corners themselves show (down over across), not the width guess's:
     # a guess too wide makes any rectangle look like a card seen slanted (IMG_2618)
     return abs(across - 1.0) < 0.25 and low <= down / across <= high
-
-
-def _unless_narrow(cards: list[_Candidate], sightings: list[CardSighting]) -> list[CardSighting]:
-    """A card read far narrower than the frame's other cards acted on (under NARROW_CARDS of their
-    median width, its own left out) is kept below acting confidence: one table's cards are of one
-    deck at about one distance, and a small card-shaped print in a picture or on a box reads as an
-    index (IMG_2491's painting, a jack of clubs at two corners half the width of the nine beside
-    it)."""
-    acted = [n for n, s in enumerate(sightings) if s.confidence >= ACT_CONFIDENCE]
-    result = list(sightings)
-    for n in acted:
-        others = [cards[k].frame.width for k in acted if k != n]
-        if others and cards[n].frame.width < NARROW_CARDS * statistics.median(others):
-            result[n] = replace(
-                sightings[n],
-                confidence=min(sightings[n].confidence, PRINT_CHECKED_CONFIDENCE),
-                why=sightings[n].why + ", narrower than the frame's other cards",
-            )
-    return result
 
 
 def _alike_widths(one: CornerFrame, other: CornerFrame) -> bool:

@@ -533,19 +533,6 @@ def test_a_books_print_read_as_an_index_is_not_acted_on(reader: CardReader) -> N
     assert confident(unchecked, image) == {"Qs", "7c"}
 
 
-def test_a_card_far_narrower_than_the_frames_other_cards_is_not_acted_on(
-    reader: CardReader, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """IMG_2491 (a training photo): the nine of clubs beside a painting whose small white label
-    reads as a jack of clubs at two of its corners, at half the nine's width."""
-    image = photo("photos-tfod-train/images/IMG_2491.JPG")
-    assert confident(reader, image) == {"9c"}
-    jacks = [s for s in reader.read(image) if s.card == "Jc"]
-    assert [s.why.endswith("narrower than the frame's other cards") for s in jacks] == [True]
-    monkeypatch.setattr(reader_module, "NARROW_CARDS", 0.0)
-    assert confident(reader, image) == {"9c", "Jc"}
-
-
 def test_a_card_read_at_one_corner_is_shown_to_the_print_check_before_it_is_acted_on(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
