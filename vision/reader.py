@@ -335,9 +335,7 @@ class CardReader:
         chosen = [i for i in chosen if i not in confirmed]
         if not chosen:
             return reads
-        looks = [replace(frames[i], width=frames[i].width * factor) for i in chosen for factor in SECOND_LOOK]
-        again = self._read_all(image, blobs, looks)
-        seen = {i: again[n * len(SECOND_LOOK) : (n + 1) * len(SECOND_LOOK)] for n, i in enumerate(chosen)}
+        seen = self._windows_around(image, blobs, frames, chosen)
         if THIRD_WINDOW_READ:
             seen = self._third_window(image, blobs, frames, reads, seen)
         result = list(reads)
@@ -358,6 +356,17 @@ class CardReader:
         if CROSS_CORNER:
             result = self._cross_corner(image, blobs, frames, reads, seen, result)
         return result
+
+    def _windows_around(
+        self, image: BGRImage, blobs: list[PaperBlob], frames: list[CornerFrame], chosen: list[int]
+    ) -> dict[int, list[IndexRead]]:
+        """The reads of the second look's windows (SECOND_LOOK of each width) at the ``chosen``
+        frames, in one batch."""
+        if not chosen:
+            return {}
+        looks = [replace(frames[i], width=frames[i].width * factor) for i in chosen for factor in SECOND_LOOK]
+        again = self._read_all(image, blobs, looks)
+        return {i: again[n * len(SECOND_LOOK) : (n + 1) * len(SECOND_LOOK)] for n, i in enumerate(chosen)}
 
     def _cross_corner(
         self,
@@ -396,12 +405,10 @@ class CardReader:
                 pairs.append((i, j))
         if not pairs:
             return result
-        unseen = sorted({j for _, j in pairs if j not in seen})
-        looks = [replace(frames[j], width=frames[j].width * factor) for j in unseen for factor in SECOND_LOOK]
-        again = self._read_all(image, blobs, looks) if looks else []
         windows = dict(seen)
-        for n, j in enumerate(unseen):
-            windows[j] = again[n * len(SECOND_LOOK) : (n + 1) * len(SECOND_LOOK)]
+        windows.update(
+            self._windows_around(image, blobs, frames, sorted({j for _, j in pairs if j not in seen}))
+        )
         result = list(result)
         for i, j in pairs:
             name = (reads[i].rank, reads[i].suit)
