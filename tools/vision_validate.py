@@ -141,8 +141,8 @@ def main() -> int:
     parser.add_argument(
         "--misses",
         action="store_true",
-        help="with --stages: print each card not read right at acting confidence, its stage, what was "
-        "read for it and the first look's surest reads at its corners",
+        help="print each card not read right at acting confidence (as --stages counts them), its "
+        "stage, what was read for it and the first look's surest reads at its corners",
     )
     parser.add_argument("--model", type=Path, help="an index classifier to try (default: the committed one)")
     parser.add_argument(
@@ -152,6 +152,7 @@ def main() -> int:
         help="which photos: all, the classifier's training part, or its validation part",
     )
     args = parser.parse_args()
+    args.stages = args.stages or args.misses
     labels = load_labels()
     reader = CardReader(IndexReader(args.model) if args.model else None)
     right = right_any = wrong_confident = total = 0

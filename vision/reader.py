@@ -378,7 +378,7 @@ class CardReader:
         result: list[IndexRead],
     ) -> list[IndexRead]:
         """A whole paper card's read that its second look left in doubt, whose opposite index
-        corner's first window read otherwise (another name, a weak one, or nothing) while that
+        corner's first window read otherwise (another name, at any confidence, or nothing) while that
         corner's second look's two windows both read the card's name: that first window was the
         fluke (a court card's frame beside a 'Q' reads as a 'T' through one width, cam_image9), and
         the two corners confirm each other, as two corners reading alike at the first look do
@@ -401,8 +401,8 @@ class CardReader:
                 ),
                 None,
             )
-            if j is not None:
-                pairs.append((i, j))
+            if j is not None and not any(j == k or i == m for k, m in pairs):
+                pairs.append((i, j))  # (two reads each other's opposite: the first pair only)
         if not pairs:
             return result
         windows = dict(seen)
@@ -957,15 +957,16 @@ def _same_card(card: _Candidate, other: _Candidate, seen_aspects: bool = False) 
     the card was read alike), or at its two index corners: ``other`` at the opposite corner of one
     of the card's outlines on its blob, and the card at the opposite corner of ``other``'s (two
     overlapping cards of one deck can put one's opposite corner near the other's index corner, not
-    both). Cards of a fan overlap, so an overlap of the estimated outlines would merge neighbours."""
+    both). Cards of a fan overlap, so an overlap of the estimated outlines would merge neighbours.
+    ``seen_aspects``: the two index corners also where a slanted view puts them, between frames of
+    about one width (_alike_widths)."""
     if any(_at_one_corner(frame, other.frame) for frame in card.corners):
         return True
-    return any(
-        _at_opposite_corner(frame, other.frame, loose) and _at_opposite_corner(other.frame, frame, loose)
-        for frame, loose in (
-            (frame, seen_aspects and _alike_widths(frame, other.frame)) for frame in card.outlines
-        )
-    )
+    for frame in card.outlines:
+        loose = seen_aspects and _alike_widths(frame, other.frame)
+        if _at_opposite_corner(frame, other.frame, loose) and _at_opposite_corner(other.frame, frame, loose):
+            return True
+    return False
 
 
 def _at_one_corner(one: CornerFrame, other: CornerFrame) -> bool:
@@ -980,26 +981,28 @@ def _at_one_corner(one: CornerFrame, other: CornerFrame) -> bool:
 
 
 def _at_opposite_corner(one: CornerFrame, other: CornerFrame, seen_aspects: bool = False) -> bool:
-    """``other`` sits at the corner of ``one``'s card (as ``one.card_quad()`` draws it) opposite
-    ``one``, turned half round: the card's other index corner."""
+    """``other`` sits at the corner of ``one``'s card opposite ``one``, turned half round: the
+    card's other index corner. Where ``one.card_quad()`` puts it (within a quarter of the width);
+    with ``seen_aspects`` also anywhere a slanted view puts it (OPPOSITE_ASPECTS)."""
     facing = one.across[0] * other.across[0] + one.across[1] * other.across[1]
     if facing >= -0.8:
         return False
-    if seen_aspects:
-        # along the card's long side anywhere a slanted view puts its far end (card_quad draws
-        # the poker aspect), across it as before; the offset measured in the frame's own sides
-        # (a slanted view shears them: cam_image20's queen) or square to its 'across' (where its
-        # 'down' is a neighbour's edge: IMG_2672's nine on a ten)
-        dx, dy = other.point[0] - one.point[0], other.point[1] - one.point[1]
-        (ax, ay), (bx, by) = one.across, one.down
-        det = ax * by - ay * bx
-        bases = [(ax, ay, -ay, ax)] + ([(ax, ay, bx, by)] if abs(det) > 0.5 else [])
-        return any(_slanted_far_corner(dx, dy, basis, one.width) for basis in bases)
     # card_quad's far corner, in plain floats (the merge asks this thousands of times a frame)
     reach = one.width * CARD_ASPECT
     far_x = one.point[0] + one.across[0] * one.width + one.down[0] * reach
     far_y = one.point[1] + one.across[1] * one.width + one.down[1] * reach
-    return math.hypot(far_x - other.point[0], far_y - other.point[1]) < 0.25 * one.width
+    if math.hypot(far_x - other.point[0], far_y - other.point[1]) < 0.25 * one.width:
+        return True
+    if not seen_aspects:
+        return False
+    # a slanted view shortens the card (card_quad draws the poker aspect): the offset is measured
+    # in the frame's own sides (a slanted view shears them: cam_image20's queen) or square to its
+    # 'across' (where its 'down' is a neighbour's edge: IMG_2672's nine on a ten)
+    dx, dy = other.point[0] - one.point[0], other.point[1] - one.point[1]
+    (ax, ay), (bx, by) = one.across, one.down
+    det = ax * by - ay * bx
+    bases = [(ax, ay, -ay, ax)] + ([(ax, ay, bx, by)] if abs(det) > 0.5 else [])
+    return any(_slanted_far_corner(dx, dy, basis, one.width) for basis in bases)
 
 
 def _slanted_far_corner(dx: float, dy: float, basis: tuple[float, float, float, float], width: float) -> bool:
@@ -1033,10 +1036,10 @@ def _confirmed_at_opposite_corners(
             if (reads[i].rank, reads[i].suit) != (reads[j].rank, reads[j].suit):
                 continue
             loose = (
-                OPPOSITE_SEEN_ASPECTS and min(reads[i].confidence, reads[j].confidence) >= SLANTED_CONFIRM_P
+                OPPOSITE_SEEN_ASPECTS
+                and min(reads[i].confidence, reads[j].confidence) >= SLANTED_CONFIRM_P
+                and _alike_widths(frames[i], frames[j])
             )
-            if loose and not _alike_widths(frames[i], frames[j]):
-                loose = False
             if _at_opposite_corner(frames[i], frames[j], loose) and _at_opposite_corner(
                 frames[j], frames[i], loose
             ):

@@ -217,6 +217,12 @@ def test_a_read_in_doubt_is_confirmed_by_its_opposite_corners_second_look(
     assert index.calls == [2, 4, 2, 2]
     assert [(s.card, s.why) for s in sightings] == [("As", "index read at 2 corners")]
     assert sightings[0].confidence >= ACT_CONFIDENCE
+    # the opposite corner read surely as another card, its own second look reading the card's
+    # name through both windows: no more windows are read for it
+    index = ScriptedIndex([[ACE, KING], [PIPS, PIPS, PIPS, PIPS], [ACE, KING, ACE, ACE]])
+    sightings = CardReader(index).read(one_card_on_cloth())
+    assert index.calls == [2, 4, 4]
+    assert [(s.card, s.why) for s in sightings] == [("As", "index read at 2 corners")]
     # the opposite corner's windows reading otherwise leave it in doubt
     script = [[ACE, ten], [PIPS, PIPS, PIPS, PIPS], [ACE, KING], [ACE, KING]]
     sightings = CardReader(ScriptedIndex(script)).read(one_card_on_cloth())
