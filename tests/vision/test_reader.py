@@ -527,11 +527,17 @@ def test_a_window_far_too_small_at_a_cards_other_index_corner_is_no_second_card(
     assert sorted(cards) == ["As", "Ks"]
 
 
-def test_a_books_print_read_as_an_index_is_not_acted_on(reader: CardReader) -> None:
+def test_a_books_print_read_as_an_index_is_not_acted_on(
+    reader: CardReader, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """IMG_2556 (a training photo): the queen of spades beside a book, whose print the committed
     classifier reads as a seven of clubs at 0.904 through one corner's window. The print check,
-    the classifier trained with printed matter as no index, sees none there."""
+    the classifier trained with printed matter as no index, sees none there. (With today's budget
+    of edge proposals the book's print is also read as a two of clubs nearby, which leaves the
+    seven in doubt anyway; the budget of before shows the print check at work.)"""
     image = photo("photos-tfod-train/images/IMG_2556.JPG")
+    assert confident(reader, image) == {"Qs"}
+    monkeypatch.setattr(corners, "EDGE_BUDGET", 64)
     assert confident(reader, image) == {"Qs"}
     sevens = [s for s in reader.read(image) if s.card == "7c"]
     assert [s.why.endswith("no index to the print check") for s in sevens] == [True]
