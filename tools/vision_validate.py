@@ -93,18 +93,19 @@ class _Looks:
         _, self.first = reader._first_look(work, blobs, self.frames)
         self.second = reader._second_look(work, blobs, self.frames, self.first)
 
-    def lost_at(self, box: tuple[int, int, int, int], rank: str) -> str:
-        """Why a card (its label's box and rank) was not read right at acting confidence; the
-        first look's surest reads at its corners are left in ``last_reads`` (confidence, rank,
-        width guess)."""
-        self.last_reads: list[tuple[float, str, int]] = []
+    def _inside(self, box: tuple[int, int, int, int]) -> list[int]:
+        """The frames proposed in a card's box (its label's, a twentieth of its size around)."""
         x0, y0, x1, y1 = (v * self.scale for v in box)
         margin = 0.05 * max(x1 - x0, y1 - y0)
-        inside = [
+        return [
             n
             for n, f in enumerate(self.frames)
             if x0 - margin <= f.point[0] <= x1 + margin and y0 - margin <= f.point[1] <= y1 + margin
         ]
+
+    def lost_at(self, box: tuple[int, int, int, int], rank: str) -> str:
+        """Why a card (its label's box and rank) was not read right at acting confidence."""
+        inside = self._inside(box)
 
         def best(reads: list[IndexRead]) -> float:
             right = [
@@ -116,14 +117,6 @@ class _Looks:
 
         if not inside:
             return "no corner proposed in its box"
-        self.last_reads = sorted(
-            (
-                (self.first[n].confidence, RANK_LABELS[self.first[n].rank], round(self.frames[n].width))
-                for n in inside
-                if self.first[n].is_index
-            ),
-            reverse=True,
-        )[:4]
         if best(self.first) < READ_CONFIDENCE:
             return "never read right at any corner"
         if best(self.first) < ACT_CONFIDENCE:
@@ -131,6 +124,17 @@ class _Looks:
         if best(self.second) < ACT_CONFIDENCE:
             return "lost at the second look"
         return "lost at the merge"
+
+    def surest_reads(self, box: tuple[int, int, int, int], count: int = 4) -> list[tuple[float, str, int]]:
+        """The first look's surest index reads at a card's corners: (confidence, rank, width guess)."""
+        return sorted(
+            (
+                (self.first[n].confidence, RANK_LABELS[self.first[n].rank], round(self.frames[n].width))
+                for n in self._inside(box)
+                if self.first[n].is_index
+            ),
+            reverse=True,
+        )[:count]
 
 
 def main() -> int:
@@ -177,7 +181,7 @@ def main() -> int:
                     lost[stage] += 1
                     if args.misses:
                         got = [f"{read[j].card}@{read[j].confidence:.2f}" for k, j in matches if k == i]
-                        first = [f"{r}@{c:.2f}/{w}px" for c, r, w in looks.last_reads]
+                        first = [f"{r}@{c:.2f}/{w}px" for c, r, w in looks.surest_reads(box)]
                         print(
                             f"{name}: {rank} [{stage}] read {got or '-'}, first look {first}", file=sys.stderr
                         )

@@ -812,12 +812,9 @@ def _frame_widths(
         # card-shaped turned a quarter (as wide as the long side), or the end of a group of cards
         # side by side whose box is card-shaped (the short side is their height). Not on a dark
         # blob: a dark back's lattice reads as an index through such windows
-        pip = whole & ~dark & (np.asarray(corners.long_next) > np.asarray(corners.long_prev))
+        pip = whole & ~dark & (corners.long_next > corners.long_prev)
         candidates[pip, 1] = corners.long_next[pip]
         candidates[pip, 2] = corners.long_prev[pip] / CARD_ASPECT
-        if widest is not None:  # (no wider than a spread's cards, as at any other corner)
-            with np.errstate(invalid="ignore"):
-                candidates[:, 1:3][pip[:, None] & (candidates[:, 1:3] > widest[:, None])] = -np.inf
     candidates = -np.sort(-candidates, axis=1)  # largest first
     chosen = np.zeros((n, 5), bool)
     for k in range(5):
@@ -830,9 +827,12 @@ def _frame_widths(
     if widest is not None:
         # the cards of one frame are of one deck at about one distance: a guess far wider than the
         # cards lying whole is a group's side or a spread's box, and a window that wide reads the
-        # pips and the neighbours as an index (a whole card keeps its own, measured width)
+        # pips and the neighbours as an index (a whole card keeps its own, measured width; the
+        # widths its pip corners are also tried at are guesses like any other corner's)
         with np.errstate(invalid="ignore"):
-            usable &= whole[:, None] | (candidates <= widest[:, None])
+            usable &= (whole[:, None] & (candidates == blob_widths[:, None])) | (
+                candidates <= widest[:, None]
+            )
     return np.where(usable, candidates, np.nan)
 
 

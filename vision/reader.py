@@ -109,13 +109,13 @@ PIP_CORNERS_LATER = True  # a whole card's pip corners read only when its index 
 OPPOSITE_SEEN_ASPECTS = True
 OPPOSITE_ASPECTS = (1.1, 1.85)
 SLANTED_CONFIRM_P = 0.6
-SLANTED_WIDTHS = 1.25
-CROSS_CORNER = True  # a whole card's read in doubt, confirmed by its opposite corner's second look
+SLANTED_WIDTHS = 1.25  # the two corners' width guesses within this factor of each other (_alike_widths)
 # Those places also make a read of another card there (at SLANTED_CONFIRM_P or more) disagree with
 # the card, and a window far too small there part of its index (PART_AT_OPPOSITE): a blurred nine
 # of clubs seen slanted, read as a queen at one corner and a nine at the other (IMG_2672), was a
 # queen at acting confidence; unsure is better than wrong
 SLANTED_DISAGREES = True
+CROSS_CORNER = True  # a whole card's read in doubt, confirmed by its opposite corner's second look
 _NO_READ = IndexRead(NONE_RANK, NONE_SUIT, 1.0, 1.0)  # a window not read: no index
 MAX_SIDE = 960  # larger frames are read scaled down: glyphs stay >= ~10 px on a card a tenth as wide
 # (vision/crops.py reads a camera's larger frames zone by zone instead)
@@ -396,8 +396,7 @@ class CardReader:
                     for j, frame in enumerate(frames)
                     if frame.blob == frames[i].blob
                     and (reads[j].rank, reads[j].suit) != name
-                    and _at_opposite_corner(frames[i], frame)
-                    and _at_opposite_corner(frame, frames[i])
+                    and _opposite_corners(frames[i], frame)
                 ),
                 None,
             )
@@ -409,7 +408,6 @@ class CardReader:
         windows.update(
             self._windows_around(image, blobs, frames, sorted({j for _, j in pairs if j not in seen}))
         )
-        result = list(result)
         for i, j in pairs:
             name = (reads[i].rank, reads[i].suit)
             others = windows[j]
@@ -501,7 +499,7 @@ class CardReader:
                         card
                         for card in cards
                         if (card.read.rank, card.read.suit) != (candidate.read.rank, candidate.read.suit)
-                        and _same_card(card, candidate, seen_aspects=True)
+                        and _across_the_card(card, candidate, seen_aspects=True)
                     ),
                     None,
                 )
@@ -952,21 +950,27 @@ def _white_inside(white: np.ndarray, quad: np.ndarray) -> float:
     return float((white & (mask > 0)).sum()) / count if count else 0.0
 
 
-def _same_card(card: _Candidate, other: _Candidate, seen_aspects: bool = False) -> bool:
+def _same_card(card: _Candidate, other: _Candidate) -> bool:
     """Two reads are of one card when they are at one corner (two width guesses; at any corner where
-    the card was read alike), or at its two index corners: ``other`` at the opposite corner of one
-    of the card's outlines on its blob, and the card at the opposite corner of ``other``'s (two
-    overlapping cards of one deck can put one's opposite corner near the other's index corner, not
-    both). Cards of a fan overlap, so an overlap of the estimated outlines would merge neighbours.
-    ``seen_aspects``: the two index corners also where a slanted view puts them, between frames of
-    about one width (_alike_widths)."""
-    if any(_at_one_corner(frame, other.frame) for frame in card.corners):
-        return True
-    for frame in card.outlines:
-        loose = seen_aspects and _alike_widths(frame, other.frame)
-        if _at_opposite_corner(frame, other.frame, loose) and _at_opposite_corner(other.frame, frame, loose):
-            return True
-    return False
+    the card was read alike), or at its two index corners (_across_the_card). Cards of a fan
+    overlap, so an overlap of the estimated outlines would merge neighbours."""
+    return any(_at_one_corner(frame, other.frame) for frame in card.corners) or _across_the_card(card, other)
+
+
+def _across_the_card(card: _Candidate, other: _Candidate, seen_aspects: bool = False) -> bool:
+    """``other`` at the opposite index corner of one of the card's outlines on its blob, and the
+    card at the opposite corner of ``other``'s (two overlapping cards of one deck can put one's
+    opposite corner near the other's index corner, not both). ``seen_aspects``: also where a
+    slanted view puts them, between frames of about one width (_alike_widths)."""
+    return any(
+        _opposite_corners(frame, other.frame, seen_aspects and _alike_widths(frame, other.frame))
+        for frame in card.outlines
+    )
+
+
+def _opposite_corners(one: CornerFrame, other: CornerFrame, seen_aspects: bool = False) -> bool:
+    """Each of two frames at the other's opposite index corner: one card's two index corners."""
+    return _at_opposite_corner(one, other, seen_aspects) and _at_opposite_corner(other, one, seen_aspects)
 
 
 def _at_one_corner(one: CornerFrame, other: CornerFrame) -> bool:
@@ -1040,9 +1044,7 @@ def _confirmed_at_opposite_corners(
                 and min(reads[i].confidence, reads[j].confidence) >= SLANTED_CONFIRM_P
                 and _alike_widths(frames[i], frames[j])
             )
-            if _at_opposite_corner(frames[i], frames[j], loose) and _at_opposite_corner(
-                frames[j], frames[i], loose
-            ):
+            if _opposite_corners(frames[i], frames[j], loose):
                 confirmed.update((i, j))
     return confirmed
 
