@@ -8,7 +8,7 @@ import numpy as np
 
 from tests.vision.test_corners import card_corners
 from tools.train_index_classifier import _whole_card_corner, jittered
-from tools.vision_validate import VALIDATION_RUNS, load_labels, photo_names
+from tools.vision_validate import LABEL_ERRATA, VALIDATION_RUNS, load_labels, photo_names
 from vision.corners import corner_frames, find_blobs
 from vision.reader import SECOND_LOOK
 
@@ -21,6 +21,15 @@ def test_the_two_parts_split_the_labelled_photos() -> None:
     assert all(any(name.startswith(run) for name in validation) for run in VALIDATION_RUNS)
     assert len(validation) == 63
     assert 0.18 <= len(validation) / len(photo_names("all")) <= 0.25
+
+
+def test_each_label_corrected_is_a_label_of_the_file_and_takes_its_place() -> None:
+    """An erratum names a box labels.csv has (a typo would correct nothing, silently), and the
+    corrected rank replaces the published one."""
+    labels = load_labels()
+    for (name, x0, y0), rank in LABEL_ERRATA.items():
+        ranks = [r for r, box in labels[name] if box[:2] == (x0, y0)]
+        assert ranks == [rank], (name, x0, y0)
 
 
 def test_runs_of_consecutive_shots_stay_in_one_part() -> None:
