@@ -34,6 +34,11 @@ frame_ms_best      the median over those frames of each frame's fastest read of 
                    took (on the VMs measured, two runs a minute apart differ by up to a quarter)
 frame_ms_photos    the same over the test photos scaled to 640x480
 frame_ms_backs_calibrated  median ms per backs-cardcounter photo (640x640) with its black back calibrated
+unseen_decks       with --unseen-decks DIR (npm's @heruka_urgyen/react-playing-cards 0.5.0 unpacked: DIR/lib/
+                   TcN.js ...; needs the [train] extra's resvg-py): Adrian Kennard's four CC0 decks, which the
+                   committed classifier never trained on (two and four colours, normal and jumbo index),
+                   each as the board rows above (90 rows) and as ten-card spreads turned up to 40 degrees
+                   (20 frames): per deck, the cards read right and wrongly at acting confidence
 mouth_ms           median ms per 640x480 frame of the fast shoe-mouth check alone (vision/mouth.py), the
                    shoe zone of deploy/table.example.toml ([200, 140, 240, 200]), calibrated casino backs
                    and faces passing the mouth under varied light (tests/helpers/mouth_frames.py)
@@ -240,12 +245,21 @@ def ten_card_frames(count: int) -> list[np.ndarray]:
     return frames
 
 
-def board_rows(reader: CardReader, rows: int, seeds: Sequence[int] = (1, 2, 3)) -> dict[str, object]:
+def board_rows(
+    reader: CardReader,
+    rows: int,
+    seeds: Sequence[int] = (1, 2, 3),
+    faces: dict[str, np.ndarray] | None = None,
+) -> dict[str, object]:
     """Five-card boards dealt in a row on felt (geaxgx's faces 60-80 px wide, each turned up to 3
     degrees and moved up to 3 px, gaps of -4 to 4 px: overlapping, touching or apart), ``rows``
     of them on each seed (the report's figure: seeds 1-3; --row-seeds for a wider stress): the
-    cards read right at acting confidence, and those read wrongly at it."""
+    cards read right at acting confidence, and those read wrongly at it. ``faces``: another
+    deck's upright faces by card ('Tc'), in place of geaxgx's."""
     from tests.helpers.camera_frames import FELT, face, laid
+
+    def card_face(card: str, width: int) -> np.ndarray:
+        return face(card, width) if faces is None else _sized(faces[card], width)
 
     deck = [rank + suit for rank in "23456789TJQKA" for suit in "cdhs"]
     right = wrong = total = 0
@@ -258,7 +272,9 @@ def board_rows(reader: CardReader, rows: int, seeds: Sequence[int] = (1, 2, 3)) 
             cards = rng.sample(deck, 5)
             x, y = 320 - 2 * (width + gap), 240 + rng.randint(-40, 40)
             for card in cards:
-                frame = laid(frame, face(card, width), (int(x), y + rng.randint(-3, 3)), rng.uniform(-3, 3))
+                frame = laid(
+                    frame, card_face(card, width), (int(x), y + rng.randint(-3, 3)), rng.uniform(-3, 3)
+                )
                 x += width + gap
             noise = np.random.default_rng(row).normal(0, 4, frame.shape)
             frame = np.clip(frame + noise, 0, 255).astype(np.uint8)
@@ -285,6 +301,50 @@ BACK_COLOURS = (
     (180, 180, 180),
 )
 FELTS = ((40, 100, 30), (120, 60, 20), (30, 30, 110))  # green, blue and red cloth (BGR)
+
+
+def _sized(image: np.ndarray, width: int) -> np.ndarray:
+    height = round(width * image.shape[0] / image.shape[1])
+    return cv2.resize(image, (width, height), interpolation=cv2.INTER_AREA)
+
+
+KENNARD_DECKS = ("TcN", "TcB", "FcN", "FcB")  # two or four colours; normal or jumbo ('big') index
+
+
+def unseen_decks(reader: CardReader, package: Path) -> dict[str, object]:
+    """Kennard's decks (never trained on) as board rows and as ten-card spreads: per deck, the
+    cards read right and wrongly at acting confidence."""
+    from tests.helpers.camera_frames import laid
+    from tools.train_index_classifier import RANK_LABELS, kennard_bundle_faces
+
+    report: dict[str, object] = {}
+    for name in KENNARD_DECKS:
+        faces = {
+            RANK_LABELS[rank] + "cdhs"[suit]: image
+            for image, rank, suit in kennard_bundle_faces(package / "lib" / f"{name}.js")
+        }
+        rows = board_rows(reader, 30, (1, 2, 3), faces)
+        rng = random.Random(12)
+        right = wrong = 0
+        for _ in range(20):
+            frame = np.full((480, 640, 3), (40, 110, 30), np.uint8)
+            cards = rng.sample(sorted(faces), 10)
+            for slot, card in enumerate(cards):
+                centre = (
+                    int(70 + (slot % 5) * 125 + rng.uniform(-8, 8)),
+                    int(120 + (slot // 5) * 240 + rng.uniform(-8, 8)),
+                )
+                frame = laid(frame, _sized(faces[card], 70), centre, rng.uniform(-40, 40))
+            noise = np.random.default_rng(rng.randrange(10**6)).normal(0, 4, frame.shape)
+            frame = np.clip(frame + noise, 0, 255).astype(np.uint8)
+            read = {s.card for s in reader.read(frame) if s.card and s.confidence >= ACT_CONFIDENCE}
+            right += len(read & set(cards))
+            wrong += len(read - set(cards))
+        report[f"unseen_{name}_rows_read"] = rows["board_rows_read"]
+        report[f"unseen_{name}_rows_wrong_confident"] = rows["board_rows_wrong_confident"]
+        report[f"unseen_{name}_spreads_read"] = round(right / 200, 4)
+        report[f"unseen_{name}_spreads_wrong_confident"] = wrong
+    return report
 
 
 def _tabled(
@@ -445,10 +505,10 @@ def main() -> int:
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument(
         "--only",
-        choices=("facing", "rows", "speed"),
+        choices=("facing", "rows", "speed", "unseen"),
         help="facing: backs-cardcounter's figures alone, both ways; rows: the rendered board rows "
-        "alone; speed: frame_ms, mouth_ms and frame_ms_backs_calibrated alone (none of these reads "
-        "photos-tfod-test, the test set)",
+        "alone; speed: frame_ms, mouth_ms and frame_ms_backs_calibrated alone; unseen: the unseen "
+        "decks' alone, with --unseen-decks (none of these reads photos-tfod-test, the test set)",
     )
     parser.add_argument(
         "--row-seeds",
@@ -457,7 +517,16 @@ def main() -> int:
         default=[1, 2, 3],
         help="the board rows' seeds (default 1 2 3, the figure compared across sessions)",
     )
+    parser.add_argument(
+        "--unseen-decks",
+        type=Path,
+        metavar="DIR",
+        help="npm's @heruka_urgyen/react-playing-cards 0.5.0 unpacked (its package/ folder): adds "
+        "the unseen_* figures (needs the [train] extra)",
+    )
     args = parser.parse_args()
+    if args.only == "unseen" and args.unseen_decks is None:
+        parser.error("--only unseen needs --unseen-decks DIR")
     cv2.setNumThreads(1)  # a Pi's cores are the table's: measure one
     reader = CardReader()
     report: dict[str, object] = {}
@@ -469,6 +538,8 @@ def main() -> int:
         report.update(rendered_backs(reader, 4 if args.limit else 40))
     if args.only in (None, "rows"):
         report.update(board_rows(reader, 4 if args.limit else 30, args.row_seeds))
+    if args.unseen_decks is not None:
+        report.update(unseen_decks(reader, args.unseen_decks))
     if args.only in (None, "speed"):
         ten = ten_card_frames(4 if args.limit else 20)
         median_ms(reader, ten[:1], 2)  # warm up
