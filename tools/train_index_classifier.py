@@ -74,6 +74,8 @@ FADE_SHARE = 0.0  # set by --fade
 BLUR_SHARE = 0.0  # set by --blur
 NEIGHBOUR_SHARE = 0.0  # set by --neighbours
 WIDTH_SIGMA = 0.1  # set by --width-sigma
+TURN_SIGMA = 4.0  # set by --turn-sigma
+JUMBO_SHARE = 0.0  # set by --jumbo
 COVERED_SHARE = 0.0  # set by --covered
 DARK_BACK_SHARE = 0.0  # set by --dark-backs
 TEXT_DARK_SHARE = 0.0  # set by --text-dark
@@ -116,7 +118,11 @@ def draw_face(rng: random.Random, font_path: str, rank: int, suit: int) -> np.nd
     draw = ImageDraw.Draw(face)
     ink = random_ink(rng, suit in (1, 2))
     rank_text = "10" if RANK_LABELS[rank] == "T" else RANK_LABELS[rank]
-    rank_size = int(FACE_H * rng.uniform(0.10, 0.16))
+    # a jumbo ('peek') index, as card rooms' decks often have: a rank a fifth of the card's height,
+    # its suit below it mostly outside the index window (no random draw without --jumbo, so that
+    # a recipe without it makes the same faces as before)
+    jumbo = JUMBO_SHARE > 0 and rng.random() < JUMBO_SHARE
+    rank_size = int(FACE_H * (rng.uniform(0.17, 0.24) if jumbo else rng.uniform(0.10, 0.16)))
     rank_font = ImageFont.truetype(font_path, rank_size)
     suit_names = [name for name in SUIT_FONTS if name in fonts_by_name]
     suit_font = ImageFont.truetype(
@@ -126,7 +132,7 @@ def draw_face(rng: random.Random, font_path: str, rank: int, suit: int) -> np.nd
     index_draw = ImageDraw.Draw(index)
     box = index_draw.textbbox((0, 0), rank_text, font=rank_font)
     squeeze = rng.uniform(0.7, 1.0) if rank_text == "10" else 1.0
-    centre_x = FACE_W * rng.uniform(0.08, 0.12)
+    centre_x = FACE_W * (rng.uniform(0.1, 0.15) if jumbo else rng.uniform(0.08, 0.12))
     top = FACE_H * rng.uniform(0.025, 0.05)
     text_w = box[2] - box[0]
     rank_layer = Image.new("RGBA", (text_w + 4, box[3] + 4), (0, 0, 0, 0))
@@ -144,7 +150,8 @@ def draw_face(rng: random.Random, font_path: str, rank: int, suit: int) -> np.nd
     # the middle first, the index over it: pips, or a court card's picture in its frame, close to
     # the index as in real decks, so that a frame line or a pip beside a rank is not read as a '1'
     if rank >= 9 and rng.random() < 0.85:
-        left, top_edge = int(FACE_W * rng.uniform(0.15, 0.25)), int(FACE_H * rng.uniform(0.06, 0.16))
+        left = int(FACE_W * (rng.uniform(0.3, 0.4) if jumbo else rng.uniform(0.15, 0.25)))
+        top_edge = int(FACE_H * rng.uniform(0.06, 0.16))
         frame_colour = rng.choice([(30, 60, 170), (20, 20, 20), (200, 160, 30), ink])
         for _ in range(16):
             x0 = rng.randint(left, FACE_W - left - 10)
@@ -159,7 +166,11 @@ def draw_face(rng: random.Random, font_path: str, rank: int, suit: int) -> np.nd
             )
     else:
         pip_font = ImageFont.truetype(fonts_by_name["DejaVuSans.ttf"], int(FACE_H * rng.uniform(0.12, 0.22)))
-        columns = [rng.uniform(0.24, 0.32), 0.42, rng.uniform(0.6, 0.7)]
+        columns = (
+            [rng.uniform(0.42, 0.5), 0.6, rng.uniform(0.7, 0.78)]
+            if jumbo
+            else [rng.uniform(0.24, 0.32), 0.42, rng.uniform(0.6, 0.7)]
+        )
         for _ in range(rng.randint(1, 10)):
             x = FACE_W * rng.choice(columns) - 10 + rng.uniform(-5, 5)
             draw.text((x, rng.randint(10, 220)), SUIT_GLYPHS[suit], font=pip_font, fill=ink)
@@ -386,7 +397,7 @@ def frame_at(rng: random.Random, corner: int, jitter: bool) -> CornerFrame:
     if jitter:
         x += rng.gauss(0, 0.03) * FACE_W
         y += rng.gauss(0, 0.03) * FACE_W
-        angle += rng.gauss(0, 4.0)
+        angle += rng.gauss(0, TURN_SIGMA)
         width *= math.exp(rng.gauss(0, WIDTH_SIGMA))
         if COVERED_SHARE and rng.random() < COVERED_SHARE:
             # uniform on the log scale, so that too small and too large weigh alike
@@ -773,6 +784,18 @@ def main() -> int:
         help="sigma of the log of the window's width against the card's (0.1: about +-10 %%)",
     )
     parser.add_argument(
+        "--jumbo",
+        type=float,
+        default=0.0,
+        help="the share of font-drawn faces with a jumbo index (a rank a fifth of the card's height)",
+    )
+    parser.add_argument(
+        "--turn-sigma",
+        type=float,
+        default=4.0,
+        help="sigma, in degrees, of the window's turn against the card's edges (the corner finder's error)",
+    )
+    parser.add_argument(
         "--covered",
         type=float,
         default=0.0,
@@ -839,7 +862,8 @@ def main() -> int:
     import torch.nn.functional as F
 
     global SQUASH_SIGMA, FADE_SHARE, BLUR_SHARE, WIDTH_SIGMA, COVERED_SHARE, DARK_BACK_SHARE, NEIGHBOUR_SHARE
-    global TEXT_DARK_SHARE
+    global TEXT_DARK_SHARE, TURN_SIGMA, JUMBO_SHARE
+    TURN_SIGMA, JUMBO_SHARE = args.turn_sigma, args.jumbo
     SQUASH_SIGMA, FADE_SHARE, BLUR_SHARE = args.squash, args.fade, args.blur
     NEIGHBOUR_SHARE = args.neighbours
     WIDTH_SIGMA, COVERED_SHARE, DARK_BACK_SHARE = args.width_sigma, args.covered, args.dark_backs
