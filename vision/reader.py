@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import math
 import statistics
+from collections import Counter
 from dataclasses import dataclass, field, replace
 
 import cv2
@@ -115,6 +116,13 @@ SLANTED_WIDTHS = 1.25  # the two corners' width guesses within this factor of ea
 # of clubs seen slanted, read as a queen at one corner and a nine at the other (IMG_2672), was a
 # queen at acting confidence; unsure is better than wrong
 SLANTED_DISAGREES = True
+# a card acted on, read again through windows this many times its own (_unless_a_larger_index):
+# where this many of them read one other card at acting confidence, its index is larger than the
+# window, and the read is held at LARGER_INDEX_CONFIDENCE
+LARGER_WINDOWS: tuple[float, ...] = (1.4, 1.6, 1.8)
+LARGER_WINDOW = 1.6  # read first, for every card acted on; the others only where it reads another card
+LARGER_AGREE = 2
+LARGER_INDEX_CONFIDENCE = 0.5
 CROSS_CORNER = True  # a whole card's read in doubt, confirmed by its opposite corner's second look
 _NO_READ = IndexRead(NONE_RANK, NONE_SUIT, 1.0, 1.0)  # a window not read: no index
 MAX_SIDE = 960  # larger frames are read scaled down: glyphs stay >= ~10 px on a card a tenth as wide
@@ -242,6 +250,7 @@ class CardReader:
         sightings = self._unless_print(
             blobs, cards, sightings, [patches[number_of[id(c.frame)]] for c in cards]
         )
+        sightings = self._unless_a_larger_index(work, blobs, cards, sightings)
         seen: list[np.ndarray] = [card.quad for card in cards]
         sightings += self._dark_faces(work, blobs, masks, frames, first_reads, patches, seen, scale)
         sightings += self._unread_cards(work, blobs, frames, first_reads, seen, scale, outlined)
@@ -605,6 +614,56 @@ class CardReader:
                     sightings[k],
                     confidence=min(sightings[k].confidence, PRINT_CHECKED_CONFIDENCE),
                     why=f"{sightings[k].why}, no index to the print check",
+                )
+        return result
+
+    def _unless_a_larger_index(
+        self,
+        image: BGRImage,
+        blobs: list[PaperBlob],
+        cards: list[_Candidate],
+        sightings: list[CardSighting],
+    ) -> list[CardSighting]:
+        """A card about to be acted on is read again at its corner through larger windows: a deck
+        whose index is larger than the window (a jumbo index, its rank a fifth of the card's
+        height, as card rooms' decks often have) shows the window its rank alone, the suit cut off
+        below, and the classifier names it confidently and wrongly, alike at both corners
+        (Kennard's jumbo decks: an ace of spades read as the ace of clubs at 0.99). Through a
+        larger window such an index is whole, at the size the classifier knows. Each card is read
+        through LARGER_WINDOW first; where that reads another card, also through LARGER_WINDOWS'
+        others; where LARGER_AGREE of them read one other card at acting confidence, the read is
+        held below acting (the card keeps its face: it is still one). The second step costs a tenth
+        of the cards of a normal deck a window or two."""
+        chosen = [
+            k
+            for k, sighting in enumerate(sightings)
+            if sighting.confidence >= ACT_CONFIDENCE and sighting.card is not None
+        ]
+        if not chosen or not LARGER_WINDOWS:
+            return sightings
+        own = {k: (cards[k].read.rank, cards[k].read.suit) for k in chosen}
+        first = self._read_all(image, blobs, [_wider(cards[k].frame, LARGER_WINDOW) for k in chosen])
+        doubted = [
+            (k, read)
+            for k, read in zip(chosen, first, strict=True)
+            if read.is_index and read.confidence >= READ_CONFIDENCE and (read.rank, read.suit) != own[k]
+        ]
+        if not doubted:
+            return sightings
+        others = [factor for factor in LARGER_WINDOWS if factor != LARGER_WINDOW]
+        more = self._read_all(image, blobs, [_wider(cards[k].frame, f) for k, _ in doubted for f in others])
+        result = list(sightings)
+        for j, (k, read) in enumerate(doubted):
+            named = Counter(
+                (r.rank, r.suit)
+                for r in [read, *more[j * len(others) : (j + 1) * len(others)]]
+                if r.is_index and r.confidence >= ACT_CONFIDENCE and (r.rank, r.suit) != own[k]
+            )
+            if named and named.most_common(1)[0][1] >= LARGER_AGREE:
+                result[k] = replace(
+                    sightings[k],
+                    confidence=min(sightings[k].confidence, LARGER_INDEX_CONFIDENCE),
+                    why=f"{sightings[k].why}, another card through larger windows",
                 )
         return result
 
@@ -1085,6 +1144,10 @@ def _whole_card_outline(blob: PaperBlob, frame: CornerFrame, quad: np.ndarray) -
     if distances[nearest] > 1.0:
         return quad  # read at an edge proposal or another blob's corner: not this card's vertex
     return polygon[[(nearest + k) % 4 for k in range(4)]]
+
+
+def _wider(frame: CornerFrame, factor: float) -> CornerFrame:
+    return replace(frame, width=frame.width * factor)
 
 
 def _points(quad: np.ndarray, scale: float) -> tuple[tuple[float, float], ...]:

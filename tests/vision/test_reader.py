@@ -95,6 +95,13 @@ def test_rendered_casino_backs_under_varied_light_are_never_face_up(reader: Card
     assert [s for s in sightings if s.facing is Facing.UP] == []
 
 
+@pytest.fixture
+def no_larger_windows(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A scripted classifier's calls without the last check of the cards acted on (their larger
+    windows: _unless_a_larger_index, tested on its own below)."""
+    monkeypatch.setattr(reader_module, "LARGER_WINDOWS", ())
+
+
 class ScriptedIndex(IndexReader):
     """An index classifier that answers each call with the next reads of its script."""
 
@@ -122,7 +129,7 @@ ACE = IndexRead(RANK_LABELS.index("A"), SUITS.index("s"), 0.97, 0.97)
 KING = IndexRead(RANK_LABELS.index("K"), SUITS.index("s"), 0.97, 0.97)
 
 
-def test_a_card_read_alike_at_its_two_index_corners_needs_no_second_look() -> None:
+def test_a_card_read_alike_at_its_two_index_corners_needs_no_second_look(no_larger_windows: None) -> None:
     index = ScriptedIndex([[ACE, ACE]])  # its index corners first (its pip corners are not read)
     sightings = CardReader(index).read(one_card_on_cloth())
     assert index.calls == [2]  # neither the pip corners nor windows a little smaller and larger
@@ -140,7 +147,9 @@ def test_a_card_read_differently_at_its_two_index_corners_is_looked_at_again_and
     assert sightings[0].confidence < ACT_CONFIDENCE
 
 
-def test_a_whole_cards_pip_corners_are_read_when_its_index_corners_do_not_read_as_one_card() -> None:
+def test_a_whole_cards_pip_corners_are_read_when_its_index_corners_do_not_read_as_one_card(
+    no_larger_windows: None,
+) -> None:
     """A card covered at one end can be found whole in the shape of its part in view, turned a
     quarter, its index at a 'pip corner' (IMG_2593's ace of hearts); so can a group of cards in
     one card's shape. Without the later read of the pip corners, the ace here is not seen. Each
@@ -153,7 +162,9 @@ def test_a_whole_cards_pip_corners_are_read_when_its_index_corners_do_not_read_a
     assert [s.card for s in sightings] == ["As"]
 
 
-def test_without_the_deferral_every_corner_is_read_at_once(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_without_the_deferral_every_corner_is_read_at_once(
+    monkeypatch: pytest.MonkeyPatch, no_larger_windows: None
+) -> None:
     monkeypatch.setattr(reader_module, "PIP_CORNERS_LATER", False)
     index = ScriptedIndex([[PIPS, PIPS, ACE, PIPS, PIPS, ACE]])
     sightings = CardReader(index).read(one_card_on_cloth())
@@ -161,7 +172,7 @@ def test_without_the_deferral_every_corner_is_read_at_once(monkeypatch: pytest.M
     assert [s.card for s in sightings] == ["As"]
 
 
-def test_a_read_that_one_window_of_three_weakens_is_still_acted_on() -> None:
+def test_a_read_that_one_window_of_three_weakens_is_still_acted_on(no_larger_windows: None) -> None:
     """The second look keeps the middle of the three windows' confidences on paper: a window cut
     across a court card's frame or a neighbour's edge weakens a true read, and the mean would
     take it below acting."""
@@ -174,7 +185,9 @@ def test_a_read_that_one_window_of_three_weakens_is_still_acted_on() -> None:
     assert sightings[0].confidence >= ACT_CONFIDENCE
 
 
-def test_a_read_whose_larger_window_sees_no_index_is_read_through_a_smaller_one() -> None:
+def test_a_read_whose_larger_window_sees_no_index_is_read_through_a_smaller_one(
+    no_larger_windows: None,
+) -> None:
     """A width guess a tenth too large shows the next card's edge or a court card's frame through
     the second look's larger window, which then sees no index (IMG_2549's jack of diamonds: 1.0
     through 0.8, 0.9 and 1.0 of its width, none at 1.1). A window a step smaller stands for it."""
@@ -205,7 +218,7 @@ def test_without_the_third_window_a_blank_larger_window_halves_the_read(
 
 
 def test_a_read_in_doubt_is_confirmed_by_its_opposite_corners_second_look(
-    monkeypatch: pytest.MonkeyPatch,
+    monkeypatch: pytest.MonkeyPatch, no_larger_windows: None
 ) -> None:
     """A court card's frame beside its 'Q' makes a '4' through one window and a 'T' through the
     opposite corner's first (cam_image9): the opposite corner's two other windows read the card's
@@ -443,7 +456,7 @@ def with_a_notched_outline(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_a_whole_cards_notched_outline_is_not_read_when_its_index_corners_agree(
-    monkeypatch: pytest.MonkeyPatch,
+    monkeypatch: pytest.MonkeyPatch, no_larger_windows: None
 ) -> None:
     with_a_notched_outline(monkeypatch)
     index = CountingIndex([ACE, ACE])
@@ -482,7 +495,7 @@ def test_notched_wholes_are_outlines_with_a_whole_cards_box() -> None:
 
 
 def test_a_card_read_alike_at_two_widths_is_outlined_at_the_width_its_first_look_read_best(
-    monkeypatch: pytest.MonkeyPatch,
+    monkeypatch: pytest.MonkeyPatch, no_larger_windows: None
 ) -> None:
     """Two width guesses at one corner read the same ace; the second look lifts the wider window
     (its two neighbours read surely) above the narrower one, which read it better at first. The
@@ -509,7 +522,7 @@ def test_a_card_read_alike_at_two_widths_is_outlined_at_the_width_its_first_look
 
 
 def test_a_window_far_too_small_at_a_cards_other_index_corner_is_no_second_card(
-    monkeypatch: pytest.MonkeyPatch,
+    monkeypatch: pytest.MonkeyPatch, no_larger_windows: None
 ) -> None:
     """IMG_2588's nine of diamonds: read at its top corner, and at its bottom corner through a window
     half its width, which saw a part of its index as a seven of hearts at acting confidence (a
@@ -546,7 +559,7 @@ def test_a_books_print_read_as_an_index_is_not_acted_on(
 
 
 def test_a_card_read_at_one_corner_is_shown_to_the_print_check_before_it_is_acted_on(
-    monkeypatch: pytest.MonkeyPatch,
+    monkeypatch: pytest.MonkeyPatch, no_larger_windows: None
 ) -> None:
     card = np.array([[250, 150], [340, 150], [340, 276], [250, 276]], np.int32)
     blob = PaperBlob(card.reshape(-1, 1, 2), card.astype(np.float32), False, False)
@@ -564,8 +577,45 @@ def test_a_card_read_at_one_corner_is_shown_to_the_print_check_before_it_is_acte
     assert sightings[0].confidence >= ACT_CONFIDENCE
 
 
-def test_a_card_read_at_two_corners_is_not_shown_to_the_print_check() -> None:
+def test_a_card_read_at_two_corners_is_not_shown_to_the_print_check(no_larger_windows: None) -> None:
     check = ScriptedIndex([])
     sightings = CardReader(ScriptedIndex([[ACE, ACE]]), print_check=check).read(one_card_on_cloth())
     assert check.calls == []
     assert sightings[0].confidence >= ACT_CONFIDENCE
+
+
+def test_a_card_that_larger_windows_read_as_another_card_is_not_acted_on() -> None:
+    """A jumbo index fills the window and its suit is cut off: read as the ace of spades at both
+    corners, it reads as another card through the larger windows, whole there. The 1.6 window first
+    (one patch), then the 1.4 and 1.8 ones (two); two of the three name one other card at acting
+    confidence: the card stays face up and named, below acting confidence."""
+    index = ScriptedIndex([[ACE, ACE], [KING], [KING, PIPS]])
+    sightings = CardReader(index).read(one_card_on_cloth())
+    assert index.calls == [2, 1, 2]
+    assert [(s.card, s.facing) for s in sightings] == [("As", Facing.UP)]
+    assert sightings[0].confidence < ACT_CONFIDENCE
+    assert sightings[0].why.endswith("another card through larger windows")
+
+
+def test_a_card_that_its_larger_window_reads_alike_is_acted_on_after_one_window() -> None:
+    index = ScriptedIndex([[ACE, ACE], [ACE]])
+    sightings = CardReader(index).read(one_card_on_cloth())
+    assert index.calls == [2, 1]  # a normal index, small but whole in the larger window
+    assert sightings[0].card == "As" and sightings[0].confidence >= ACT_CONFIDENCE
+
+
+def test_one_larger_window_reading_another_card_is_no_evidence() -> None:
+    """A normal index seen small among the pips through a much larger window is sometimes read as
+    another card through one of them: one is not enough."""
+    index = ScriptedIndex([[ACE, ACE], [KING], [PIPS, PIPS]])
+    sightings = CardReader(index).read(one_card_on_cloth())
+    assert index.calls == [2, 1, 2]
+    assert sightings[0].card == "As" and sightings[0].confidence >= ACT_CONFIDENCE
+
+
+def test_a_weak_read_through_the_first_larger_window_asks_the_others() -> None:
+    weak_king = IndexRead(RANK_LABELS.index("K"), SUITS.index("s"), 0.8, 0.75)  # 0.6: a read, not acted on
+    index = ScriptedIndex([[ACE, ACE], [weak_king], [KING, KING]])
+    sightings = CardReader(index).read(one_card_on_cloth())
+    assert index.calls == [2, 1, 2]
+    assert sightings[0].confidence < ACT_CONFIDENCE  # the two others agree at acting confidence
