@@ -38,7 +38,9 @@ unseen_decks       with --unseen-decks DIR (npm's @heruka_urgyen/react-playing-c
                    TcN.js ...; needs the [train] extra's resvg-py): Adrian Kennard's four CC0 decks, which the
                    committed classifier never trained on (two and four colours, normal and jumbo index),
                    each as the board rows above (90 rows) and as ten-card spreads turned up to 40 degrees
-                   (20 frames): per deck, the cards read right and wrongly at acting confidence
+                   (20 frames): per deck, the cards read right and wrongly at acting confidence;
+                   ..._calibrated the same with the deck's index size (..._index_scale_learned)
+                   learned from three other spreads as `tablectl vision calibrate --faces` learns it
 mouth_ms           median ms per 640x480 frame of the fast shoe-mouth check alone (vision/mouth.py), the
                    shoe zone of deploy/table.example.toml ([200, 140, 240, 200]), calibrated casino backs
                    and faces passing the mouth under varied light (tests/helpers/mouth_frames.py)
@@ -311,11 +313,35 @@ def _sized(image: np.ndarray, width: int) -> np.ndarray:
 KENNARD_DECKS = ("TcN", "TcB", "FcN", "FcB")  # two or four colours; normal or jumbo ('big') index
 
 
+def _spreads(faces: dict[str, np.ndarray], seed: int, count: int) -> list[tuple[np.ndarray, list[str]]]:
+    """``count`` frames of ten of ``faces`` 70 px wide in two rows on felt, turned up to 40
+    degrees, with sensor noise: each with its cards."""
+    from tests.helpers.camera_frames import laid
+
+    rng = random.Random(seed)
+    frames = []
+    for _ in range(count):
+        frame = np.full((480, 640, 3), (40, 110, 30), np.uint8)
+        cards = rng.sample(sorted(faces), 10)
+        for slot, card in enumerate(cards):
+            centre = (
+                int(70 + (slot % 5) * 125 + rng.uniform(-8, 8)),
+                int(120 + (slot // 5) * 240 + rng.uniform(-8, 8)),
+            )
+            frame = laid(frame, _sized(faces[card], 70), centre, rng.uniform(-40, 40))
+        noise = np.random.default_rng(rng.randrange(10**6)).normal(0, 4, frame.shape)
+        frames.append((np.clip(frame + noise, 0, 255).astype(np.uint8), cards))
+    return frames
+
+
 def unseen_decks(reader: CardReader, package: Path) -> dict[str, object]:
     """Kennard's decks (never trained on) as board rows and as ten-card spreads: per deck, the
-    cards read right and wrongly at acting confidence."""
-    from tests.helpers.camera_frames import laid
+    cards read right and wrongly at acting confidence; then again with the deck's index size
+    learned as `tablectl vision calibrate --faces` learns it, from three other spreads."""
+    import tempfile
+
     from tools.train_index_classifier import RANK_LABELS, kennard_bundle_faces
+    from vision.calibrate import learn_index_scale
 
     report: dict[str, object] = {}
     for name in KENNARD_DECKS:
@@ -323,27 +349,21 @@ def unseen_decks(reader: CardReader, package: Path) -> dict[str, object]:
             RANK_LABELS[rank] + "cdhs"[suit]: image
             for image, rank, suit in kennard_bundle_faces(package / "lib" / f"{name}.js")
         }
-        rows = board_rows(reader, 30, (1, 2, 3), faces)
-        rng = random.Random(12)
-        right = wrong = 0
-        for _ in range(20):
-            frame = np.full((480, 640, 3), (40, 110, 30), np.uint8)
-            cards = rng.sample(sorted(faces), 10)
-            for slot, card in enumerate(cards):
-                centre = (
-                    int(70 + (slot % 5) * 125 + rng.uniform(-8, 8)),
-                    int(120 + (slot // 5) * 240 + rng.uniform(-8, 8)),
-                )
-                frame = laid(frame, _sized(faces[card], 70), centre, rng.uniform(-40, 40))
-            noise = np.random.default_rng(rng.randrange(10**6)).normal(0, 4, frame.shape)
-            frame = np.clip(frame + noise, 0, 255).astype(np.uint8)
-            read = {s.card for s in reader.read(frame) if s.card and s.confidence >= ACT_CONFIDENCE}
-            right += len(read & set(cards))
-            wrong += len(read - set(cards))
-        report[f"unseen_{name}_rows_read"] = rows["board_rows_read"]
-        report[f"unseen_{name}_rows_wrong_confident"] = rows["board_rows_wrong_confident"]
-        report[f"unseen_{name}_spreads_read"] = round(right / 200, 4)
-        report[f"unseen_{name}_spreads_wrong_confident"] = wrong
+        with tempfile.TemporaryDirectory() as folder:
+            calibration = [Frame(f"spread {n}", image) for n, (image, _) in enumerate(_spreads(faces, 99, 3))]
+            scale, _, _ = learn_index_scale(calibration, Path(folder) / "backs.json")
+        for label, deck_reader in (("", reader), ("_calibrated", CardReader(index_scale=scale))):
+            rows = board_rows(deck_reader, 30, (1, 2, 3), faces)
+            right = wrong = 0
+            for frame, cards in _spreads(faces, 12, 20):
+                read = {s.card for s in deck_reader.read(frame) if s.card and s.confidence >= ACT_CONFIDENCE}
+                right += len(read & set(cards))
+                wrong += len(read - set(cards))
+            report[f"unseen_{name}{label}_rows_read"] = rows["board_rows_read"]
+            report[f"unseen_{name}{label}_rows_wrong_confident"] = rows["board_rows_wrong_confident"]
+            report[f"unseen_{name}{label}_spreads_read"] = round(right / 200, 4)
+            report[f"unseen_{name}{label}_spreads_wrong_confident"] = wrong
+        report[f"unseen_{name}_index_scale_learned"] = scale
     return report
 
 

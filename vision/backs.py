@@ -80,7 +80,12 @@ class Back:
 
 @dataclass(frozen=True)
 class Backs:
+    """The table's decks as calibration learned them: their backs, and the size of their faces'
+    index against the standard window (vision.calibrate.learn_index_scale; 1 for a normal index,
+    more for a jumbo one: all the table's decks are of one make)."""
+
     backs: tuple[Back, ...]
+    index_scale: float = 1.0
 
     def match(self, image: BGRImage, quad: np.ndarray) -> Back | None:
         """The calibrated back the card at ``quad`` shows, if any (the closest of those within
@@ -97,7 +102,7 @@ class Backs:
 
     def with_back(self, back: Back) -> Backs:
         """These backs with ``back`` added, or replacing the one of its name."""
-        return Backs(tuple(b for b in self.backs if b.name != back.name) + (back,))
+        return Backs(tuple(b for b in self.backs if b.name != back.name) + (back,), self.index_scale)
 
 
 def upright(image: BGRImage, quad: np.ndarray, size: tuple[int, int] = (CARD_W, CARD_H)) -> BGRImage:
@@ -202,7 +207,13 @@ def learn(name: str, samples: Sequence[tuple[BGRImage, np.ndarray]]) -> tuple[Ba
 def save_backs(backs: Backs, path: Path) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     text = json.dumps(
-        {"format": FORMAT, "version": VERSION, "backs": [b.as_json() for b in backs.backs]}, indent=1
+        {
+            "format": FORMAT,
+            "version": VERSION,
+            "backs": [b.as_json() for b in backs.backs],
+            "index_scale": backs.index_scale,
+        },
+        indent=1,
     )
     temporary = path.with_name(path.name + ".tmp")
     temporary.write_text(text + "\n", encoding="utf-8")
@@ -234,7 +245,14 @@ def load_backs(path: Path) -> Backs:
         except (KeyError, TypeError, ValueError) as error:
             raise BacksError(f"{path}: a back is damaged ({error}): learn the backs again") from None
         backs.append(back)
-    return Backs(tuple(backs))
+    # absent from files written before faces were calibrated: the standard index
+    scale = data.get("index_scale", 1.0)
+    if not isinstance(scale, (int, float)) or isinstance(scale, bool) or not 0.5 <= scale <= 3.0:
+        raise BacksError(
+            f"{path}: index_scale {scale!r} is no index size (0.5-3): learn the faces again with "
+            "tablectl vision calibrate --faces"
+        )
+    return Backs(tuple(backs), float(scale))
 
 
 def _numbers(values: Iterable[object], count: int) -> tuple[float, ...]:

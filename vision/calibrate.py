@@ -1,5 +1,6 @@
-"""Calibration at the table: a frame with the zones drawn (for the installer to check them), and
-the backs of the decks in use learned from a few frames (vision/backs.py).
+"""Calibration at the table: a frame with the zones drawn (for the installer to check them), the
+backs of the decks in use learned from a few frames (vision/backs.py), and the size of their faces'
+index (a jumbo index is larger than the reader's standard window).
 
 Wired as ``tablectl vision calibrate`` (tablectl/cli/calibrate.py), which reads the table's config.
 """
@@ -13,7 +14,7 @@ import cv2
 import numpy as np
 
 from vision.backs import Back, Backs, BacksError, learn, load_backs, save_backs
-from vision.reader import CardReader
+from vision.reader import ACT_CONFIDENCE, CardReader
 from vision.sighting import CardSighting, Facing
 from vision.sources import Frame, Skipped, SourceError, open_camera
 from vision.types import BGRImage
@@ -117,12 +118,8 @@ def back_samples(
     return samples
 
 
-def learn_backs(
-    name: str, frames: Iterable[Frame | Skipped], backs_file: Path, reader: CardReader | None = None
-) -> tuple[Back, int, list[str]]:
-    """Learn the back ``name`` from frames (image files, or a camera's) and write it into
-    ``backs_file`` (the other backs there are kept; one of the same name is replaced). The back,
-    how many cards were left out as unlike the others, and the frames skipped (with why)."""
+def _images(frames: Iterable[Frame | Skipped], what: str) -> tuple[list[BGRImage], list[str]]:
+    """The frames' images, and the frames skipped (with why); BacksError when there is none."""
     images, skipped = [], []
     for item in frames:
         if isinstance(item, Frame):
@@ -130,8 +127,56 @@ def learn_backs(
         else:
             skipped.append(f"{item.label}: {item.reason}")
     if not images:
-        raise BacksError("no frame to learn from: give image files (or folders) of the deck's backs")
+        raise BacksError(f"no frame to learn from: give image files (or folders) of the deck's {what}")
+    return images, skipped
+
+
+def learn_backs(
+    name: str, frames: Iterable[Frame | Skipped], backs_file: Path, reader: CardReader | None = None
+) -> tuple[Back, int, list[str]]:
+    """Learn the back ``name`` from frames (image files, or a camera's) and write it into
+    ``backs_file`` (the other backs there are kept; one of the same name is replaced). The back,
+    how many cards were left out as unlike the others, and the frames skipped (with why)."""
+    images, skipped = _images(frames, "backs")
     back, left_out = learn(name, back_samples(images, reader))
     backs = load_backs(backs_file) if backs_file.exists() else Backs(())
     save_backs(backs.with_back(back), backs_file)
     return back, left_out, skipped
+
+
+# the index windows tried, as a share of the standard one: a normal index, up to a jumbo one (its
+# rank a fifth of the card's height, about 1.75 times a normal one)
+INDEX_SCALES = (1.0, 1.25, 1.5, 1.75, 2.0)
+MIN_FACES_READ = 4  # cards read at acting confidence at the best scale, at the least
+
+
+def learn_index_scale(
+    frames: Iterable[Frame | Skipped], backs_file: Path
+) -> tuple[float, dict[float, tuple[int, float]], list[str]]:
+    """Learn the size of the deck's index from frames of its cards face up (whole, apart: a dozen
+    of them, any cards) and write it into ``backs_file`` (its backs are kept). Each scale of
+    INDEX_SCALES reads the frames: the one that reads the most cards at acting confidence (then
+    the surest) is the deck's, because a window too small cuts the index's suit off and one too
+    large shows it too small to be read. Returns the scale, each scale's (cards read, their summed
+    confidence), and the frames skipped (with why)."""
+    images, skipped = _images(frames, "cards face up")
+    backs = load_backs(backs_file) if backs_file.exists() else Backs(())
+    counts: dict[float, tuple[int, float]] = {}
+    for scale in INDEX_SCALES:
+        reader = CardReader(backs=backs, index_scale=scale)
+        acted = [
+            card.confidence
+            for image in images
+            for card in reader.read(image)
+            if card.card is not None and card.confidence >= ACT_CONFIDENCE
+        ]
+        counts[scale] = (len(acted), round(sum(acted), 3))
+    best = max(INDEX_SCALES, key=lambda scale: counts[scale])
+    if counts[best][0] < MIN_FACES_READ:
+        raise BacksError(
+            f"{counts[best][0]} card(s) read at the best index size of {len(images)} frame(s): give "
+            f"frames with at least {MIN_FACES_READ} of the deck's cards face up, whole and apart, in "
+            "the table's light"
+        )
+    save_backs(Backs(backs.backs, best), backs_file)
+    return best, counts, skipped

@@ -29,16 +29,18 @@ def cut_patch(image: BGRImage, frame: CornerFrame) -> BGRImage:
     return patch
 
 
-def cut_patches(image: BGRImage, frames: Sequence[CornerFrame]) -> BGRImage:
-    """The index windows of ``frames`` (n, PATCH_H, PATCH_W, 3). Each patch pixel's place on the
-    image is the corner's point plus its share of the window's two edges: the places of all the
-    frame's patches, stacked, are one map for one bilinear remap (a warp per patch cost twice as
-    much, in calls; OpenCV's affine warp samples bilinearly too, INTER_AREA being no warp's)."""
+def cut_patches(image: BGRImage, frames: Sequence[CornerFrame], scale: float = 1.0) -> BGRImage:
+    """The index windows of ``frames`` (n, PATCH_H, PATCH_W, 3), ``scale`` times the standard
+    window (a deck calibrated with a larger index: vision.calibrate.learn_index_scale). Each patch
+    pixel's place on the image is the corner's point plus its share of the window's two edges: the
+    places of all the frame's patches, stacked, are one map for one bilinear remap (a warp per
+    patch cost twice as much, in calls; OpenCV's affine warp samples bilinearly too, INTER_AREA
+    being no warp's)."""
     n = len(frames)
     if n == 0:
         return np.empty((0, PATCH_H, PATCH_W, 3), np.uint8)
     points = np.array([frame.point for frame in frames], np.float32)
-    widths = np.array([frame.width for frame in frames], np.float32)[:, None]
+    widths = np.array([frame.width * scale for frame in frames], np.float32)[:, None]
     across = np.array([frame.across for frame in frames], np.float32) * (widths * _ACROSS_STEP)
     down = np.array([frame.down for frame in frames], np.float32) * (widths * _DOWN_STEP)
     # map[k, y, x] = point_k + x * across_k + y * down_k, for x and y each coordinate

@@ -202,18 +202,24 @@ class CardReader:
     a match to one of them. ``print_check``: the classifier that a card read at one corner only
     is shown again before it is acted on (``_unless_print``); by default, with the committed
     classifier, the one trained with printed matter (PRINT_MODEL_PATH); with another classifier
-    given, none unless given too."""
+    given, none unless given too. ``index_scale``: the index window's size against the standard
+    one, for a deck whose index is larger (a jumbo index); by default the calibrated decks'
+    (``backs.index_scale``: vision.calibrate.learn_index_scale), else 1."""
 
     def __init__(
         self,
         index_reader: IndexReader | None = None,
         backs: Backs | None = None,
         print_check: IndexReader | None = None,
+        index_scale: float | None = None,
     ) -> None:
         if print_check is None and index_reader is None and PRINT_CHECK:
             print_check = IndexReader(PRINT_MODEL_PATH)
         self._index = index_reader or IndexReader()
         self._print_check = print_check
+        if index_scale is None:
+            index_scale = backs.index_scale if backs is not None else 1.0
+        self.index_scale = index_scale
         self.backs = backs if backs is not None and backs.backs else None
 
     def read(self, image: BGRImage) -> list[CardSighting]:
@@ -267,7 +273,7 @@ class CardReader:
         (NOTCHED_LATER: a court card's picture notches its paper at a high whiteness level, and
         the card is found whole by its edges; a fifth of a ten-card frame's windows were those)."""
         if not PIP_CORNERS_LATER:
-            patches = cut_patches(image, frames)
+            patches = cut_patches(image, frames, self.index_scale)
             return patches, self._read_patches(patches, blobs, frames)
         # the windows not read are left blank: only a dark card's are looked at again
         patches = np.zeros((len(frames), PATCH_H, PATCH_W, 3), np.uint8)
@@ -307,14 +313,14 @@ class CardReader:
         ``patches``."""
         if not chosen:
             return []
-        cut = cut_patches(image, [frames[i] for i in chosen])
+        cut = cut_patches(image, [frames[i] for i in chosen], self.index_scale)
         patches[chosen] = cut
         return list(zip(chosen, self._read_patches(cut, blobs, [frames[i] for i in chosen]), strict=True))
 
     def _read_all(
         self, image: BGRImage, blobs: list[PaperBlob], frames: list[CornerFrame]
     ) -> list[IndexRead]:
-        return self._read_patches(cut_patches(image, frames), blobs, frames)
+        return self._read_patches(cut_patches(image, frames, self.index_scale), blobs, frames)
 
     def _read_patches(
         self,

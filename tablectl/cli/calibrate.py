@@ -16,11 +16,14 @@ def add_calibrate_parser(vision_sub: Any) -> None:
     calibrate = vision_sub.add_parser(
         "calibrate",
         help="draw the table's zones on a frame of each camera (an image file to check them), or "
-        "learn a deck's back from frames of it face down (--backs)",
+        "learn a deck's back from frames of it face down (--backs), or the size of its faces' index "
+        "from frames of them face up (--faces)",
         description="Without --backs: for each camera of the config (or --camera), take a frame (from "
         "the camera, or --frame), draw its zones and the cards found, and write zones-<camera>.png "
         "into --out. With --backs: learn the back of the deck --deck from the face-down cards on the "
-        "images given, into the file [vision] backs names (or --backs-file).",
+        "images given, into the file [vision] backs names (or --backs-file). With --faces: learn the "
+        "size of the decks' index (a jumbo index is larger than a normal one) from their cards face "
+        "up on the images given, into the same file.",
     )
     calibrate.add_argument(
         "--config", default=DEFAULT_CONFIG, help=f"the table's config (default {DEFAULT_CONFIG})"
@@ -47,6 +50,13 @@ def add_calibrate_parser(vision_sub: Any) -> None:
         "from the camera (--camera)",
     )
     calibrate.add_argument(
+        "--faces",
+        nargs="*",
+        metavar="IMAGE",
+        help="images or folders of a dozen of the deck's cards face up, whole, apart; none: five "
+        "frames from the camera (--camera)",
+    )
+    calibrate.add_argument(
         "--deck", default="deck", help="the name of the deck whose back is learned (e.g. red)"
     )
     calibrate.add_argument(
@@ -59,8 +69,12 @@ def cmd_vision_calibrate(args: argparse.Namespace) -> int:
     from tablectl.service.tablefile import load_table_config
 
     table_file = load_table_config(args.config)
+    if args.backs is not None and args.faces is not None:
+        raise ValueError("--backs and --faces are learned from different frames: give one at a time")
     if args.backs is not None:
         return _learn(args, table_file)
+    if args.faces is not None:
+        return _learn_faces(args, table_file)
     cameras = _cameras(args, table_file)
     if args.live is not None:
         return _live(args, cameras, table_file)
@@ -154,31 +168,55 @@ def _live(args: argparse.Namespace, cameras: Any, table_file: Any) -> int:
     return 0
 
 
-def _learn(args: argparse.Namespace, table_file: Any) -> int:
-    from vision.calibrate import grab_frames, learn_backs
-    from vision.sources import Frame, ImageFiles
-
+def _backs_file(args: argparse.Namespace, table_file: Any) -> Path:
     vision = table_file.vision
     if args.backs_file:
-        backs_file = Path(args.backs_file)
-    elif vision is not None and vision.backs is not None:
-        backs_file = vision.backs
-    else:
-        raise table_file.error(
-            "vision.backs",
-            'no file to keep the backs in: add backs = "/var/lib/tablectl/backs.json" under [vision], '
-            "or give --backs-file",
-        )
-    if args.backs:
-        frames: Any = ImageFiles(args.backs).frames()
-    else:  # frames from the camera itself
-        cameras = _cameras(args, table_file)
-        if len(cameras) != 1:
-            raise ValueError("--backs without images takes frames from one camera: name it with --camera")
-        frames = (
-            Frame(f"{cameras[0].device_name} frame {n}", image)
-            for n, image in enumerate(grab_frames(cameras[0], 5))
-        )
+        return Path(args.backs_file)
+    if vision is not None and vision.backs is not None:
+        return Path(vision.backs)
+    raise table_file.error(
+        "vision.backs",
+        'no file to keep the backs in: add backs = "/var/lib/tablectl/backs.json" under [vision], '
+        "or give --backs-file",
+    )
+
+
+def _frames(args: argparse.Namespace, table_file: Any, images: list[str], option: str) -> Any:
+    """The frames to learn from: the image files given, else five frames from the camera."""
+    from vision.calibrate import grab_frames
+    from vision.sources import Frame, ImageFiles
+
+    if images:
+        return ImageFiles(images).frames()
+    cameras = _cameras(args, table_file)
+    if len(cameras) != 1:
+        raise ValueError(f"{option} without images takes frames from one camera: name it with --camera")
+    return (
+        Frame(f"{cameras[0].device_name} frame {n}", image)
+        for n, image in enumerate(grab_frames(cameras[0], 5))
+    )
+
+
+def _learn_faces(args: argparse.Namespace, table_file: Any) -> int:
+    from vision.calibrate import learn_index_scale
+
+    backs_file = _backs_file(args, table_file)
+    scale, counts, skipped = learn_index_scale(_frames(args, table_file, args.faces, "--faces"), backs_file)
+    for line in skipped:
+        print(f"skipped {line}")
+    tried = ", ".join(f"{s:g}: {n}" for s, (n, _) in counts.items())
+    print(
+        f"index size {scale:g} times the standard window learned: {backs_file} "
+        f"(cards read at each size: {tried})"
+    )
+    return 0
+
+
+def _learn(args: argparse.Namespace, table_file: Any) -> int:
+    from vision.calibrate import learn_backs
+
+    backs_file = _backs_file(args, table_file)
+    frames = _frames(args, table_file, args.backs, "--backs")
     back, left_out, skipped = learn_backs(args.deck, frames, backs_file)
     for line in skipped:
         print(f"skipped {line}")

@@ -166,6 +166,28 @@ def laid(frame: np.ndarray, card: np.ndarray, centre: tuple[int, int], angle: fl
     return out
 
 
+def jumbo_face(card: str, width: int = 90, factor: float = 1.8) -> np.ndarray:
+    """``card``'s face with its two index corners printed ``factor`` times larger (over the pips),
+    as a jumbo-index deck prints them: the region the reader's index window covers, enlarged."""
+    image = face(card, width)
+    h, w = image.shape[:2]
+    inset = round(0.04 * w)  # inside the rounded corner, whose outside is no face
+    corner = image[inset : round(0.42 * w), inset : round(0.25 * w)]
+    big = cv2.resize(corner, None, fx=factor, fy=factor, interpolation=cv2.INTER_CUBIC)
+    bh, bw = big.shape[:2]
+    image[inset : inset + bh, inset : inset + bw] = big
+    image[h - inset - bh : h - inset, w - inset - bw : w - inset] = cv2.rotate(big, cv2.ROTATE_180)
+    return image
+
+
+def spread_of(faces: list[np.ndarray]) -> np.ndarray:
+    """Up to eight faces apart on the felt in two rows, turned -30 to 40 degrees."""
+    frame = felt()
+    for n, image in enumerate(faces[:8]):
+        frame = laid(frame, image, (100 + (n % 4) * 145, 125 + (n // 4) * 230), 10.0 * n - 30)
+    return frame
+
+
 def face(card: str, width: int = 90) -> np.ndarray:
     image = cv2.imread(str(RENDERS / render_name(card)))
     assert image is not None, card

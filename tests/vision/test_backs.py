@@ -108,6 +108,23 @@ def test_the_backs_file_round_trips_and_a_damaged_one_is_refused(tmp_path: Path,
         load_backs(tmp_path / "none.json")
 
 
+def test_the_backs_file_keeps_the_decks_index_size_and_an_older_file_has_the_standard_one(
+    tmp_path: Path, red: Backs
+) -> None:
+    path = tmp_path / "backs.json"
+    save_backs(Backs(red.backs, 1.5), path)
+    assert load_backs(path).index_scale == 1.5
+    assert CardReader(backs=load_backs(path)).index_scale == 1.5
+    data = json.loads(path.read_text())
+    del data["index_scale"]  # as written before faces were calibrated
+    path.write_text(json.dumps(data))
+    assert load_backs(path) == red and red.index_scale == 1.0
+    data["index_scale"] = "large"
+    path.write_text(json.dumps(data))
+    with pytest.raises(BacksError, match="index_scale 'large' is no index size .*calibrate --faces"):
+        load_backs(path)
+
+
 def test_on_real_photos_face_down_is_a_match_to_the_learned_black_back(reader: CardReader) -> None:
     """backs-cardcounter's deck has plain black backs and black faces with gold print, the case
     where 'no white inside' would call a face down. Learned from three photos, the back is what

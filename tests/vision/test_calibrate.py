@@ -1,5 +1,5 @@
-"""tablectl vision calibrate: the zones drawn on a frame of each camera, and a deck's back learned
-into the file the table's config names."""
+"""tablectl vision calibrate: the zones drawn on a frame of each camera, a deck's back and the size
+of its faces' index learned into the file the table's config names."""
 
 from __future__ import annotations
 
@@ -9,11 +9,23 @@ from pathlib import Path
 
 import cv2
 import numpy as np
+import pytest
 
-from tests.helpers.camera_frames import felt, laid, render_back, with_card, write_frames
+from tests.helpers.camera_frames import (
+    face,
+    felt,
+    jumbo_face,
+    laid,
+    render_back,
+    spread_of,
+    with_card,
+    write_frames,
+)
 from tests.helpers.paths import ROOT
-from vision.backs import load_backs
-from vision.calibrate import ZONE_COLOURS
+from vision.backs import BacksError, load_backs
+from vision.calibrate import ZONE_COLOURS, learn_index_scale
+from vision.reader import ACT_CONFIDENCE, CardReader
+from vision.sources import ImageFiles
 
 CONFIG = """
 [table]
@@ -117,3 +129,53 @@ def test_calibrate_backs_from_the_camera_itself(tmp_path: Path) -> None:
     assert result.returncode == 0, result.stderr
     assert result.stdout.startswith("red back learned from 6 face-down card(s)")
     assert [b.name for b in load_backs(tmp_path / "backs.json").backs] == ["red"]
+
+
+CARDS = ["As", "9c", "Td", "Qh", "5s", "Kd", "2h", "8c"]
+
+
+def test_calibrate_faces_learns_a_jumbo_index_and_keeps_the_backs(tmp_path: Path) -> None:
+    """A jumbo index fills the standard window and its suit is cut off: the cards are read at a
+    larger window, and the size that reads the most is learned (the back learned before stays)."""
+    config = table(tmp_path)
+    frame = felt()
+    for n, (x, y) in enumerate(((120, 120), (330, 140), (520, 320))):
+        frame = laid(frame, render_back((150, 60, 20)), (x, y), 20.0 * n)
+    write_frames(tmp_path / "backs", [frame])
+    assert (
+        tablectl(
+            "vision", "calibrate", "--config", str(config), "--backs", str(tmp_path / "backs")
+        ).returncode
+        == 0
+    )
+    jumbo = spread_of([jumbo_face(card) for card in CARDS])
+    write_frames(tmp_path / "faces", [jumbo])
+    result = tablectl("vision", "calibrate", "--config", str(config), "--faces", str(tmp_path / "faces"))
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.startswith(
+        f"index size 1.5 times the standard window learned: {tmp_path / 'backs.json'}"
+    )
+    learned = load_backs(tmp_path / "backs.json")
+    assert learned.index_scale == 1.5 and [b.name for b in learned.backs] == ["deck"]
+
+    def acted(reader: CardReader) -> set[str]:
+        return {s.card for s in reader.read(jumbo) if s.card and s.confidence >= ACT_CONFIDENCE}
+
+    assert acted(CardReader(backs=learned)) == set(CARDS)
+    assert len(acted(CardReader())) < 4  # the standard window names few of them
+
+
+def test_calibrate_faces_of_a_normal_deck_learns_the_standard_window(tmp_path: Path) -> None:
+    write_frames(tmp_path / "faces", [spread_of([face(card) for card in CARDS])])
+    scale, counts, skipped = learn_index_scale(
+        ImageFiles([str(tmp_path / "faces")]).frames(), tmp_path / "b.json"
+    )
+    assert scale == 1.0 and counts[1.0][0] == len(CARDS) and skipped == []
+    assert load_backs(tmp_path / "b.json").index_scale == 1.0
+
+
+def test_calibrate_faces_without_enough_faces_says_what_to_give(tmp_path: Path) -> None:
+    write_frames(tmp_path / "faces", [felt()])
+    with pytest.raises(BacksError, match="0 card.s. read at the best index size of 1 frame.s.: give frames"):
+        learn_index_scale(ImageFiles([str(tmp_path / "faces")]).frames(), tmp_path / "b.json")
+    assert not (tmp_path / "b.json").exists()
