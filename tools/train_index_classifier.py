@@ -65,6 +65,8 @@ FONT_DIRS = (
 SKIPPED_FONT_WORDS = ("Math", "ExtraLight", "Thin", "Italic", "Oblique", "Ita.", "Symbol", "D050000L", "Z003")
 # fonts whose suit glyphs (U+2660-2667) are drawn as the index's suit
 SUIT_FONTS = ("DejaVuSans.ttf", "DejaVuSerif.ttf", "FreeSerif.ttf", "FreeSans.ttf", "DejaVuSans-Bold.ttf")
+# other designs of the suits (--more-suits): URW's (fonts-urw-base35), fatter and rounder
+MORE_SUIT_FONTS = ("NimbusSans-Regular.otf", "C059-Roman.otf", "NimbusMonoPS-Bold.otf", "NimbusSans-Bold.otf")
 HELD_OUT_FONTS = ("LiberationSerif-Bold.ttf", "DejaVuSansMono-Bold.ttf", "DejaVuSerifCondensed.ttf")
 SUIT_GLYPHS = "\u2663\u2666\u2665\u2660"  # clubs, diamonds, hearts, spades: tablectl.core.cards order
 GEAXGX = ROOT.parent / "shared" / "data" / "cards" / "geaxgx" / "synthetic_renders"
@@ -76,6 +78,7 @@ NEIGHBOUR_SHARE = 0.0  # set by --neighbours
 WIDTH_SIGMA = 0.1  # set by --width-sigma
 TURN_SIGMA = 4.0  # set by --turn-sigma
 JUMBO_SHARE = 0.0  # set by --jumbo
+MORE_SUITS = False  # set by --more-suits
 COVERED_SHARE = 0.0  # set by --covered
 DARK_BACK_SHARE = 0.0  # set by --dark-backs
 TEXT_DARK_SHARE = 0.0  # set by --text-dark
@@ -124,7 +127,9 @@ def draw_face(rng: random.Random, font_path: str, rank: int, suit: int) -> np.nd
     jumbo = JUMBO_SHARE > 0 and rng.random() < JUMBO_SHARE
     rank_size = int(FACE_H * (rng.uniform(0.17, 0.24) if jumbo else rng.uniform(0.10, 0.16)))
     rank_font = ImageFont.truetype(font_path, rank_size)
-    suit_names = [name for name in SUIT_FONTS if name in fonts_by_name]
+    suit_names = [
+        name for name in SUIT_FONTS + (MORE_SUIT_FONTS if MORE_SUITS else ()) if name in fonts_by_name
+    ]
     suit_font = ImageFont.truetype(
         fonts_by_name[rng.choice(suit_names)], int(rank_size * rng.uniform(0.7, 1.0))
     )
@@ -784,6 +789,11 @@ def main() -> int:
         help="sigma of the log of the window's width against the card's (0.1: about +-10 %%)",
     )
     parser.add_argument(
+        "--more-suits",
+        action="store_true",
+        help="the drawn faces' suits also in MORE_SUIT_FONTS' designs",
+    )
+    parser.add_argument(
         "--jumbo",
         type=float,
         default=0.0,
@@ -862,8 +872,8 @@ def main() -> int:
     import torch.nn.functional as F
 
     global SQUASH_SIGMA, FADE_SHARE, BLUR_SHARE, WIDTH_SIGMA, COVERED_SHARE, DARK_BACK_SHARE, NEIGHBOUR_SHARE
-    global TEXT_DARK_SHARE, TURN_SIGMA, JUMBO_SHARE
-    TURN_SIGMA, JUMBO_SHARE = args.turn_sigma, args.jumbo
+    global TEXT_DARK_SHARE, TURN_SIGMA, JUMBO_SHARE, MORE_SUITS
+    TURN_SIGMA, JUMBO_SHARE, MORE_SUITS = args.turn_sigma, args.jumbo, args.more_suits
     SQUASH_SIGMA, FADE_SHARE, BLUR_SHARE = args.squash, args.fade, args.blur
     NEIGHBOUR_SHARE = args.neighbours
     WIDTH_SIGMA, COVERED_SHARE, DARK_BACK_SHARE = args.width_sigma, args.covered, args.dark_backs
