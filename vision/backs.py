@@ -78,6 +78,13 @@ class Back:
         }
 
 
+MIN_INDEX_SCALE, MAX_INDEX_SCALE = 0.5, 3.0  # an index window this many times the standard one
+
+
+def valid_index_scale(scale: float) -> bool:
+    return math.isfinite(scale) and MIN_INDEX_SCALE <= scale <= MAX_INDEX_SCALE
+
+
 @dataclass(frozen=True)
 class Backs:
     """The table's decks as calibration learned them: their backs, and the size of their faces'
@@ -86,6 +93,10 @@ class Backs:
 
     backs: tuple[Back, ...]
     index_scale: float = 1.0
+
+    def __post_init__(self) -> None:
+        if not valid_index_scale(self.index_scale):
+            raise BacksError(f"index_scale {self.index_scale!r} is no index size")
 
     def match(self, image: BGRImage, quad: np.ndarray) -> Back | None:
         """The calibrated back the card at ``quad`` shows, if any (the closest of those within
@@ -247,10 +258,10 @@ def load_backs(path: Path) -> Backs:
         backs.append(back)
     # absent from files written before faces were calibrated: the standard index
     scale = data.get("index_scale", 1.0)
-    if not isinstance(scale, (int, float)) or isinstance(scale, bool) or not 0.5 <= scale <= 3.0:
+    if not isinstance(scale, (int, float)) or isinstance(scale, bool) or not valid_index_scale(scale):
         raise BacksError(
-            f"{path}: index_scale {scale!r} is no index size (0.5-3): learn the faces again with "
-            "tablectl vision calibrate --faces"
+            f"{path}: index_scale {scale!r} is no index size ({MIN_INDEX_SCALE:g}-{MAX_INDEX_SCALE:g}): "
+            "remove that line and learn the faces again with tablectl vision calibrate --faces"
         )
     return Backs(tuple(backs), float(scale))
 

@@ -14,6 +14,7 @@ import cv2
 import numpy as np
 
 from vision.backs import Back, Backs, BacksError, learn, load_backs, save_backs
+from vision.index_reader import PRINT_MODEL_PATH, IndexReader
 from vision.reader import ACT_CONFIDENCE, CardReader
 from vision.sighting import CardSighting, Facing
 from vision.sources import Frame, Skipped, SourceError, open_camera
@@ -127,7 +128,8 @@ def _images(frames: Iterable[Frame | Skipped], what: str) -> tuple[list[BGRImage
         else:
             skipped.append(f"{item.label}: {item.reason}")
     if not images:
-        raise BacksError(f"no frame to learn from: give image files (or folders) of the deck's {what}")
+        why = f" ({'; '.join(skipped)})" if skipped else ""
+        raise BacksError(f"no frame to learn from{why}: give image files (or folders) of the deck's {what}")
     return images, skipped
 
 
@@ -162,8 +164,9 @@ def learn_index_scale(
     images, skipped = _images(frames, "cards face up")
     backs = load_backs(backs_file) if backs_file.exists() else Backs(())
     counts: dict[float, tuple[int, float]] = {}
+    index, check = IndexReader(), IndexReader(PRINT_MODEL_PATH)  # loaded once for every scale
     for scale in INDEX_SCALES:
-        reader = CardReader(backs=backs, index_scale=scale)
+        reader = CardReader(index, backs, check, index_scale=scale)
         acted = [
             card.confidence
             for image in images

@@ -20,15 +20,23 @@ def add_vision_parser(sub: Any) -> Any:
     )
     read.add_argument("images", nargs="+", help="image files or folders of images")
     read.add_argument("--json", action="store_true", help="one JSON object per image, one per line")
+    read.add_argument(
+        "--backs-file",
+        help="read as the table does, with the decks calibrated into this file (their backs and "
+        "their index size: tablectl vision calibrate --backs/--faces)",
+    )
     read.set_defaults(func=cmd_vision_read)
     return vision_sub
 
 
 def cmd_vision_read(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from vision.backs import load_backs
     from vision.reader import ACT_CONFIDENCE, CardReader
     from vision.sources import ImageFiles, Skipped
 
-    reader = CardReader()
+    reader = CardReader(backs=load_backs(Path(args.backs_file)) if args.backs_file else None)
     skipped = 0
     for item in ImageFiles(args.images).frames():
         if isinstance(item, Skipped):

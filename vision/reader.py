@@ -24,7 +24,7 @@ import cv2
 import numpy as np
 
 from tablectl.core.cards import SUITS
-from vision.backs import Backs
+from vision.backs import Backs, valid_index_scale
 from vision.corners import (
     CARD_ASPECT,
     MIN_CARD_WIDTH_PX,
@@ -219,6 +219,8 @@ class CardReader:
         self._print_check = print_check
         if index_scale is None:
             index_scale = backs.index_scale if backs is not None else 1.0
+        if not valid_index_scale(index_scale):
+            raise ValueError(f"index_scale {index_scale!r}: no index size")
         self.index_scale = index_scale
         self.backs = backs if backs is not None and backs.backs else None
 
@@ -635,7 +637,8 @@ class CardReader:
         height, as card rooms' decks often have) shows the window its rank alone, the suit cut off
         below, and the classifier names it confidently and wrongly, alike at both corners
         (Kennard's jumbo decks: an ace of spades read as the ace of clubs at 0.99). Through a
-        larger window such an index is whole, at the size the classifier knows. Each card is read
+        larger window such an index is whole, at the size the classifier knows (larger than the
+        reader's own window: on a deck calibrated with a larger index, larger than that). Each card is read
         through LARGER_WINDOW first; where that reads another card, also through LARGER_WINDOWS'
         others; where LARGER_AGREE of them read one other card at acting confidence, the read is
         held below acting (the card keeps its face: it is still one). The second step costs a tenth

@@ -184,17 +184,18 @@ def _backs_file(args: argparse.Namespace, table_file: Any) -> Path:
 def _frames(args: argparse.Namespace, table_file: Any, images: list[str], option: str) -> Any:
     """The frames to learn from: the image files given, else five frames from the camera."""
     from vision.calibrate import grab_frames
-    from vision.sources import Frame, ImageFiles
+    from vision.sources import Frame, ImageFiles, SourceError
 
     if images:
         return ImageFiles(images).frames()
     cameras = _cameras(args, table_file)
     if len(cameras) != 1:
         raise ValueError(f"{option} without images takes frames from one camera: name it with --camera")
-    return (
-        Frame(f"{cameras[0].device_name} frame {n}", image)
-        for n, image in enumerate(grab_frames(cameras[0], 5))
-    )
+    try:
+        grabbed = grab_frames(cameras[0], 5)
+    except SourceError as error:
+        raise ValueError(f"{error}: check the camera, or give image files after {option}") from None
+    return (Frame(f"{cameras[0].device_name} frame {n}", image) for n, image in enumerate(grabbed))
 
 
 def _learn_faces(args: argparse.Namespace, table_file: Any) -> int:

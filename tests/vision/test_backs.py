@@ -121,8 +121,9 @@ def test_the_backs_file_keeps_the_decks_index_size_and_an_older_file_has_the_sta
     assert load_backs(path) == red and red.index_scale == 1.0
     data["index_scale"] = "large"
     path.write_text(json.dumps(data))
-    with pytest.raises(BacksError, match="index_scale 'large' is no index size .*calibrate --faces"):
+    with pytest.raises(BacksError, match="index_scale 'large' is no index size .*remove that line and learn"):
         load_backs(path)
+    assert Backs(red.backs, 1.5).with_back(red.backs[0]).index_scale == 1.5  # a back learned again
 
 
 def test_on_real_photos_face_down_is_a_match_to_the_learned_black_back(reader: CardReader) -> None:

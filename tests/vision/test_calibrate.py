@@ -3,6 +3,7 @@ of its faces' index learned into the file the table's config names."""
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -179,3 +180,49 @@ def test_calibrate_faces_without_enough_faces_says_what_to_give(tmp_path: Path) 
     with pytest.raises(BacksError, match="0 card.s. read at the best index size of 1 frame.s.: give frames"):
         learn_index_scale(ImageFiles([str(tmp_path / "faces")]).frames(), tmp_path / "b.json")
     assert not (tmp_path / "b.json").exists()
+
+
+def test_backs_learned_after_the_faces_keep_the_index_size_and_the_reader_of_images_uses_it(
+    tmp_path: Path,
+) -> None:
+    config = table(tmp_path)
+    write_frames(tmp_path / "faces", [spread_of([jumbo_face(card) for card in CARDS])])
+    assert (
+        tablectl(
+            "vision", "calibrate", "--config", str(config), "--faces", str(tmp_path / "faces")
+        ).returncode
+        == 0
+    )
+    frame = felt()
+    for n, (x, y) in enumerate(((120, 120), (330, 140), (520, 320))):
+        frame = laid(frame, render_back((150, 60, 20)), (x, y), 20.0 * n)
+    write_frames(tmp_path / "backs", [frame])
+    assert (
+        tablectl(
+            "vision", "calibrate", "--config", str(config), "--backs", str(tmp_path / "backs")
+        ).returncode
+        == 0
+    )
+    learned = load_backs(tmp_path / "backs.json")
+    assert learned.index_scale == 1.5 and [b.name for b in learned.backs] == ["deck"]
+    image = str(tmp_path / "faces" / "frame-0000.png")
+    plain = tablectl("vision", "read", image, "--json")
+    calibrated = tablectl("vision", "read", image, "--json", "--backs-file", str(tmp_path / "backs.json"))
+
+    def acted(result: subprocess.CompletedProcess[str]) -> set[str]:
+        [line] = result.stdout.splitlines()
+        return {
+            c["card"] for c in json.loads(line)["cards"] if c["card"] and c["confidence"] >= ACT_CONFIDENCE
+        }
+
+    assert acted(calibrated) == set(CARDS) and len(acted(plain)) < 4
+
+
+def test_calibrate_faces_from_a_camera_that_gives_no_frame_says_so(tmp_path: Path) -> None:
+    config = table(tmp_path)
+    for frame in (tmp_path / "frames").iterdir():
+        frame.unlink()  # the camera's source: a folder of frames, now empty
+    result = tablectl("vision", "calibrate", "--config", str(config), "--faces")
+    assert result.returncode == 2
+    assert "gave no frame" in result.stderr and "give image files after --faces" in result.stderr
+    assert "Traceback" not in result.stderr

@@ -38,3 +38,11 @@ def test_windows_cut_together_are_the_windows_cut_one_by_one() -> None:
     assert [(together[k] == cut_patch(image, frame)).all() for k, frame in enumerate(frames)] == [True] * 5
     assert len({together[k].tobytes() for k in range(5)}) == 5  # five windows, not one five times
     assert cut_patches(image, []).shape == (0, PATCH_H, PATCH_W, 3)
+
+
+def test_a_scaled_window_is_the_window_of_a_card_that_much_wider() -> None:
+    image = np.random.default_rng(4).integers(0, 256, (200, 300, 3), dtype=np.uint8)
+    frame = CornerFrame((60.0, 40.0), (0.8, 0.6), (-0.6, 0.8), 50.0, 0)
+    wider = CornerFrame(frame.point, frame.across, frame.down, 75.0, 0)
+    assert (cut_patches(image, [frame], 1.5) == cut_patches(image, [wider])).all()
+    assert not (cut_patches(image, [frame], 1.5) == cut_patches(image, [frame])).all()

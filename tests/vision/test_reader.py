@@ -619,3 +619,30 @@ def test_a_weak_read_through_the_first_larger_window_asks_the_others() -> None:
     sightings = CardReader(index).read(one_card_on_cloth())
     assert index.calls == [2, 1, 2]
     assert sightings[0].confidence < ACT_CONFIDENCE  # the two others agree at acting confidence
+
+
+def test_a_reader_with_a_larger_index_cuts_every_window_that_much_larger(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """index_scale (a deck calibrated with a jumbo index) scales every window the reader cuts: the
+    first look's and the larger windows' (1.6, then 1.4 and 1.8 times the card's own)."""
+    cuts: list[tuple[list[float], float]] = []
+    real = reader_module.cut_patches
+
+    def recording(image: np.ndarray, frames: list[CornerFrame], scale: float = 1.0) -> np.ndarray:
+        cuts.append(([frame.width for frame in frames], scale))
+        return real(image, frames, scale)
+
+    monkeypatch.setattr(reader_module, "cut_patches", recording)
+    index = ScriptedIndex([[ACE, ACE], [KING], [KING, PIPS]])
+    sightings = CardReader(index, index_scale=1.5).read(one_card_on_cloth())
+    assert sightings[0].confidence < ACT_CONFIDENCE
+    assert {scale for _, scale in cuts} == {1.5}
+    (first, _), (larger, _), (others, _) = cuts
+    width = first[0]
+    assert larger == pytest.approx([1.6 * width]) and others == pytest.approx([1.4 * width, 1.8 * width])
+
+
+def test_a_reader_refuses_an_index_size_that_is_none() -> None:
+    with pytest.raises(ValueError, match="index_scale 0: no index size"):
+        CardReader(ScriptedIndex([]), index_scale=0)

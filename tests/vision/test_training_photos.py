@@ -3,12 +3,14 @@ their corners (tools/train_index_classifier.py): the validation part must never 
 
 from __future__ import annotations
 
+import csv
+
 import cv2
 import numpy as np
 
 from tests.vision.test_corners import card_corners
 from tools.train_index_classifier import _whole_card_corner, jittered
-from tools.vision_validate import LABEL_ERRATA, VALIDATION_RUNS, load_labels, photo_names
+from tools.vision_validate import LABEL_ERRATA, RANK_OF, TRAIN, VALIDATION_RUNS, load_labels, photo_names
 from vision.corners import corner_frames, find_blobs
 from vision.reader import SECOND_LOOK
 
@@ -27,7 +29,13 @@ def test_each_label_corrected_is_a_label_of_the_file_and_takes_its_place() -> No
     """An erratum names a box labels.csv has (a typo would correct nothing, silently), and the
     corrected rank replaces the published one."""
     labels = load_labels()
+    with open(TRAIN / "labels.csv", newline="") as handle:
+        published = {
+            (row["filename"], int(row["xmin"]), int(row["ymin"])): row["class"]
+            for row in csv.DictReader(handle)
+        }
     for (name, x0, y0), rank in LABEL_ERRATA.items():
+        assert RANK_OF[published[(name, x0, y0)]] != rank, (name, x0, y0)  # a correction, not a copy
         ranks = [r for r, box in labels[name] if box[:2] == (x0, y0)]
         assert ranks == [rank], (name, x0, y0)
 
