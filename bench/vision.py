@@ -280,9 +280,8 @@ def board_rows(
                 x += width + gap
             noise = np.random.default_rng(row).normal(0, 4, frame.shape)
             frame = np.clip(frame + noise, 0, 255).astype(np.uint8)
-            read = {s.card for s in reader.read(frame) if s.card and s.confidence >= ACT_CONFIDENCE}
-            right += len(read & set(cards))
-            wrong += len(read - set(cards))
+            named, other = _scored(reader, frame, cards)
+            right, wrong = right + named, wrong + other
             total += len(cards)
     return {
         "board_rows_read": round(right / total, 4),
@@ -303,6 +302,12 @@ BACK_COLOURS = (
     (180, 180, 180),
 )
 FELTS = ((40, 100, 30), (120, 60, 20), (30, 30, 110))  # green, blue and red cloth (BGR)
+
+
+def _scored(reader: CardReader, frame: np.ndarray, cards: Sequence[str]) -> tuple[int, int]:
+    """Of the cards read on ``frame`` at acting confidence, those among ``cards`` and the others."""
+    read = {s.card for s in reader.read(frame) if s.card and s.confidence >= ACT_CONFIDENCE}
+    return len(read & set(cards)), len(read - set(cards))
 
 
 def _sized(image: np.ndarray, width: int) -> np.ndarray:
@@ -351,14 +356,13 @@ def unseen_decks(reader: CardReader, package: Path) -> dict[str, object]:
         }
         with tempfile.TemporaryDirectory() as folder:
             calibration = [Frame(f"spread {n}", image) for n, (image, _) in enumerate(_spreads(faces, 99, 3))]
-            scale, _, _ = learn_index_scale(calibration, Path(folder) / "backs.json")
-        for label, deck_reader in (("", reader), ("_calibrated", CardReader(index_scale=scale))):
+            scale, _, _ = learn_index_scale(calibration, Path(folder) / "backs.json", reader)
+        for label, deck_reader in (("", reader), ("_calibrated", reader.at_index_scale(scale))):
             rows = board_rows(deck_reader, 30, (1, 2, 3), faces)
             right = wrong = 0
             for frame, cards in _spreads(faces, 12, 20):
-                read = {s.card for s in deck_reader.read(frame) if s.card and s.confidence >= ACT_CONFIDENCE}
-                right += len(read & set(cards))
-                wrong += len(read - set(cards))
+                named, other = _scored(deck_reader, frame, cards)
+                right, wrong = right + named, wrong + other
             report[f"unseen_{name}{label}_rows_read"] = rows["board_rows_read"]
             report[f"unseen_{name}{label}_rows_wrong_confident"] = rows["board_rows_wrong_confident"]
             report[f"unseen_{name}{label}_spreads_read"] = round(right / 200, 4)

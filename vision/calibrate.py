@@ -14,7 +14,6 @@ import cv2
 import numpy as np
 
 from vision.backs import Back, Backs, BacksError, learn, load_backs, save_backs
-from vision.index_reader import PRINT_MODEL_PATH, IndexReader
 from vision.reader import ACT_CONFIDENCE, CardReader
 from vision.sighting import CardSighting, Facing
 from vision.sources import Frame, Skipped, SourceError, open_camera
@@ -153,24 +152,25 @@ MIN_FACES_READ = 4  # cards read at acting confidence at the best scale, at the 
 
 
 def learn_index_scale(
-    frames: Iterable[Frame | Skipped], backs_file: Path
+    frames: Iterable[Frame | Skipped], backs_file: Path, reader: CardReader | None = None
 ) -> tuple[float, dict[float, tuple[int, float]], list[str]]:
     """Learn the size of the deck's index from frames of its cards face up (whole, apart: a dozen
     of them, any cards) and write it into ``backs_file`` (its backs are kept). Each scale of
     INDEX_SCALES reads the frames: the one that reads the most cards at acting confidence (then
     the surest) is the deck's, because a window too small cuts the index's suit off and one too
     large shows it too small to be read. Returns the scale, each scale's (cards read, their summed
-    confidence), and the frames skipped (with why)."""
+    confidence), and the frames skipped (with why). ``reader``: the one to read with (by default
+    one with the file's backs), at each scale in turn."""
     images, skipped = _images(frames, "cards face up")
     backs = load_backs(backs_file) if backs_file.exists() else Backs(())
+    reader = reader or CardReader(backs=backs)
     counts: dict[float, tuple[int, float]] = {}
-    index, check = IndexReader(), IndexReader(PRINT_MODEL_PATH)  # loaded once for every scale
     for scale in INDEX_SCALES:
-        reader = CardReader(index, backs, check, index_scale=scale)
+        at_scale = reader.at_index_scale(scale)
         acted = [
             card.confidence
             for image in images
-            for card in reader.read(image)
+            for card in at_scale.read(image)
             if card.card is not None and card.confidence >= ACT_CONFIDENCE
         ]
         counts[scale] = (len(acted), round(sum(acted), 3))

@@ -15,6 +15,7 @@ unknown.
 
 from __future__ import annotations
 
+import copy
 import math
 import statistics
 from collections import Counter
@@ -217,12 +218,17 @@ class CardReader:
             print_check = IndexReader(PRINT_MODEL_PATH)
         self._index = index_reader or IndexReader()
         self._print_check = print_check
-        if index_scale is None:
-            index_scale = backs.index_scale if backs is not None else 1.0
-        if not valid_index_scale(index_scale):
-            raise ValueError(f"index_scale {index_scale!r}: no index size")
-        self.index_scale = index_scale
+        self.index_scale = _index_size(
+            index_scale if index_scale is not None else backs.index_scale if backs is not None else 1.0
+        )
         self.backs = backs if backs is not None and backs.backs else None
+
+    def at_index_scale(self, index_scale: float) -> CardReader:
+        """This reader (its classifiers and backs, loaded once) cutting its index windows
+        ``index_scale`` times the standard one (vision.calibrate.learn_index_scale tries several)."""
+        other = copy.copy(self)
+        other.index_scale = _index_size(index_scale)
+        return other
 
     def read(self, image: BGRImage) -> list[CardSighting]:
         scale = min(1.0, MAX_SIDE / max(image.shape[:2]))
@@ -381,7 +387,7 @@ class CardReader:
         frames, in one batch."""
         if not chosen:
             return {}
-        looks = [replace(frames[i], width=frames[i].width * factor) for i in chosen for factor in SECOND_LOOK]
+        looks = [_wider(frames[i], factor) for i in chosen for factor in SECOND_LOOK]
         again = self._read_all(image, blobs, looks)
         return {i: again[n * len(SECOND_LOOK) : (n + 1) * len(SECOND_LOOK)] for n, i in enumerate(chosen)}
 
@@ -463,7 +469,7 @@ class CardReader:
                 retry.append((i, blank[0]))
         if not retry:
             return seen
-        looks = [replace(frames[i], width=frames[i].width * THIRD_WINDOW[1 - blank]) for i, blank in retry]
+        looks = [_wider(frames[i], THIRD_WINDOW[1 - blank]) for i, blank in retry]
         third = self._read_all(image, blobs, looks)
         result = dict(seen)
         for (i, blank_at), read in zip(retry, third, strict=True):
@@ -1156,7 +1162,14 @@ def _whole_card_outline(blob: PaperBlob, frame: CornerFrame, quad: np.ndarray) -
 
 
 def _wider(frame: CornerFrame, factor: float) -> CornerFrame:
+    """The frame's window guessed ``factor`` times as wide."""
     return replace(frame, width=frame.width * factor)
+
+
+def _index_size(scale: float) -> float:
+    if not valid_index_scale(scale):
+        raise ValueError(f"index_scale {scale!r}: no index size")
+    return scale
 
 
 def _points(quad: np.ndarray, scale: float) -> tuple[tuple[float, float], ...]:

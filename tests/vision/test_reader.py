@@ -646,3 +646,15 @@ def test_a_reader_with_a_larger_index_cuts_every_window_that_much_larger(
 def test_a_reader_refuses_an_index_size_that_is_none() -> None:
     with pytest.raises(ValueError, match="index_scale 0: no index size"):
         CardReader(ScriptedIndex([]), index_scale=0)
+    reader = CardReader(ScriptedIndex([]))
+    with pytest.raises(ValueError, match="index_scale nan: no index size"):
+        reader.at_index_scale(float("nan"))
+
+
+def test_a_reader_at_another_index_size_shares_its_classifier_and_leaves_the_first_as_it_was() -> None:
+    index = ScriptedIndex([[ACE, ACE], [ACE]])
+    reader = CardReader(index)
+    larger = reader.at_index_scale(1.75)
+    assert (reader.index_scale, larger.index_scale) == (1.0, 1.75)
+    assert larger.read(one_card_on_cloth())[0].card == "As"
+    assert index.calls == [2, 1]  # the first reader's classifier answered
