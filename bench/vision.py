@@ -39,8 +39,9 @@ unseen_decks       with --unseen-decks DIR (npm's @heruka_urgyen/react-playing-c
                    committed classifier never trained on (two and four colours, normal and jumbo index),
                    each as the board rows above (90 rows) and as ten-card spreads turned up to 40 degrees
                    (20 frames): per deck, the cards read right and wrongly at acting confidence;
-                   ..._calibrated the same with the deck's index size (..._index_scale_learned)
-                   learned from three other spreads as `tablectl vision calibrate --faces` learns it
+                   ..._calibrated the same with the deck's index size (..._index_scale_learned) and
+                   colours (..._four_colour_learned) learned from three other spreads as
+                   `tablectl vision calibrate --faces` learns them
 mouth_ms           median ms per 640x480 frame of the fast shoe-mouth check alone (vision/mouth.py), the
                    shoe zone of deploy/table.example.toml ([200, 140, 240, 200]), calibrated casino backs
                    and faces passing the mouth under varied light (tests/helpers/mouth_frames.py)
@@ -346,7 +347,7 @@ def unseen_decks(reader: CardReader, package: Path) -> dict[str, object]:
     import tempfile
 
     from tools.train_index_classifier import RANK_LABELS, kennard_bundle_faces
-    from vision.calibrate import learn_index_scale
+    from vision.calibrate import learn_faces
 
     report: dict[str, object] = {}
     for name in KENNARD_DECKS:
@@ -356,8 +357,9 @@ def unseen_decks(reader: CardReader, package: Path) -> dict[str, object]:
         }
         with tempfile.TemporaryDirectory() as folder:
             calibration = [Frame(f"spread {n}", image) for n, (image, _) in enumerate(_spreads(faces, 99, 3))]
-            scale, _, _ = learn_index_scale(calibration, Path(folder) / "backs.json", reader)
-        for label, deck_reader in (("", reader), ("_calibrated", reader.at_index_scale(scale))):
+            learned = learn_faces(calibration, Path(folder) / "backs.json", reader)
+        calibrated = reader.for_deck(learned.index_scale, learned.four_colour)
+        for label, deck_reader in (("", reader), ("_calibrated", calibrated)):
             rows = board_rows(deck_reader, 30, (1, 2, 3), faces)
             right = wrong = 0
             for frame, cards in _spreads(faces, 12, 20):
@@ -367,7 +369,8 @@ def unseen_decks(reader: CardReader, package: Path) -> dict[str, object]:
             report[f"unseen_{name}{label}_rows_wrong_confident"] = rows["board_rows_wrong_confident"]
             report[f"unseen_{name}{label}_spreads_read"] = round(right / 200, 4)
             report[f"unseen_{name}{label}_spreads_wrong_confident"] = wrong
-        report[f"unseen_{name}_index_scale_learned"] = scale
+        report[f"unseen_{name}_index_scale_learned"] = learned.index_scale
+        report[f"unseen_{name}_four_colour_learned"] = learned.four_colour
     return report
 
 

@@ -25,7 +25,7 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import cv2
@@ -87,12 +87,14 @@ def valid_index_scale(scale: float) -> bool:
 
 @dataclass(frozen=True)
 class Backs:
-    """The table's decks as calibration learned them: their backs, and the size of their faces'
-    index against the standard window (vision.calibrate.learn_index_scale; 1 for a normal index,
-    more for a jumbo one: all the table's decks are of one make)."""
+    """The table's decks as calibration learned them: their backs, the size of their faces' index
+    against the standard window (1 for a normal index, more for a jumbo one), and whether their
+    faces are four-colour (blue diamonds, green clubs): vision.calibrate.learn_faces. All the
+    table's decks are of one make."""
 
     backs: tuple[Back, ...]
     index_scale: float = 1.0
+    four_colour: bool = False
 
     def __post_init__(self) -> None:
         if not valid_index_scale(self.index_scale):
@@ -113,7 +115,7 @@ class Backs:
 
     def with_back(self, back: Back) -> Backs:
         """These backs with ``back`` added, or replacing the one of its name."""
-        return Backs(tuple(b for b in self.backs if b.name != back.name) + (back,), self.index_scale)
+        return replace(self, backs=tuple(b for b in self.backs if b.name != back.name) + (back,))
 
 
 def upright(image: BGRImage, quad: np.ndarray, size: tuple[int, int] = (CARD_W, CARD_H)) -> BGRImage:
@@ -223,6 +225,7 @@ def save_backs(backs: Backs, path: Path) -> None:
             "version": VERSION,
             "backs": [b.as_json() for b in backs.backs],
             "index_scale": backs.index_scale,
+            "four_colour": backs.four_colour,
         },
         indent=1,
     )
@@ -263,7 +266,13 @@ def load_backs(path: Path) -> Backs:
             f"{path}: index_scale {scale!r} is no index size ({MIN_INDEX_SCALE:g}-{MAX_INDEX_SCALE:g}): "
             "remove that line and learn the faces again with tablectl vision calibrate --faces"
         )
-    return Backs(tuple(backs), float(scale))
+    four_colour = data.get("four_colour", False)  # absent likewise: two colours
+    if not isinstance(four_colour, bool):
+        raise BacksError(
+            f"{path}: four_colour {four_colour!r} is neither true nor false: remove that line and "
+            "learn the faces again with tablectl vision calibrate --faces"
+        )
+    return Backs(tuple(backs), float(scale), four_colour)
 
 
 def _numbers(values: Iterable[object], count: int) -> tuple[float, ...]:

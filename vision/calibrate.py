@@ -1,6 +1,7 @@
 """Calibration at the table: a frame with the zones drawn (for the installer to check them), the
-backs of the decks in use learned from a few frames (vision/backs.py), and the size of their faces'
-index (a jumbo index is larger than the reader's standard window).
+backs of the decks in use learned from a few frames (vision/backs.py), and their faces: the size of
+their index (a jumbo index is larger than the reader's standard window) and whether they are
+four-colour.
 
 Wired as ``tablectl vision calibrate`` (tablectl/cli/calibrate.py), which reads the table's config.
 """
@@ -8,12 +9,13 @@ Wired as ``tablectl vision calibrate`` (tablectl/cli/calibrate.py), which reads 
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import cv2
 import numpy as np
 
-from vision.backs import Back, Backs, BacksError, learn, load_backs, save_backs
+from vision.backs import Back, Backs, BacksError, learn, load_backs, save_backs, upright
 from vision.reader import ACT_CONFIDENCE, CardReader
 from vision.sighting import CardSighting, Facing
 from vision.sources import Frame, Skipped, SourceError, open_camera
@@ -149,37 +151,84 @@ def learn_backs(
 # rank a fifth of the card's height, about 1.75 times a normal one)
 INDEX_SCALES = (1.0, 1.25, 1.5, 1.75, 2.0)
 MIN_FACES_READ = 4  # cards read at acting confidence at the best scale, at the least
+# A four-colour deck prints its diamonds blue and its clubs green: of the number cards read (their
+# print only pips and indexes: a court card's picture has blue and green in every deck), at least
+# FOUR_COLOUR_CARDS and FOUR_COLOUR_SHARE of them printed so.
+FOUR_COLOUR_CARDS = 2
+FOUR_COLOUR_SHARE = 0.2
+NUMBER_RANKS = frozenset("A23456789T")
+INK_SATURATION = 100  # coloured ink (OpenCV's 0-255): paper is below
+INK_DARKER = 0.6  # of the paper's value: dark ink
+INK_VALUE = 0.45  # of the paper's value: coloured ink at least this bright (black ink is darker)
+BLUE_OR_GREEN_HUES = (35, 130)  # OpenCV's hues (0-179): green to blue; red, orange and gold are not
+PRINTED_SHARE = 0.01  # of the card's middle, at least this much coloured ink to say what colour
+MIDDLE = 0.12  # of each side of the card left out: its edge, where the cloth shows past an outline
 
 
-def learn_index_scale(
+@dataclass(frozen=True)
+class LearnedFaces:
+    index_scale: float
+    four_colour: bool
+    read: dict[float, tuple[int, float]]  # each index scale tried: (cards read, their summed confidence)
+    blue_or_green: tuple[int, int]  # number cards printed blue or green, of the number cards read
+    skipped: list[str]  # the frames skipped, with why
+
+
+def learn_faces(
     frames: Iterable[Frame | Skipped], backs_file: Path, reader: CardReader | None = None
-) -> tuple[float, dict[float, tuple[int, float]], list[str]]:
-    """Learn the size of the deck's index from frames of its cards face up (whole, apart: a dozen
-    of them, any cards) and write it into ``backs_file`` (its backs are kept). Each scale of
-    INDEX_SCALES reads the frames: the one that reads the most cards at acting confidence (then
-    the surest) is the deck's, because a window too small cuts the index's suit off and one too
-    large shows it too small to be read. Returns the scale, each scale's (cards read, their summed
-    confidence), and the frames skipped (with why). ``reader``: the one to read with (by default
-    one with the file's backs), at each scale in turn."""
+) -> LearnedFaces:
+    """Learn the deck's faces from frames of its cards face up (whole, apart: a dozen of them, any
+    cards) and write them into ``backs_file`` (its backs are kept): the size of its index and
+    whether it is four-colour. Each scale of INDEX_SCALES reads the frames: the one that reads the
+    most cards at acting confidence (then the surest) is the deck's, because a window too small
+    cuts the index's suit off and one too large shows it too small to be read. The deck is
+    four-colour where its number cards read at that scale are printed blue or green
+    (FOUR_COLOUR_CARDS, FOUR_COLOUR_SHARE): the classifier knows red and dark ink, and reads a
+    blue diamond as a spade now and then (vision.index_patch.normalise). ``reader``: the one to
+    read with (by default one with the file's backs), at each scale in turn."""
     images, skipped = _images(frames, "cards face up")
     backs = load_backs(backs_file) if backs_file.exists() else Backs(())
-    reader = reader or CardReader(backs=backs)
-    counts: dict[float, tuple[int, float]] = {}
+    reader = (reader or CardReader(backs=backs)).for_deck(four_colour=False)
+    read: dict[float, tuple[int, float]] = {}
+    sightings: dict[float, list[tuple[BGRImage, CardSighting]]] = {}
     for scale in INDEX_SCALES:
-        at_scale = reader.at_index_scale(scale)
-        acted = [
-            card.confidence
+        at_scale = reader.for_deck(index_scale=scale)
+        sightings[scale] = [
+            (image, card)
             for image in images
             for card in at_scale.read(image)
             if card.card is not None and card.confidence >= ACT_CONFIDENCE
         ]
-        counts[scale] = (len(acted), round(sum(acted), 3))
-    best = max(INDEX_SCALES, key=lambda scale: counts[scale])
-    if counts[best][0] < MIN_FACES_READ:
+        read[scale] = (len(sightings[scale]), round(sum(card.confidence for _, card in sightings[scale]), 3))
+    best = max(INDEX_SCALES, key=lambda scale: read[scale])
+    if read[best][0] < MIN_FACES_READ:
         raise BacksError(
-            f"{counts[best][0]} card(s) read at the best index size of {len(images)} frame(s): give "
+            f"{read[best][0]} card(s) read at the best index size of {len(images)} frame(s): give "
             f"frames with at least {MIN_FACES_READ} of the deck's cards face up, whole and apart, in "
             "the table's light"
         )
-    save_backs(Backs(backs.backs, best), backs_file)
-    return best, counts, skipped
+    numbers = [(image, card) for image, card in sightings[best] if card.rank in NUMBER_RANKS]
+    coloured = sum(_blue_or_green_print(image, card) for image, card in numbers)
+    four_colour = coloured >= FOUR_COLOUR_CARDS and coloured >= FOUR_COLOUR_SHARE * len(numbers)
+    save_backs(replace(backs, index_scale=best, four_colour=four_colour), backs_file)
+    return LearnedFaces(best, four_colour, read, (coloured, len(numbers)), skipped)
+
+
+def _blue_or_green_print(image: BGRImage, card: CardSighting) -> bool:
+    """Whether most of the ink in the card's middle (its pips) is bright blue or green: a black pip
+    in cool light is saturated too, but dark, and the cloth past a loose outline is kept out."""
+    face = upright(image, np.array(card.corners, np.float32))
+    h, w = face.shape[:2]
+    middle = cv2.cvtColor(
+        face[round(MIDDLE * h) : round((1 - MIDDLE) * h), round(MIDDLE * w) : round((1 - MIDDLE) * w)],
+        cv2.COLOR_BGR2HSV,
+    )
+    hue, saturation, value = cv2.split(middle)
+    paper = float(np.percentile(value, 90))
+    coloured = saturation >= INK_SATURATION
+    ink = (value < INK_DARKER * paper) | coloured
+    if ink.sum() < PRINTED_SHARE * ink.size:
+        return False
+    low, high = BLUE_OR_GREEN_HUES
+    blue_or_green = coloured & (value >= INK_VALUE * paper) & (hue >= low) & (hue <= high)
+    return bool(blue_or_green.sum() * 2 > ink.sum())

@@ -31,7 +31,7 @@ def cut_patch(image: BGRImage, frame: CornerFrame) -> BGRImage:
 
 def cut_patches(image: BGRImage, frames: Sequence[CornerFrame], scale: float = 1.0) -> BGRImage:
     """The index windows of ``frames`` (n, PATCH_H, PATCH_W, 3), ``scale`` times the standard
-    window (a deck calibrated with a larger index: vision.calibrate.learn_index_scale). Each patch
+    window (a deck calibrated with a larger index: vision.calibrate.learn_faces). Each patch
     pixel's place on the image is the corner's point plus its share of the window's two edges: the
     places of all the frame's patches, stacked, are one map for one bilinear remap (a warp per
     patch cost twice as much, in calls; OpenCV's affine warp samples bilinearly too, INTER_AREA
@@ -58,14 +58,17 @@ def cut_patches(image: BGRImage, frames: Sequence[CornerFrame], scale: float = 1
     return patches.reshape(n, PATCH_H, PATCH_W, 3)
 
 
-def normalise(patch: BGRImage, dark_card: bool) -> FloatArray:
+def normalise(patch: BGRImage, dark_card: bool, four_colour: bool = False) -> FloatArray:
     """Two planes in 0..1: ink darkness on paper (1 = ink) and redness (red ink), each independent
-    of the light's brightness and colour. A dark card's light print is its ink."""
-    result: FloatArray = normalise_all(patch[None], np.array([dark_card]))[0]
+    of the light's brightness and colour. A dark card's light print is its ink. ``four_colour``: a
+    four-colour deck's (vision.calibrate.learn_faces): its blue ink counts as red, so that its blue
+    diamonds look to the classifier as a two-colour deck's red ones do (its green clubs are dark
+    ink already, as black clubs are)."""
+    result: FloatArray = normalise_all(patch[None], np.array([dark_card]), four_colour)[0]
     return result
 
 
-def normalise_all(patches: BGRImage, dark_cards: np.ndarray) -> FloatArray:
+def normalise_all(patches: BGRImage, dark_cards: np.ndarray, four_colour: bool = False) -> FloatArray:
     """normalise() for a stack of patches (n, h, w, 3) at once: one pass of OpenCV and numpy for a
     frame (percentiles as order statistics of each patch's sorted values: OpenCV sorts a row of
     uint8 in a tenth of numpy's partition's time, and np.percentile per patch costs more than the
@@ -98,6 +101,8 @@ def normalise_all(patches: BGRImage, dark_cards: np.ndarray) -> FloatArray:
     brightest = _sorted_rows(np.maximum(green_or_blue, red))[:, k_high]
     white = np.maximum(brightest.astype(np.float32), 40.0)
     np.subtract(red, green_or_blue, out=redness, dtype=np.float32)  # red excess: negative is none
+    if four_colour:
+        np.maximum(redness, np.subtract(blue, np.maximum(green, red), dtype=np.float32), out=redness)
     np.divide(redness, white[:, None], out=redness)
     np.multiply(redness, 2.0, out=redness)
     np.clip(redness, 0.0, 1.0, out=redness)

@@ -204,8 +204,9 @@ class CardReader:
     is shown again before it is acted on (``_unless_print``); by default, with the committed
     classifier, the one trained with printed matter (PRINT_MODEL_PATH); with another classifier
     given, none unless given too. ``index_scale``: the index window's size against the standard
-    one, for a deck whose index is larger (a jumbo index); by default the calibrated decks'
-    (``backs.index_scale``: vision.calibrate.learn_index_scale), else 1."""
+    one, for a deck whose index is larger (a jumbo index); ``four_colour``: the deck's faces are
+    four-colour (its blue ink is read as red: vision.index_patch.normalise). By default both are
+    the calibrated decks' (vision.calibrate.learn_faces), else a standard two-colour deck's."""
 
     def __init__(
         self,
@@ -213,6 +214,7 @@ class CardReader:
         backs: Backs | None = None,
         print_check: IndexReader | None = None,
         index_scale: float | None = None,
+        four_colour: bool | None = None,
     ) -> None:
         if print_check is None and index_reader is None and PRINT_CHECK:
             print_check = IndexReader(PRINT_MODEL_PATH)
@@ -221,13 +223,18 @@ class CardReader:
         self.index_scale = _index_size(
             index_scale if index_scale is not None else backs.index_scale if backs is not None else 1.0
         )
+        self.four_colour = four_colour if four_colour is not None else backs is not None and backs.four_colour
         self.backs = backs if backs is not None and backs.backs else None
 
-    def at_index_scale(self, index_scale: float) -> CardReader:
-        """This reader (its classifiers and backs, loaded once) cutting its index windows
-        ``index_scale`` times the standard one (vision.calibrate.learn_index_scale tries several)."""
+    def for_deck(self, index_scale: float | None = None, four_colour: bool | None = None) -> CardReader:
+        """This reader (its classifiers and backs, loaded once) reading another make of deck: its
+        index windows ``index_scale`` times the standard one, its faces ``four_colour`` or not
+        (each as this reader's where not given; vision.calibrate.learn_faces tries several)."""
         other = copy.copy(self)
-        other.index_scale = _index_size(index_scale)
+        if index_scale is not None:
+            other.index_scale = _index_size(index_scale)
+        if four_colour is not None:
+            other.four_colour = four_colour
         return other
 
     def read(self, image: BGRImage) -> list[CardSighting]:
@@ -339,7 +346,9 @@ class CardReader:
     ) -> list[IndexRead]:
         """The windows of ``frames`` read by ``classifier`` (the reader's own by default)."""
         return (classifier or self._index).read(
-            normalise_all(patches, np.array([blobs[frame.blob].dark for frame in frames], bool))
+            normalise_all(
+                patches, np.array([blobs[frame.blob].dark for frame in frames], bool), self.four_colour
+            )
         )
 
     def _second_look(

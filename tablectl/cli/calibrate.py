@@ -16,14 +16,15 @@ def add_calibrate_parser(vision_sub: Any) -> None:
     calibrate = vision_sub.add_parser(
         "calibrate",
         help="draw the table's zones on a frame of each camera (an image file to check them), or "
-        "learn a deck's back from frames of it face down (--backs), or the size of its faces' index "
-        "from frames of them face up (--faces)",
+        "learn a deck's back from frames of it face down (--backs), or its faces (the size of their "
+        "index, two or four colours) from frames of them face up (--faces)",
         description="Without --backs: for each camera of the config (or --camera), take a frame (from "
         "the camera, or --frame), draw its zones and the cards found, and write zones-<camera>.png "
         "into --out. With --backs: learn the back of the deck --deck from the face-down cards on the "
         "images given, into the file [vision] backs names (or --backs-file). With --faces: learn the "
-        "size of the decks' index (a jumbo index is larger than a normal one) from their cards face "
-        "up on the images given, into the same file.",
+        "size of the decks' index (a jumbo index is larger than a normal one) and whether their faces "
+        "are four-colour (blue diamonds, green clubs) from their cards face up on the images given, "
+        "into the same file.",
     )
     calibrate.add_argument(
         "--config", default=DEFAULT_CONFIG, help=f"the table's config (default {DEFAULT_CONFIG})"
@@ -199,17 +200,20 @@ def _frames(args: argparse.Namespace, table_file: Any, images: list[str], option
 
 
 def _learn_faces(args: argparse.Namespace, table_file: Any) -> int:
-    from vision.calibrate import learn_index_scale
+    from vision.calibrate import learn_faces
 
     backs_file = _backs_file(args, table_file)
-    scale, counts, skipped = learn_index_scale(_frames(args, table_file, args.faces, "--faces"), backs_file)
-    for line in skipped:
+    learned = learn_faces(_frames(args, table_file, args.faces, "--faces"), backs_file)
+    for line in learned.skipped:
         print(f"skipped {line}")
-    tried = ", ".join(f"{s:g}: {n}" for s, (n, _) in counts.items())
+    tried = ", ".join(f"{s:g}: {n}" for s, (n, _) in learned.read.items())
+    coloured, numbers = learned.blue_or_green
+    colours = "four-colour (blue diamonds, green clubs)" if learned.four_colour else "two-colour"
     print(
-        f"index size {scale:g} times the standard window learned: {backs_file} "
+        f"index size {learned.index_scale:g} times the standard window learned: {backs_file} "
         f"(cards read at each size: {tried})"
     )
+    print(f"faces {colours}: {coloured} of the {numbers} number card(s) read printed blue or green")
     return 0
 
 

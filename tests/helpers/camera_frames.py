@@ -180,6 +180,19 @@ def jumbo_face(card: str, width: int = 90, factor: float = 1.8) -> np.ndarray:
     return image
 
 
+def four_colour_face(card: str, width: int = 90) -> np.ndarray:
+    """``card``'s face printed as a four-colour deck prints it: a diamond's red ink blue, a club's
+    black ink green (a court card's picture with it, as a simple stand-in)."""
+    image = face(card, width)
+    b, g, r = (image[..., k].astype(np.int16) for k in range(3))
+    if card[1] == "d":
+        red = r - np.maximum(g, b) > 60
+        image[red] = image[red][:, ::-1]  # red ink's channels swapped: as blue
+    elif card[1] == "c":
+        image[np.maximum(np.maximum(b, g), r) < 120] = (30, 140, 30)
+    return image
+
+
 def spread_of(faces: list[np.ndarray]) -> np.ndarray:
     """Up to eight faces apart on the felt in two rows, turned -30 to 40 degrees."""
     frame = felt()

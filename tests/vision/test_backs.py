@@ -126,6 +126,23 @@ def test_the_backs_file_keeps_the_decks_index_size_and_an_older_file_has_the_sta
     assert Backs(red.backs, 1.5).with_back(red.backs[0]).index_scale == 1.5  # a back learned again
 
 
+def test_the_backs_file_keeps_a_four_colour_deck_and_an_older_file_is_two_colour(
+    tmp_path: Path, red: Backs
+) -> None:
+    path = tmp_path / "backs.json"
+    save_backs(Backs(red.backs, 1.0, four_colour=True), path)
+    assert load_backs(path).four_colour and CardReader(backs=load_backs(path)).four_colour
+    data = json.loads(path.read_text())
+    del data["four_colour"]  # as written before faces' colours were learned
+    path.write_text(json.dumps(data))
+    assert load_backs(path) == red and not red.four_colour
+    data["four_colour"] = "yes"
+    path.write_text(json.dumps(data))
+    with pytest.raises(BacksError, match="four_colour 'yes' is neither true nor false: remove that line"):
+        load_backs(path)
+    assert Backs(red.backs, 1.5, True).with_back(red.backs[0]) == Backs(red.backs, 1.5, True)
+
+
 def test_on_real_photos_face_down_is_a_match_to_the_learned_black_back(reader: CardReader) -> None:
     """backs-cardcounter's deck has plain black backs and black faces with gold print, the case
     where 'no white inside' would call a face down. Learned from three photos, the back is what

@@ -15,6 +15,7 @@ import pytest
 from tests.helpers.camera_frames import (
     face,
     felt,
+    four_colour_face,
     jumbo_face,
     laid,
     render_back,
@@ -24,7 +25,7 @@ from tests.helpers.camera_frames import (
 )
 from tests.helpers.paths import ROOT
 from vision.backs import BacksError, load_backs
-from vision.calibrate import ZONE_COLOURS, learn_index_scale
+from vision.calibrate import ZONE_COLOURS, learn_faces
 from vision.reader import ACT_CONFIDENCE, CardReader
 from vision.sources import ImageFiles
 
@@ -167,19 +168,34 @@ def test_calibrate_faces_learns_a_jumbo_index_and_keeps_the_backs(tmp_path: Path
     assert len(acted(CardReader())) < 4  # the standard window names few of them
 
 
-def test_calibrate_faces_of_a_normal_deck_learns_the_standard_window(tmp_path: Path) -> None:
+def test_calibrate_faces_of_a_normal_deck_learns_the_standard_window_and_two_colours(tmp_path: Path) -> None:
     write_frames(tmp_path / "faces", [spread_of([face(card) for card in CARDS])])
-    scale, counts, skipped = learn_index_scale(
-        ImageFiles([str(tmp_path / "faces")]).frames(), tmp_path / "b.json"
+    learned = learn_faces(ImageFiles([str(tmp_path / "faces")]).frames(), tmp_path / "b.json")
+    assert learned.index_scale == 1.0 and learned.read[1.0][0] == len(CARDS) and learned.skipped == []
+    assert not learned.four_colour and learned.blue_or_green == (0, 6)  # As 9c Td 5s 2h 8c: no court
+    saved = load_backs(tmp_path / "b.json")
+    assert saved.index_scale == 1.0 and not saved.four_colour
+
+
+def test_calibrate_faces_learns_a_four_colour_deck_and_the_reader_uses_it(tmp_path: Path) -> None:
+    """Blue diamonds and green clubs: the number cards read are mostly printed so (the 9c, Td and
+    8c of the six), and the deck's readers from then on read blue ink as red."""
+    config = table(tmp_path)
+    write_frames(tmp_path / "faces", [spread_of([four_colour_face(card) for card in CARDS])])
+    result = tablectl("vision", "calibrate", "--config", str(config), "--faces", str(tmp_path / "faces"))
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.splitlines()[1] == (
+        "faces four-colour (blue diamonds, green clubs): 3 of the 6 number card(s) read printed blue or green"
     )
-    assert scale == 1.0 and counts[1.0][0] == len(CARDS) and skipped == []
-    assert load_backs(tmp_path / "b.json").index_scale == 1.0
+    learned = load_backs(tmp_path / "backs.json")
+    assert learned.four_colour and learned.index_scale == 1.0
+    assert CardReader(backs=learned).four_colour
 
 
 def test_calibrate_faces_without_enough_faces_says_what_to_give(tmp_path: Path) -> None:
     write_frames(tmp_path / "faces", [felt()])
     with pytest.raises(BacksError, match="0 card.s. read at the best index size of 1 frame.s.: give frames"):
-        learn_index_scale(ImageFiles([str(tmp_path / "faces")]).frames(), tmp_path / "b.json")
+        learn_faces(ImageFiles([str(tmp_path / "faces")]).frames(), tmp_path / "b.json")
     assert not (tmp_path / "b.json").exists()
 
 

@@ -7,7 +7,15 @@ import math
 import numpy as np
 
 from vision.corners import CornerFrame
-from vision.index_patch import PATCH_H, PATCH_W, WINDOW_ACROSS, WINDOW_DOWN, cut_patch, cut_patches
+from vision.index_patch import (
+    PATCH_H,
+    PATCH_W,
+    WINDOW_ACROSS,
+    WINDOW_DOWN,
+    cut_patch,
+    cut_patches,
+    normalise_all,
+)
 
 
 def coordinates_image() -> np.ndarray:
@@ -46,3 +54,19 @@ def test_a_scaled_window_is_the_window_of_a_card_that_much_wider() -> None:
     wider = CornerFrame(frame.point, frame.across, frame.down, 75.0, 0)
     assert (cut_patches(image, [frame], 1.5) == cut_patches(image, [wider])).all()
     assert not (cut_patches(image, [frame], 1.5) == cut_patches(image, [frame])).all()
+
+
+def test_a_four_colour_decks_blue_ink_is_red_to_the_classifier_and_a_two_colour_decks_is_not() -> None:
+    """A four-colour deck prints its diamonds blue: read as that deck (vision.calibrate.learn_faces
+    learned it), blue ink is what red ink is on a two-colour deck; green (its clubs) stays dark ink,
+    as black does; black and red ink are the same either way."""
+    patches = np.full((4, PATCH_H, PATCH_W, 3), 240, np.uint8)
+    for k, ink in enumerate(
+        [(200, 40, 30), (30, 140, 30), (20, 20, 20), (30, 30, 200)]
+    ):  # blue, green, black, red
+        patches[k, 5:20, 5:15] = ink
+    dark = np.zeros(4, bool)
+    two, four = normalise_all(patches, dark), normalise_all(patches, dark, four_colour=True)
+    assert [float(two[k, 1, 10, 10]) for k in range(4)] == [0.0, 0.0, 0.0, 1.0]
+    assert [float(four[k, 1, 10, 10]) for k in range(4)] == [1.0, 0.0, 0.0, 1.0]
+    assert (two[:, 0] == four[:, 0]).all() and (four[:, 0, 10, 10] > 0.9).all()  # all four are ink

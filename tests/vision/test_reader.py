@@ -14,6 +14,7 @@ from tests.helpers.camera_frames import white_lattice_back
 from tests.helpers.paths import DATA
 from vision import corners
 from vision import reader as reader_module
+from vision.backs import Backs
 from vision.corners import CornerFrame, PaperBlob
 from vision.index_reader import NONE_RANK, NONE_SUIT, RANK_LABELS, IndexRead, IndexReader
 from vision.reader import ACT_CONFIDENCE, CardReader, Facing, _BlobMasks, _whole_card_outline
@@ -648,13 +649,44 @@ def test_a_reader_refuses_an_index_size_that_is_none() -> None:
         CardReader(ScriptedIndex([]), index_scale=0)
     reader = CardReader(ScriptedIndex([]))
     with pytest.raises(ValueError, match="index_scale nan: no index size"):
-        reader.at_index_scale(float("nan"))
+        reader.for_deck(float("nan"))
 
 
 def test_a_reader_at_another_index_size_shares_its_classifier_and_leaves_the_first_as_it_was() -> None:
     index = ScriptedIndex([[ACE, ACE], [ACE]])
     reader = CardReader(index)
-    larger = reader.at_index_scale(1.75)
+    larger = reader.for_deck(1.75)
     assert (reader.index_scale, larger.index_scale) == (1.0, 1.75)
+    assert (reader.four_colour, larger.four_colour, larger.for_deck(four_colour=True).index_scale) == (
+        False,
+        False,
+        1.75,
+    )
     assert larger.read(one_card_on_cloth())[0].card == "As"
     assert index.calls == [2, 1]  # the first reader's classifier answered
+
+
+class RecordingIndex(ScriptedIndex):
+    """A scripted classifier that keeps the patches it was shown."""
+
+    def __init__(self, script: list[list[IndexRead]]) -> None:
+        super().__init__(script)
+        self.shown: list[np.ndarray] = []
+
+    def read(self, patches: np.ndarray) -> list[IndexRead]:
+        self.shown.append(patches)
+        return super().read(patches)
+
+
+def test_a_four_colour_deck_is_read_with_its_blue_ink_as_red() -> None:
+    """A reader of a four-colour deck (the backs file says so: vision.calibrate.learn_faces) shows
+    the classifier a blue index as red ink, as the classifier knows a diamond; a two-colour deck's
+    reader shows it as dark ink, as on any other reader."""
+    frame = one_card_on_cloth()
+    cv2.rectangle(frame, (254, 154), (266, 180), (200, 40, 30), -1)  # a blue rank at the top left
+    redness = []
+    for backs in (Backs((), 1.0, four_colour=True), Backs(())):
+        index = RecordingIndex([[ACE, ACE], [ACE]])
+        CardReader(index, backs).read(frame)
+        redness.append(float(index.shown[0][:, 1].max()))
+    assert redness == [1.0, 0.0]
