@@ -78,6 +78,9 @@ class Back:
         }
 
 
+# a four-colour deck's diamonds and clubs: OpenCV's hues (0-179) from green to blue (red, orange and
+# gold are not)
+BLUE_OR_GREEN_HUES = (35, 130)
 MIN_INDEX_SCALE, MAX_INDEX_SCALE = 0.5, 3.0  # an index window this many times the standard one
 
 
@@ -264,13 +267,13 @@ def load_backs(path: Path) -> Backs:
     if not isinstance(scale, (int, float)) or isinstance(scale, bool) or not valid_index_scale(scale):
         raise BacksError(
             f"{path}: index_scale {scale!r} is no index size ({MIN_INDEX_SCALE:g}-{MAX_INDEX_SCALE:g}): "
-            "remove that line and learn the faces again with tablectl vision calibrate --faces"
+            "set it to 1 (a normal index), then learn the faces again with tablectl vision calibrate --faces"
         )
     four_colour = data.get("four_colour", False)  # absent likewise: two colours
     if not isinstance(four_colour, bool):
         raise BacksError(
-            f"{path}: four_colour {four_colour!r} is neither true nor false: remove that line and "
-            "learn the faces again with tablectl vision calibrate --faces"
+            f"{path}: four_colour {four_colour!r} is neither true nor false: set it to false (true "
+            "for a deck with blue diamonds and green clubs)"
         )
     return Backs(tuple(backs), float(scale), four_colour)
 

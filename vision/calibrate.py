@@ -15,7 +15,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from vision.backs import Back, Backs, BacksError, learn, load_backs, save_backs, upright
+from vision.backs import BLUE_OR_GREEN_HUES, Back, Backs, BacksError, learn, load_backs, save_backs, upright
 from vision.reader import ACT_CONFIDENCE, CardReader
 from vision.sighting import CardSighting, Facing
 from vision.sources import Frame, Skipped, SourceError, open_camera
@@ -156,11 +156,11 @@ MIN_FACES_READ = 4  # cards read at acting confidence at the best scale, at the 
 # FOUR_COLOUR_CARDS and FOUR_COLOUR_SHARE of them printed so.
 FOUR_COLOUR_CARDS = 2
 FOUR_COLOUR_SHARE = 0.2
+MIN_NUMBER_CARDS = 4  # fewer number cards read say nothing of the colours: the file's are kept
 NUMBER_RANKS = frozenset("A23456789T")
 INK_SATURATION = 100  # coloured ink (OpenCV's 0-255): paper is below
 INK_DARKER = 0.6  # of the paper's value: dark ink
 INK_VALUE = 0.45  # of the paper's value: coloured ink at least this bright (black ink is darker)
-BLUE_OR_GREEN_HUES = (35, 130)  # OpenCV's hues (0-179): green to blue; red, orange and gold are not
 PRINTED_SHARE = 0.01  # of the card's middle, at least this much coloured ink to say what colour
 MIDDLE = 0.12  # of each side of the card left out: its edge, where the cloth shows past an outline
 
@@ -171,6 +171,7 @@ class LearnedFaces:
     four_colour: bool
     read: dict[float, tuple[int, float]]  # each index scale tried: (cards read, their summed confidence)
     blue_or_green: tuple[int, int]  # number cards printed blue or green, of the number cards read
+    colours_learned: bool  # False: too few number cards read (MIN_NUMBER_CARDS), the file's colours kept
     skipped: list[str]  # the frames skipped, with why
 
 
@@ -184,7 +185,8 @@ def learn_faces(
     cuts the index's suit off and one too large shows it too small to be read. The deck is
     four-colour where its number cards read at that scale are printed blue or green
     (FOUR_COLOUR_CARDS, FOUR_COLOUR_SHARE): the classifier knows red and dark ink, and reads a
-    blue diamond as a spade now and then (vision.index_patch.normalise). ``reader``: the one to
+    blue diamond as a spade now and then (vision.index_patch.normalise). With fewer than
+    MIN_NUMBER_CARDS number cards read, the file's colours are kept. ``reader``: the one to
     read with (by default one with the file's backs), at each scale in turn."""
     images, skipped = _images(frames, "cards face up")
     backs = load_backs(backs_file) if backs_file.exists() else Backs(())
@@ -209,9 +211,14 @@ def learn_faces(
         )
     numbers = [(image, card) for image, card in sightings[best] if card.rank in NUMBER_RANKS]
     coloured = sum(_blue_or_green_print(image, card) for image, card in numbers)
-    four_colour = coloured >= FOUR_COLOUR_CARDS and coloured >= FOUR_COLOUR_SHARE * len(numbers)
+    colours_learned = len(numbers) >= MIN_NUMBER_CARDS
+    four_colour = (
+        coloured >= FOUR_COLOUR_CARDS and coloured >= FOUR_COLOUR_SHARE * len(numbers)
+        if colours_learned
+        else backs.four_colour
+    )
     save_backs(replace(backs, index_scale=best, four_colour=four_colour), backs_file)
-    return LearnedFaces(best, four_colour, read, (coloured, len(numbers)), skipped)
+    return LearnedFaces(best, four_colour, read, (coloured, len(numbers)), colours_learned, skipped)
 
 
 def _blue_or_green_print(image: BGRImage, card: CardSighting) -> bool:

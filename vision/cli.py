@@ -22,8 +22,8 @@ def add_vision_parser(sub: Any) -> Any:
     read.add_argument("--json", action="store_true", help="one JSON object per image, one per line")
     read.add_argument(
         "--backs-file",
-        help="read as the table does, with the decks calibrated into this file (their backs and "
-        "their index size: tablectl vision calibrate --backs/--faces)",
+        help="read as the table does, with the decks calibrated into this file (their backs, "
+        "their index size and colours: tablectl vision calibrate --backs/--faces)",
     )
     read.set_defaults(func=cmd_vision_read)
     return vision_sub

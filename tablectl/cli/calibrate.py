@@ -200,7 +200,7 @@ def _frames(args: argparse.Namespace, table_file: Any, images: list[str], option
 
 
 def _learn_faces(args: argparse.Namespace, table_file: Any) -> int:
-    from vision.calibrate import learn_faces
+    from vision.calibrate import MIN_NUMBER_CARDS, learn_faces
 
     backs_file = _backs_file(args, table_file)
     learned = learn_faces(_frames(args, table_file, args.faces, "--faces"), backs_file)
@@ -213,7 +213,13 @@ def _learn_faces(args: argparse.Namespace, table_file: Any) -> int:
         f"index size {learned.index_scale:g} times the standard window learned: {backs_file} "
         f"(cards read at each size: {tried})"
     )
-    print(f"faces {colours}: {coloured} of the {numbers} number card(s) read printed blue or green")
+    if learned.colours_learned:
+        print(f"faces {colours}: {coloured} of the {numbers} number card(s) read printed blue or green")
+    else:
+        print(
+            f"faces' colours not learned, kept {colours}: {numbers} number card(s) read; give frames "
+            f"with at least {MIN_NUMBER_CARDS} cards from ace to ten, diamonds or clubs among them"
+        )
     return 0
 
 

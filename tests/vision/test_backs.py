@@ -121,7 +121,9 @@ def test_the_backs_file_keeps_the_decks_index_size_and_an_older_file_has_the_sta
     assert load_backs(path) == red and red.index_scale == 1.0
     data["index_scale"] = "large"
     path.write_text(json.dumps(data))
-    with pytest.raises(BacksError, match="index_scale 'large' is no index size .*remove that line and learn"):
+    with pytest.raises(
+        BacksError, match="index_scale 'large' is no index size .*set it to 1 .a normal index., then learn"
+    ):
         load_backs(path)
     assert Backs(red.backs, 1.5).with_back(red.backs[0]).index_scale == 1.5  # a back learned again
 
@@ -138,7 +140,7 @@ def test_the_backs_file_keeps_a_four_colour_deck_and_an_older_file_is_two_colour
     assert load_backs(path) == red and not red.four_colour
     data["four_colour"] = "yes"
     path.write_text(json.dumps(data))
-    with pytest.raises(BacksError, match="four_colour 'yes' is neither true nor false: remove that line"):
+    with pytest.raises(BacksError, match="four_colour 'yes' is neither true nor false: set it to false"):
         load_backs(path)
     assert Backs(red.backs, 1.5, True).with_back(red.backs[0]) == Backs(red.backs, 1.5, True)
 

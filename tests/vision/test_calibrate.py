@@ -190,6 +190,17 @@ def test_calibrate_faces_learns_a_four_colour_deck_and_the_reader_uses_it(tmp_pa
     learned = load_backs(tmp_path / "backs.json")
     assert learned.four_colour and learned.index_scale == 1.0
     assert CardReader(backs=learned).four_colour
+    # court cards alone say nothing of the colours (their pictures have blue and green in any deck)
+    write_frames(tmp_path / "courts", [spread_of([face(card) for card in COURTS])])
+    again = tablectl("vision", "calibrate", "--config", str(config), "--faces", str(tmp_path / "courts"))
+    assert again.returncode == 0, again.stderr
+    assert again.stdout.splitlines()[1].startswith(
+        "faces' colours not learned, kept four-colour (blue diamonds, green clubs): 0 number card(s) read"
+    )
+    assert load_backs(tmp_path / "backs.json").four_colour
+
+
+COURTS = ["Jc", "Qd", "Kh", "Js", "Qs", "Kd"]
 
 
 def test_calibrate_faces_without_enough_faces_says_what_to_give(tmp_path: Path) -> None:

@@ -7,12 +7,15 @@ from __future__ import annotations
 import math
 import random
 from collections import Counter
+from dataclasses import replace
 
 import cv2
 import numpy as np
 import pytest
 
+from tests.helpers.camera_frames import four_colour_face
 from tests.helpers.mouth_frames import (
+    CARD_W,
     CASINO,
     MOUTH,
     SIZE,
@@ -213,3 +216,20 @@ def test_a_polygon_zone_is_checked_inside_its_outline(casino: Backs) -> None:
     assert check.check(at_mouth(shoe(), rendered_faces(["7c"])[0][1])).state is MouthState.FACE
     with pytest.raises(ValueError, match="too small for the mouth check"):
         MouthCheck(ZoneArea("shoe", ((10.0, 10.0), (14.0, 10.0), (14.0, 14.0))), SIZE)
+
+
+def test_a_four_colour_decks_blue_and_green_faces_are_faces_once_calibrated_so(casino: Backs) -> None:
+    """A four-colour deck's diamonds are printed blue and its clubs green: at a two-colour deck's
+    mouth that is no ink, and such a face is white without ink; with the deck calibrated
+    four-colour (vision.calibrate.learn_faces) it is a face as a red or black one is, and the
+    casino backs (a blue and a green among them) are still never one."""
+    four = replace(casino, four_colour=True)
+    two_colour, four_colour = MouthCheck(MOUTH, SIZE, casino), MouthCheck(MOUTH, SIZE, four)
+    for card in ["3d", "4c", "7c", "8d", "Ad"]:
+        frames = passing(four_colour_face(card, CARD_W), 24)
+        assert states(two_colour, frames)[MouthState.FACE] == 0, card
+        got = states(four_colour, frames)
+        assert got[MouthState.BACK] == 0 and got[MouthState.FACE] >= len(frames) // 3, (card, got)
+    for colour in CASINO:
+        got = states(four_colour, passing(casino_back(colour)))
+        assert got[MouthState.FACE] == 0, (colour, got)

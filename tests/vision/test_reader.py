@@ -657,9 +657,11 @@ def test_a_reader_at_another_index_size_shares_its_classifier_and_leaves_the_fir
     reader = CardReader(index)
     larger = reader.for_deck(1.75)
     assert (reader.index_scale, larger.index_scale) == (1.0, 1.75)
-    assert (reader.four_colour, larger.four_colour, larger.for_deck(four_colour=True).index_scale) == (
+    four = larger.for_deck(four_colour=True)
+    assert (reader.four_colour, larger.four_colour, four.four_colour, four.index_scale) == (
         False,
         False,
+        True,
         1.75,
     )
     assert larger.read(one_card_on_cloth())[0].card == "As"
@@ -667,15 +669,20 @@ def test_a_reader_at_another_index_size_shares_its_classifier_and_leaves_the_fir
 
 
 class RecordingIndex(ScriptedIndex):
-    """A scripted classifier that keeps the patches it was shown."""
+    """A scripted classifier that keeps the patches it was shown; past its script, it reads every
+    window as ``then``."""
 
-    def __init__(self, script: list[list[IndexRead]]) -> None:
+    def __init__(self, script: list[list[IndexRead]], then: IndexRead = ACE) -> None:
         super().__init__(script)
+        self.then = then
         self.shown: list[np.ndarray] = []
 
     def read(self, patches: np.ndarray) -> list[IndexRead]:
         self.shown.append(patches)
-        return super().read(patches)
+        if len(self.calls) < len(self.script):
+            return super().read(patches)
+        self.calls.append(len(patches))
+        return [self.then] * len(patches)
 
 
 def test_a_four_colour_deck_is_read_with_its_blue_ink_as_red() -> None:
@@ -686,7 +693,13 @@ def test_a_four_colour_deck_is_read_with_its_blue_ink_as_red() -> None:
     cv2.rectangle(frame, (254, 154), (266, 180), (200, 40, 30), -1)  # a blue rank at the top left
     redness = []
     for backs in (Backs((), 1.0, four_colour=True), Backs(())):
-        index = RecordingIndex([[ACE, ACE], [ACE]])
-        CardReader(index, backs).read(frame)
-        redness.append(float(index.shown[0][:, 1].max()))
-    assert redness == [1.0, 0.0]
+        # read at one corner (its pip corners, read as its index corners disagree, no index): its
+        # first look, second look and larger window, and the print check
+        index, check = RecordingIndex([[PIPS, ACE], [PIPS] * 4]), RecordingIndex([])
+        sighting = CardReader(index, backs, print_check=check).read(frame)[0]
+        assert (sighting.card, sighting.why) == ("As", "index read")
+        assert (index.calls, check.calls) == ([2, 4, 2, 1], [1])
+        shown = [*index.shown, *check.shown]
+        redness.append([float(patches[:, 1].max()) for patches in shown])
+    # every window at the blue index red (the pip corners' windows show none of it)
+    assert redness == [[1.0, 0.0, 1.0, 1.0, 1.0], [0.0] * 5]
