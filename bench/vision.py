@@ -259,10 +259,10 @@ def board_rows(
     of them on each seed (the report's figure: seeds 1-3; --row-seeds for a wider stress): the
     cards read right at acting confidence, and those read wrongly at it. ``faces``: another
     deck's upright faces by card ('Tc'), in place of geaxgx's."""
-    from tests.helpers.camera_frames import FELT, face, laid
+    from tests.helpers.camera_frames import FELT, face, laid, sized
 
     def card_face(card: str, width: int) -> np.ndarray:
-        return face(card, width) if faces is None else _sized(faces[card], width)
+        return face(card, width) if faces is None else sized(faces[card], width)
 
     deck = [rank + suit for rank in "23456789TJQKA" for suit in "cdhs"]
     right = wrong = total = 0
@@ -311,18 +311,13 @@ def _scored(reader: CardReader, frame: np.ndarray, cards: Sequence[str]) -> tupl
     return len(read & set(cards)), len(read - set(cards))
 
 
-def _sized(image: np.ndarray, width: int) -> np.ndarray:
-    height = round(width * image.shape[0] / image.shape[1])
-    return cv2.resize(image, (width, height), interpolation=cv2.INTER_AREA)
-
-
 KENNARD_DECKS = ("TcN", "TcB", "FcN", "FcB")  # two or four colours; normal or jumbo ('big') index
 
 
 def _spreads(faces: dict[str, np.ndarray], seed: int, count: int) -> list[tuple[np.ndarray, list[str]]]:
     """``count`` frames of ten of ``faces`` 70 px wide in two rows on felt, turned up to 40
     degrees, with sensor noise: each with its cards."""
-    from tests.helpers.camera_frames import laid
+    from tests.helpers.camera_frames import laid, sized
 
     rng = random.Random(seed)
     frames = []
@@ -334,7 +329,7 @@ def _spreads(faces: dict[str, np.ndarray], seed: int, count: int) -> list[tuple[
                 int(70 + (slot % 5) * 125 + rng.uniform(-8, 8)),
                 int(120 + (slot // 5) * 240 + rng.uniform(-8, 8)),
             )
-            frame = laid(frame, _sized(faces[card], 70), centre, rng.uniform(-40, 40))
+            frame = laid(frame, sized(faces[card], 70), centre, rng.uniform(-40, 40))
         noise = np.random.default_rng(rng.randrange(10**6)).normal(0, 4, frame.shape)
         frames.append((np.clip(frame + noise, 0, 255).astype(np.uint8), cards))
     return frames

@@ -78,9 +78,6 @@ class Back:
         }
 
 
-# a four-colour deck's diamonds and clubs: OpenCV's hues (0-179) from green to blue (red, orange and
-# gold are not)
-BLUE_OR_GREEN_HUES = (35, 130)
 MIN_INDEX_SCALE, MAX_INDEX_SCALE = 0.5, 3.0  # an index window this many times the standard one
 
 

@@ -15,7 +15,9 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from vision.backs import BLUE_OR_GREEN_HUES, Back, Backs, BacksError, learn, load_backs, save_backs, upright
+from vision.backs import Back, Backs, BacksError, learn, load_backs, save_backs, upright
+from vision.faces import blue_or_green
+from vision.mouth import INK_DARK, INK_SATURATION
 from vision.reader import ACT_CONFIDENCE, CardReader
 from vision.sighting import CardSighting, Facing
 from vision.sources import Frame, Skipped, SourceError, open_camera
@@ -158,8 +160,7 @@ FOUR_COLOUR_CARDS = 2
 FOUR_COLOUR_SHARE = 0.2
 MIN_NUMBER_CARDS = 4  # fewer number cards read say nothing of the colours: the file's are kept
 NUMBER_RANKS = frozenset("A23456789T")
-INK_SATURATION = 100  # coloured ink (OpenCV's 0-255): paper is below
-INK_DARKER = 0.6  # of the paper's value: dark ink
+# ink as the shoe's mouth sees it (vision.mouth: INK_DARK of the paper's value, or INK_SATURATION)
 INK_VALUE = 0.45  # of the paper's value: coloured ink at least this bright (black ink is darker)
 PRINTED_SHARE = 0.01  # of the card's middle, at least this much coloured ink to say what colour
 MIDDLE = 0.12  # of each side of the card left out: its edge, where the cloth shows past an outline
@@ -171,8 +172,12 @@ class LearnedFaces:
     four_colour: bool
     read: dict[float, tuple[int, float]]  # each index scale tried: (cards read, their summed confidence)
     blue_or_green: tuple[int, int]  # number cards printed blue or green, of the number cards read
-    colours_learned: bool  # False: too few number cards read (MIN_NUMBER_CARDS), the file's colours kept
     skipped: list[str]  # the frames skipped, with why
+
+    @property
+    def colours_learned(self) -> bool:
+        """False: too few number cards read (MIN_NUMBER_CARDS), the file's colours kept."""
+        return self.blue_or_green[1] >= MIN_NUMBER_CARDS
 
 
 def learn_faces(
@@ -211,14 +216,13 @@ def learn_faces(
         )
     numbers = [(image, card) for image, card in sightings[best] if card.rank in NUMBER_RANKS]
     coloured = sum(_blue_or_green_print(image, card) for image, card in numbers)
-    colours_learned = len(numbers) >= MIN_NUMBER_CARDS
     four_colour = (
         coloured >= FOUR_COLOUR_CARDS and coloured >= FOUR_COLOUR_SHARE * len(numbers)
-        if colours_learned
+        if len(numbers) >= MIN_NUMBER_CARDS
         else backs.four_colour
     )
     save_backs(replace(backs, index_scale=best, four_colour=four_colour), backs_file)
-    return LearnedFaces(best, four_colour, read, (coloured, len(numbers)), colours_learned, skipped)
+    return LearnedFaces(best, four_colour, read, (coloured, len(numbers)), skipped)
 
 
 def _blue_or_green_print(image: BGRImage, card: CardSighting) -> bool:
@@ -233,9 +237,8 @@ def _blue_or_green_print(image: BGRImage, card: CardSighting) -> bool:
     hue, saturation, value = cv2.split(middle)
     paper = float(np.percentile(value, 90))
     coloured = saturation >= INK_SATURATION
-    ink = (value < INK_DARKER * paper) | coloured
+    ink = (value < INK_DARK * paper) | coloured
     if ink.sum() < PRINTED_SHARE * ink.size:
         return False
-    low, high = BLUE_OR_GREEN_HUES
-    blue_or_green = coloured & (value >= INK_VALUE * paper) & (hue >= low) & (hue <= high)
-    return bool(blue_or_green.sum() * 2 > ink.sum())
+    printed = coloured & (value >= INK_VALUE * paper) & blue_or_green(hue)
+    return bool(printed.sum() * 2 > ink.sum())

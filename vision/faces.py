@@ -46,6 +46,9 @@ PRINT_MARK_AREA = 6  # pixels: smaller specks are the card's grain or sensor noi
 PRINT_SHARE = (0.04, 0.45)  # the share of the inside that is print: a face's, not a back's sheen
 PRINT_SATURATION = 60  # print is unsaturated (silver, white) ...
 GOLD_HUES = (8, 40)  # ... or gold (OpenCV hue, 0-180): a keyboard's blue or green glow is no print
+# a four-colour deck's diamonds (blue) and clubs (green): OpenCV hues (0-180) from green to blue; red,
+# orange and gold are not
+BLUE_OR_GREEN_HUES = (35, 130)
 PRINT_COLOURED = 0.7  # of the print's pixels at least this share are silver, white or gold
 PICTURE_MARGIN = 10  # pixels of the inside along its edges: a court card's dark margin round its picture
 WHITE_MARK_AREA = 4  # pixels of the upright card: smaller specks are grain or noise
@@ -63,6 +66,14 @@ WHITE_MARK_DEPTH = 40
 INDEX_PRINT = 0.04  # of a corner's index window, the share of print that an index makes
 
 _SPOT = np.ones((PRINT_SPOT, PRINT_SPOT), np.uint8)
+
+
+def blue_or_green(hue: np.ndarray) -> np.ndarray:
+    """Where an HSV image's hue is a four-colour deck's blue or green (its saturation is the
+    caller's test)."""
+    low, high = BLUE_OR_GREEN_HUES
+    mask: np.ndarray = (hue >= low) & (hue <= high)
+    return mask
 
 
 def marks_verdict(

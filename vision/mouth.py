@@ -40,8 +40,8 @@ from enum import Enum
 import cv2
 import numpy as np
 
-from vision.backs import BLUE_OR_GREEN_HUES, COLOUR_BINS, GREYS, HUES, Backs, describe
-from vision.faces import PRINT_FIELD, light_print, marks_verdict
+from vision.backs import COLOUR_BINS, GREYS, HUES, Backs, describe
+from vision.faces import PRINT_FIELD, blue_or_green, light_print, marks_verdict
 from vision.types import BGRImage
 from vision.zones import ZoneArea
 
@@ -56,7 +56,7 @@ INK_DARK = 0.6  # ink is at most this share of the paper's brightness and at mos
 INK_GREY = 80  # saturated (black print: a dark green or blue back's field is no ink) ...
 INK_SATURATION = 100  # ... or red (a hue within RED_HUES of red) and this saturated: a face is
 RED_HUES = 12  # printed in black and red; a back's pattern in another colour is no ink (on a
-# four-colour deck, calibrated so, blue and green are ink too: BLUE_OR_GREEN_HUES)
+# four-colour deck, calibrated so, blue and green are ink too: vision.faces.blue_or_green)
 FACE_WHITE = 0.5  # a face's inside is at least half white paper ...
 FACE_INK = (0.01, 0.45)  # ... with some ink on it, not more than paper ...
 FACE_PAPER_AND_INK = 0.85  # ... and the two together nearly all of it (not a coloured back)
@@ -206,8 +206,7 @@ class MouthCheck:
         hue = hsv[:, :, 0]
         red = (saturation >= INK_SATURATION) & ((hue <= RED_HUES) | (hue >= 180 - RED_HUES))
         if self._four_colour:  # its diamonds blue, its clubs green: coloured ink as red is
-            low, high = BLUE_OR_GREEN_HUES
-            red |= (saturation >= INK_SATURATION) & (hue >= low) & (hue <= high)
+            red |= (saturation >= INK_SATURATION) & blue_or_green(hue)
         black = (value <= INK_DARK * paper_value) & (saturation <= INK_GREY)
         ink_mask = ~paper & self._inner & (black | red)
         ink = int(ink_mask.sum()) / self._inner_count

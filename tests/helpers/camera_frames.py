@@ -204,5 +204,10 @@ def spread_of(faces: list[np.ndarray]) -> np.ndarray:
 def face(card: str, width: int = 90) -> np.ndarray:
     image = cv2.imread(str(RENDERS / render_name(card)))
     assert image is not None, card
+    return sized(image, width)
+
+
+def sized(image: np.ndarray, width: int) -> np.ndarray:
+    """``image`` scaled to ``width`` pixels wide, its shape kept."""
     height = round(width * image.shape[0] / image.shape[1])
     return cv2.resize(image, (width, height), interpolation=cv2.INTER_AREA)
