@@ -125,6 +125,17 @@ LARGER_WINDOW = 1.6  # read first, for every card acted on; the others only wher
 LARGER_AGREE = 2
 LARGER_INDEX_CONFIDENCE = 0.5
 CROSS_CORNER = True  # a whole card's read in doubt, confirmed by its opposite corner's second look
+# One card alone whose shape is no card's as the corner frames see it (SEEN_ASPECTS): a camera
+# looking steeply across the table, or a photo stretched to a square, shortens a card to three or
+# four times as long as wide (backs-cardcounter's IMG_7818), or its long side to its short one. Its
+# outline is warped to an upright card both ways round and its index corners read there
+# (_stretched_cards): a card where one way reads one card at both index corners and the other way
+# reads no index at all (a back's pattern reads alike every way).
+STRETCHED_CARDS = True
+NORMAL_ASPECTS = (1.2, 1.75)  # a lone card's box between these is read by its corner frames
+MOST_STRETCHED = 5.0  # a longer blob is a line or an edge, no card
+ONE_CARD_FILL = 0.85  # of its rotated box, a lone card's outline fills at least this
+ONE_CARD_VERTICES = 8  # and its simplified outline has no more corners than this
 _NO_READ = IndexRead(NONE_RANK, NONE_SUIT, 1.0, 1.0)  # a window not read: no index
 MAX_SIDE = 960  # larger frames are read scaled down: glyphs stay >= ~10 px on a card a tenth as wide
 # (vision/crops.py reads a camera's larger frames zone by zone instead)
@@ -273,6 +284,8 @@ class CardReader:
         )
         sightings = self._unless_a_larger_index(work, blobs, cards, sightings)
         seen: list[np.ndarray] = [card.quad for card in cards]
+        if STRETCHED_CARDS:
+            sightings += self._stretched_cards(work, blobs, seen, scale, outlined)
         sightings += self._dark_faces(work, blobs, masks, frames, first_reads, patches, seen, scale)
         sightings += self._unread_cards(work, blobs, frames, first_reads, seen, scale, outlined)
         return sightings
@@ -565,7 +578,7 @@ class CardReader:
         why = "index read"
         if card.agreeing:
             # a second index corner agreeing makes a wrong read much less likely
-            confidence = 1.0 - (1.0 - confidence) * (1.0 - max(r.confidence for r in card.agreeing))
+            confidence = _confirmed(confidence, max(r.confidence for r in card.agreeing))
             why = f"index read at {len(card.agreeing) + 1} corners"
         if card.disagreeing:
             confidence *= 0.5
@@ -691,6 +704,87 @@ class CardReader:
                 )
         return result
 
+    def _stretched_cards(
+        self,
+        image: BGRImage,
+        blobs: list[PaperBlob],
+        seen: list[np.ndarray],
+        scale: float,
+        outlined: set[int],
+    ) -> list[CardSighting]:
+        """Lone cards seen too stretched for their corner frames (STRETCHED_CARDS), read on their
+        outline warped upright. Appends the cards' outlines to ``seen``."""
+        sightings: list[CardSighting] = []
+        for number, blob in enumerate(blobs):
+            if number in outlined:
+                continue
+            rect = cv2.minAreaRect(blob.contour)
+            short, long = sorted(rect[1])
+            if short < MIN_CARD_WIDTH_PX or NORMAL_ASPECTS[0] < long / short < NORMAL_ASPECTS[1]:
+                continue
+            # its outline's corners not counted: pips near a squeezed card's edge notch it
+            if long / short > MOST_STRETCHED or cv2.contourArea(blob.contour) < ONE_CARD_FILL * short * long:
+                continue
+            quad = cv2.boxPoints(rect).astype(np.float32)
+            if _by_the_edge(quad, image.shape):
+                continue  # cut by the frame's edge: its box is not the card's
+            if any(_overlap(quad, other) > 0.3 for other in seen):
+                continue
+            # as wide as its sides show: the shortened one shows less than the card's width
+            read = self._read_upright(image, number, blob, quad, max(short, long / CARD_ASPECT))
+            if read is None:
+                continue
+            (rank, suit), confidence = read
+            why = "index read at 2 corners of a stretched card"
+            if blob.dark and confidence > DARK_CARD_CONFIDENCE:
+                confidence = DARK_CARD_CONFIDENCE
+                why += ", dark card: not acted on"
+            seen.append(quad)
+            sightings.append(
+                CardSighting(_points(quad, scale), Facing.UP, RANK_LABELS[rank], SUITS[suit], confidence, why)
+            )
+        return sightings
+
+    def _read_upright(
+        self, image: BGRImage, number: int, blob: PaperBlob, quad: np.ndarray, card_width: float
+    ) -> tuple[tuple[int, int], float] | None:
+        """The card at ``quad`` warped upright (``card_width`` wide) both ways round, and its two
+        index corners read each way: the card and the two reads' combined confidence where one way
+        reads one card at both and the other way no index at either; else None."""
+        card_w = max(card_width, float(MIN_CARD_WIDTH_PX))
+        card_h = card_w * CARD_ASPECT
+        size = (math.ceil(card_w), math.ceil(card_h))
+        target = np.array([[0, 0], [card_w, 0], [card_w, card_h], [0, card_h]], np.float32)
+        # the index corners of an upright card: top left, and bottom right turned half round
+        corners = [
+            CornerFrame((0.0, 0.0), (1.0, 0.0), (0.0, 1.0), card_w, number),
+            CornerFrame((card_w, card_h), (-1.0, 0.0), (0.0, -1.0), card_w, number),
+        ]
+        faces = [
+            cv2.warpPerspective(
+                image,
+                cv2.getPerspectiveTransform(np.roll(quad, -turn, axis=0), target),
+                size,
+                flags=cv2.INTER_LINEAR,
+                borderMode=cv2.BORDER_REPLICATE,
+            )
+            for turn in (0, 1)
+        ]
+        patches = np.concatenate([cut_patches(face, corners, self.index_scale) for face in faces])
+        darks = np.full(len(patches), blob.dark, bool)
+        reads = self._index.read(normalise_all(patches, darks, self.four_colour))
+        sure = [read.is_index and read.confidence >= READ_CONFIDENCE for read in reads]
+        for way, other in ((0, 1), (1, 0)):
+            one, two = reads[2 * way], reads[2 * way + 1]
+            if (
+                sure[2 * way]
+                and sure[2 * way + 1]
+                and (one.rank, one.suit) == (two.rank, two.suit)
+                and not any(read.is_index for read in reads[2 * other : 2 * other + 2])
+            ):
+                return (one.rank, one.suit), _confirmed(one.confidence, two.confidence)
+        return None
+
     def _dark_faces(
         self,
         image: BGRImage,
@@ -787,17 +881,15 @@ class CardReader:
             (_, _), (w, h), _ = rect
             ratio = max(w, h) / max(min(w, h), 1.0)
             area = cv2.contourArea(blob.contour)
-            whole_card = 1.2 < ratio < 1.75 and area > 0.85 * w * h and len(blob.polygon) <= 8
+            whole_card = (
+                NORMAL_ASPECTS[0] < ratio < NORMAL_ASPECTS[1]
+                and area > ONE_CARD_FILL * w * h
+                and len(blob.polygon) <= ONE_CARD_VERTICES
+            )
             if not whole_card:
                 continue
             quad = cv2.boxPoints(rect).astype(np.float32)
-            h, w = image.shape[:2]
-            if (
-                quad[:, 0].min() < 2
-                or quad[:, 1].min() < 2
-                or quad[:, 0].max() > w - 3
-                or quad[:, 1].max() > h - 3
-            ):
+            if _by_the_edge(quad, image.shape):
                 continue  # cut by the frame's edge: not a whole card, whatever its shape
             if min(rect[1]) < MIN_CARD_WIDTH_PX:
                 continue
@@ -1130,6 +1222,23 @@ def _confirmed_at_opposite_corners(
             if _opposite_corners(frames[i], frames[j], loose):
                 confirmed.update((i, j))
     return confirmed
+
+
+def _confirmed(confidence: float, other: float) -> float:
+    """A read's confidence with another index corner of the card agreeing (at ``other``): both
+    wrong alike is much less likely than one."""
+    return 1.0 - (1.0 - confidence) * (1.0 - other)
+
+
+def _by_the_edge(quad: np.ndarray, shape: tuple[int, ...]) -> bool:
+    """Whether a card's box touches the frame's edge (within two pixels)."""
+    height, width = shape[:2]
+    return bool(
+        quad[:, 0].min() < 2
+        or quad[:, 1].min() < 2
+        or quad[:, 0].max() > width - 3
+        or quad[:, 1].max() > height - 3
+    )
 
 
 def _overlap(one: np.ndarray, other: np.ndarray) -> float:

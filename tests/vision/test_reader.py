@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from tablectl.core.cards import SUITS
-from tests.helpers.camera_frames import white_lattice_back
+from tests.helpers.camera_frames import face, felt, laid, render_back, white_lattice_back
 from tests.helpers.paths import DATA
 from vision import corners
 from vision import reader as reader_module
@@ -703,3 +703,53 @@ def test_a_four_colour_deck_is_read_with_its_blue_ink_as_red() -> None:
         redness.append([float(patches[:, 1].max()) for patches in shown])
     # every window at the blue index red (the pip corners' windows show none of it)
     assert redness == [[1.0, 0.0, 1.0, 1.0, 1.0], [0.0] * 5]
+
+
+def stretched(card: np.ndarray, long_side_across: bool, shortened: float) -> np.ndarray:
+    """A card as a camera looking steeply across the table sees it: one of its sides ``shortened``
+    that many times (its long side lying across the view when ``long_side_across``)."""
+    if long_side_across:
+        card = cv2.rotate(card, cv2.ROTATE_90_CLOCKWISE)
+    h, w = card.shape[:2]
+    return cv2.resize(card, (w, round(h / shortened)), interpolation=cv2.INTER_AREA)
+
+
+@pytest.mark.parametrize(
+    ("card", "shortened"),
+    # 2.8 to 4.2 times as long as wide as seen (a court card's picture and pips near the edge notch
+    # its outline; a glyph squeezed more is the classifier's to read, and it does not)
+    [("7h", 2.0), ("Kc", 2.0), ("Ts", 2.5), ("2d", 3.0)],
+)
+def test_a_card_seen_steeply_is_read_on_its_outline_warped_upright(
+    reader: CardReader, card: str, shortened: float
+) -> None:
+    frame = laid(felt(), stretched(face(card, 120), True, shortened), (320, 240), 8.0)
+    (sighting,) = reader.read(frame)
+    assert (sighting.card, sighting.facing) == (card, Facing.UP)
+    assert sighting.confidence >= ACT_CONFIDENCE
+    assert sighting.why == "index read at 2 corners of a stretched card"
+
+
+def test_without_the_warp_a_card_seen_steeply_is_not_read(
+    reader: CardReader, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(reader_module, "STRETCHED_CARDS", False)
+    frame = laid(felt(), stretched(face("7h", 120), True, 2.5), (320, 240), 8.0)
+    assert [s.card for s in reader.read(frame) if s.card is not None] == []
+
+
+@pytest.mark.parametrize("colour", [(150, 30, 20), (30, 30, 160), (20, 20, 20)])
+def test_a_back_seen_steeply_is_no_card_read_and_not_face_up(
+    reader: CardReader, colour: tuple[int, int, int]
+) -> None:
+    frame = laid(felt(), stretched(render_back(colour, 120), True, 3.0), (320, 240), 8.0)
+    assert [(s.facing, s.card) for s in reader.read(frame) if s.facing is Facing.UP or s.card] == []
+
+
+def test_a_dark_decks_card_seen_steeply_is_named_but_not_acted_on(reader: CardReader) -> None:
+    # IMG_7818: the three of clubs (gold print on black) lies across the view, 3.9 times as long
+    # as wide as the photo shows it: a face, its name shown, light print on a dark card not acted on
+    (three,) = [s for s in reader.read(photo("backs-cardcounter/images/IMG_7818.jpg")) if s.card == "3c"]
+    assert three.facing is Facing.UP
+    assert three.confidence == reader_module.DARK_CARD_CONFIDENCE
+    assert three.why == "index read at 2 corners of a stretched card, dark card: not acted on"
