@@ -136,17 +136,55 @@ def _images(frames: Iterable[Frame | Skipped], what: str) -> tuple[list[BGRImage
     return images, skipped
 
 
+@dataclass(frozen=True)
+class SetAside:
+    """A damaged backs file, kept under another name so that learning starts a new one."""
+
+    path: Path
+    why: str  # what was wrong with it (vision.backs.load_backs' error)
+
+
+def _backs_to_learn_into(backs_file: Path) -> tuple[Backs, SetAside | None]:
+    """What ``backs_file`` holds (nothing when it is missing). A damaged file is renamed to
+    ``<name>.damaged`` (numbered when that is taken) and learning starts anew: refusing to learn
+    over it would leave the table no way back to a file but deleting it by hand, and keeping it
+    loses nothing of what it held."""
+    if not backs_file.exists():
+        return Backs(()), None
+    try:
+        return load_backs(backs_file), None
+    except BacksError as error:
+        kept = backs_file.with_name(backs_file.name + ".damaged")
+        number = 0
+        while kept.exists():
+            number += 1
+            kept = backs_file.with_name(f"{backs_file.name}.damaged.{number}")
+        try:
+            backs_file.rename(kept)
+        except OSError as failure:
+            raise BacksError(f"{error}; and it could not be set aside ({failure})") from None
+        return Backs(()), SetAside(kept, str(error))
+
+
+@dataclass(frozen=True)
+class LearnedBack:
+    back: Back
+    left_out: int  # cards left out as unlike the others (a face among the backs?)
+    skipped: list[str]  # the frames skipped, with why
+    set_aside: SetAside | None = None  # the file was damaged: kept there, and a new one begun
+
+
 def learn_backs(
     name: str, frames: Iterable[Frame | Skipped], backs_file: Path, reader: CardReader | None = None
-) -> tuple[Back, int, list[str]]:
+) -> LearnedBack:
     """Learn the back ``name`` from frames (image files, or a camera's) and write it into
-    ``backs_file`` (the other backs there are kept; one of the same name is replaced). The back,
-    how many cards were left out as unlike the others, and the frames skipped (with why)."""
+    ``backs_file`` (the other backs there are kept; one of the same name is replaced; a damaged
+    file is set aside and a new one begun: _backs_to_learn_into)."""
     images, skipped = _images(frames, "backs")
     back, left_out = learn(name, back_samples(images, reader))
-    backs = load_backs(backs_file) if backs_file.exists() else Backs(())
+    backs, set_aside = _backs_to_learn_into(backs_file)
     save_backs(backs.with_back(back), backs_file)
-    return back, left_out, skipped
+    return LearnedBack(back, left_out, skipped, set_aside)
 
 
 # the index windows tried, as a share of the standard one: a normal index, up to a jumbo one (its
@@ -173,6 +211,7 @@ class LearnedFaces:
     read: dict[float, tuple[int, float]]  # each index scale tried: (cards read, their summed confidence)
     blue_or_green: tuple[int, int]  # number cards printed blue or green, of the number cards read
     skipped: list[str]  # the frames skipped, with why
+    set_aside: SetAside | None = None  # the file was damaged: kept there, and a new one begun
 
     @property
     def colours_learned(self) -> bool:
@@ -194,7 +233,7 @@ def learn_faces(
     MIN_NUMBER_CARDS number cards read, the file's colours are kept. ``reader``: the one to
     read with (by default one with the file's backs), at each scale in turn."""
     images, skipped = _images(frames, "cards face up")
-    backs = load_backs(backs_file) if backs_file.exists() else Backs(())
+    backs, set_aside = _backs_to_learn_into(backs_file)
     reader = (reader or CardReader(backs=backs)).for_deck(four_colour=False)
     read: dict[float, tuple[int, float]] = {}
     sightings: dict[float, list[tuple[BGRImage, CardSighting]]] = {}
@@ -222,7 +261,7 @@ def learn_faces(
         else backs.four_colour
     )
     save_backs(replace(backs, index_scale=best, four_colour=four_colour), backs_file)
-    return LearnedFaces(best, four_colour, read, (coloured, len(numbers)), skipped)
+    return LearnedFaces(best, four_colour, read, (coloured, len(numbers)), skipped, set_aside)
 
 
 def _blue_or_green_print(image: BGRImage, card: CardSighting) -> bool:

@@ -206,6 +206,7 @@ def _learn_faces(args: argparse.Namespace, table_file: Any) -> int:
     learned = learn_faces(_frames(args, table_file, args.faces, "--faces"), backs_file)
     for line in learned.skipped:
         print(f"skipped {line}")
+    _say_set_aside(learned.set_aside, backs_file)
     tried = ", ".join(f"{s:g}: {n}" for s, (n, _) in learned.read.items())
     coloured, numbers = learned.blue_or_green
     colours = "four-colour (blue diamonds, green clubs)" if learned.four_colour else "two-colour"
@@ -223,14 +224,24 @@ def _learn_faces(args: argparse.Namespace, table_file: Any) -> int:
     return 0
 
 
+def _say_set_aside(set_aside: Any, backs_file: Path) -> None:
+    if set_aside is not None:
+        print(
+            f"{set_aside.why}: kept as {set_aside.path}, and {backs_file} begun anew: learn the "
+            "other decks' backs (--backs) and their faces (--faces) again if they were in it"
+        )
+
+
 def _learn(args: argparse.Namespace, table_file: Any) -> int:
     from vision.calibrate import learn_backs
 
     backs_file = _backs_file(args, table_file)
     frames = _frames(args, table_file, args.backs, "--backs")
-    back, left_out, skipped = learn_backs(args.deck, frames, backs_file)
-    for line in skipped:
+    learned = learn_backs(args.deck, frames, backs_file)
+    back, left_out = learned.back, learned.left_out
+    for line in learned.skipped:
         print(f"skipped {line}")
+    _say_set_aside(learned.set_aside, backs_file)
     unlike = f"; {left_out} card(s) unlike the others left out (a face among the backs?)" if left_out else ""
     print(
         f"{back.name} back learned from {back.samples} face-down card(s){unlike}: {backs_file} "

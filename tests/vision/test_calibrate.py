@@ -245,3 +245,37 @@ def test_calibrate_faces_from_a_camera_that_gives_no_frame_says_so(tmp_path: Pat
     assert result.returncode == 2
     assert "gave no frame" in result.stderr and "give image files after --faces" in result.stderr
     assert "Traceback" not in result.stderr
+
+
+def test_calibrate_backs_over_a_damaged_file_keeps_it_aside_and_begins_a_new_one(tmp_path: Path) -> None:
+    """A damaged backs file (the camera adapter refuses it: tests/adapters/test_camera.py) is no
+    dead end: learning again renames it, keeping every byte, and writes a new file."""
+    config = table(tmp_path)
+    damaged = '{"format": "tablectl-backs", "version": 1, "backs": [{"name": "red"'  # cut short
+    (tmp_path / "backs.json").write_text(damaged)
+    learn_a_back(tmp_path, config)
+    assert [b.name for b in load_backs(tmp_path / "backs.json").backs] == ["deck"]
+    assert (tmp_path / "backs.json.damaged").read_text() == damaged
+    # damaged again: the first file set aside stays as it was, the second is numbered
+    (tmp_path / "backs.json").write_text("{}")
+    result = tablectl("vision", "calibrate", "--config", str(config), "--backs", str(tmp_path / "backs"))
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.startswith(
+        f"{tmp_path / 'backs.json'}: not a tablectl-backs file of version 1: learn the backs again: kept "
+        f"as {tmp_path / 'backs.json.damaged.1'}, and {tmp_path / 'backs.json'} begun anew: learn the "
+        "other decks' backs (--backs) and their faces (--faces) again if they were in it\n"
+        "deck back learned from 3 face-down card(s)"
+    )
+    assert (tmp_path / "backs.json.damaged").read_text() == damaged
+    assert (tmp_path / "backs.json.damaged.1").read_text() == "{}"
+
+
+def test_calibrate_faces_over_a_damaged_file_keeps_it_aside_and_begins_a_new_one(tmp_path: Path) -> None:
+    (tmp_path / "b.json").write_text('{"format": "tablectl-backs", "version": 1, "backs": [{"name": 7}]}')
+    write_frames(tmp_path / "faces", [spread_of([face(card) for card in CARDS])])
+    learned = learn_faces(ImageFiles([str(tmp_path / "faces")]).frames(), tmp_path / "b.json")
+    assert learned.set_aside is not None and learned.set_aside.path == tmp_path / "b.json.damaged"
+    assert "a back is damaged" in learned.set_aside.why
+    saved = load_backs(tmp_path / "b.json")
+    assert saved.backs == () and saved.index_scale == 1.0
+    assert "backs" in json.loads((tmp_path / "b.json.damaged").read_text())
