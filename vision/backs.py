@@ -125,9 +125,15 @@ def upright(image: BGRImage, quad: np.ndarray, size: tuple[int, int] = (CARD_W, 
     points = np.asarray(quad, np.float32).reshape(4, 2)
     if np.hypot(*(points[1] - points[0])) > np.hypot(*(points[2] - points[1])):
         points = np.roll(points, -1, axis=0)  # the first side is a short one
+    return warped(image, points, size)
+
+
+def warped(image: BGRImage, quad: np.ndarray, size: tuple[int, int]) -> BGRImage:
+    """The quadrilateral ``quad`` (four corners, the first side along the top) warped to a
+    rectangle of ``size`` (width, height), as given: ``upright`` first turns a card long side down."""
     width, height = size
     target = np.array([[0, 0], [width, 0], [width, height], [0, height]], np.float32)
-    matrix = cv2.getPerspectiveTransform(points, target)
+    matrix = cv2.getPerspectiveTransform(np.asarray(quad, np.float32).reshape(4, 2), target)
     card: BGRImage = cv2.warpPerspective(image, matrix, size, flags=cv2.INTER_AREA)
     return card
 

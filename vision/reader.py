@@ -25,7 +25,7 @@ import cv2
 import numpy as np
 
 from tablectl.core.cards import SUITS
-from vision.backs import Backs, valid_index_scale
+from vision.backs import Backs, valid_index_scale, warped
 from vision.corners import (
     CARD_ASPECT,
     MIN_CARD_WIDTH_PX,
@@ -583,10 +583,8 @@ class CardReader:
         if card.disagreeing:
             confidence *= 0.5
             why = "index reads disagree"
-        if card.dark and confidence > DARK_CARD_CONFIDENCE:
-            # light print on a dark card: face up for certain, its name only shown, not acted on
-            confidence = DARK_CARD_CONFIDENCE
-            why += ", dark card: not acted on"
+        if card.dark:
+            confidence, why = _on_a_dark_card(confidence, why)
         return CardSighting(
             _points(card.quad, scale),
             Facing.UP,
@@ -718,16 +716,13 @@ class CardReader:
         for number, blob in enumerate(blobs):
             if number in outlined:
                 continue
-            rect = cv2.minAreaRect(blob.contour)
-            short, long = sorted(rect[1])
-            if short < MIN_CARD_WIDTH_PX or NORMAL_ASPECTS[0] < long / short < NORMAL_ASPECTS[1]:
-                continue
             # its outline's corners not counted: pips near a squeezed card's edge notch it
-            if long / short > MOST_STRETCHED or cv2.contourArea(blob.contour) < ONE_CARD_FILL * short * long:
+            box = _lone_card_box(blob, image.shape)
+            if box is None:
                 continue
-            quad = cv2.boxPoints(rect).astype(np.float32)
-            if _by_the_edge(quad, image.shape):
-                continue  # cut by the frame's edge: its box is not the card's
+            quad, short, long = box
+            if NORMAL_ASPECTS[0] < long / short < NORMAL_ASPECTS[1] or long / short > MOST_STRETCHED:
+                continue
             if any(_overlap(quad, other) > 0.3 for other in seen):
                 continue
             # as wide as its sides show: the shortened one shows less than the card's width
@@ -736,9 +731,8 @@ class CardReader:
                 continue
             (rank, suit), confidence = read
             why = "index read at 2 corners of a stretched card"
-            if blob.dark and confidence > DARK_CARD_CONFIDENCE:
-                confidence = DARK_CARD_CONFIDENCE
-                why += ", dark card: not acted on"
+            if blob.dark:
+                confidence, why = _on_a_dark_card(confidence, why)
             seen.append(quad)
             sightings.append(
                 CardSighting(_points(quad, scale), Facing.UP, RANK_LABELS[rank], SUITS[suit], confidence, why)
@@ -751,37 +745,21 @@ class CardReader:
         """The card at ``quad`` warped upright (``card_width`` wide) both ways round, and its two
         index corners read each way: the card and the two reads' combined confidence where one way
         reads one card at both and the other way no index at either; else None."""
-        card_w = max(card_width, float(MIN_CARD_WIDTH_PX))
-        card_h = card_w * CARD_ASPECT
-        size = (math.ceil(card_w), math.ceil(card_h))
-        target = np.array([[0, 0], [card_w, 0], [card_w, card_h], [0, card_h]], np.float32)
+        width, height = math.ceil(card_width), math.ceil(card_width * CARD_ASPECT)
         # the index corners of an upright card: top left, and bottom right turned half round
         corners = [
-            CornerFrame((0.0, 0.0), (1.0, 0.0), (0.0, 1.0), card_w, number),
-            CornerFrame((card_w, card_h), (-1.0, 0.0), (0.0, -1.0), card_w, number),
+            CornerFrame((0.0, 0.0), (1.0, 0.0), (0.0, 1.0), width, number),
+            CornerFrame((width, height), (-1.0, 0.0), (0.0, -1.0), width, number),
         ]
-        faces = [
-            cv2.warpPerspective(
-                image,
-                cv2.getPerspectiveTransform(np.roll(quad, -turn, axis=0), target),
-                size,
-                flags=cv2.INTER_LINEAR,
-                borderMode=cv2.BORDER_REPLICATE,
-            )
-            for turn in (0, 1)
-        ]
+        faces = [warped(image, np.roll(quad, -turn, axis=0), (width, height)) for turn in (0, 1)]
         patches = np.concatenate([cut_patches(face, corners, self.index_scale) for face in faces])
-        darks = np.full(len(patches), blob.dark, bool)
-        reads = self._index.read(normalise_all(patches, darks, self.four_colour))
-        sure = [read.is_index and read.confidence >= READ_CONFIDENCE for read in reads]
-        for way, other in ((0, 1), (1, 0)):
-            one, two = reads[2 * way], reads[2 * way + 1]
-            if (
-                sure[2 * way]
-                and sure[2 * way + 1]
-                and (one.rank, one.suit) == (two.rank, two.suit)
-                and not any(read.is_index for read in reads[2 * other : 2 * other + 2])
-            ):
+        reads = self._index.read(
+            normalise_all(patches, np.full(len(patches), blob.dark, bool), self.four_colour)
+        )
+        ways = [reads[:2], reads[2:]]
+        for (one, two), other in ((ways[0], ways[1]), (ways[1], ways[0])):
+            sure = all(read.is_index and read.confidence >= READ_CONFIDENCE for read in (one, two))
+            if sure and (one.rank, one.suit) == (two.rank, two.suit) and not any(r.is_index for r in other):
                 return (one.rank, one.suit), _confirmed(one.confidence, two.confidence)
         return None
 
@@ -877,21 +855,11 @@ class CardReader:
         for number, blob in enumerate(blobs):
             if number in outlined:
                 continue
-            rect = cv2.minAreaRect(blob.contour)
-            (_, _), (w, h), _ = rect
-            ratio = max(w, h) / max(min(w, h), 1.0)
-            area = cv2.contourArea(blob.contour)
-            whole_card = (
-                NORMAL_ASPECTS[0] < ratio < NORMAL_ASPECTS[1]
-                and area > ONE_CARD_FILL * w * h
-                and len(blob.polygon) <= ONE_CARD_VERTICES
-            )
-            if not whole_card:
+            box = _lone_card_box(blob, image.shape)
+            if box is None or len(blob.polygon) > ONE_CARD_VERTICES:
                 continue
-            quad = cv2.boxPoints(rect).astype(np.float32)
-            if _by_the_edge(quad, image.shape):
-                continue  # cut by the frame's edge: not a whole card, whatever its shape
-            if min(rect[1]) < MIN_CARD_WIDTH_PX:
+            quad, short, long = box
+            if not NORMAL_ASPECTS[0] < long / short < NORMAL_ASPECTS[1]:
                 continue
             if any(_overlap(quad, other) > 0.3 for other in seen):
                 continue
@@ -1230,15 +1198,32 @@ def _confirmed(confidence: float, other: float) -> float:
     return 1.0 - (1.0 - confidence) * (1.0 - other)
 
 
-def _by_the_edge(quad: np.ndarray, shape: tuple[int, ...]) -> bool:
-    """Whether a card's box touches the frame's edge (within two pixels)."""
+def _on_a_dark_card(confidence: float, why: str) -> tuple[float, str]:
+    """A card read on a dark card, its confidence held at DARK_CARD_CONFIDENCE: light print on a
+    dark card is face up for certain, its name only shown, not acted on."""
+    if confidence > DARK_CARD_CONFIDENCE:
+        return DARK_CARD_CONFIDENCE, why + ", dark card: not acted on"
+    return confidence, why
+
+
+def _lone_card_box(blob: PaperBlob, shape: tuple[int, ...]) -> tuple[np.ndarray, float, float] | None:
+    """The rotated box of a blob that fills it as one card alone does (ONE_CARD_FILL), at least a
+    readable card wide and clear of the frame's edge (a box cut there is not the card's): its four
+    corners, its short side and its long side; else None."""
+    rect = cv2.minAreaRect(blob.contour)
+    short, long = sorted(rect[1])
+    if short < MIN_CARD_WIDTH_PX or cv2.contourArea(blob.contour) <= ONE_CARD_FILL * short * long:
+        return None
+    quad = cv2.boxPoints(rect).astype(np.float32)
     height, width = shape[:2]
-    return bool(
+    if (
         quad[:, 0].min() < 2
         or quad[:, 1].min() < 2
         or quad[:, 0].max() > width - 3
         or quad[:, 1].max() > height - 3
-    )
+    ):
+        return None
+    return quad, short, long
 
 
 def _overlap(one: np.ndarray, other: np.ndarray) -> float:

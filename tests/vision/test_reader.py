@@ -753,3 +753,27 @@ def test_a_dark_decks_card_seen_steeply_is_named_but_not_acted_on(reader: CardRe
     assert three.facing is Facing.UP
     assert three.confidence == reader_module.DARK_CARD_CONFIDENCE
     assert three.why == "index read at 2 corners of a stretched card, dark card: not acted on"
+
+
+def test_a_stretched_card_is_one_only_where_one_way_reads_it_at_both_corners_and_the_other_way_nothing() -> (
+    None
+):
+    frame = laid(felt(), stretched(face("7h", 120), True, 2.0), (320, 240), 8.0)
+    blob = max(corners.find_blobs(frame), key=lambda b: cv2.contourArea(b.contour))  # the card's outline
+    quad = cv2.boxPoints(cv2.minAreaRect(blob.contour)).astype(np.float32)
+
+    def read_upright(script: list[IndexRead]) -> object:
+        # the first way's two index corners, then the second way's
+        return CardReader(ScriptedIndex([script]))._read_upright(frame, 0, blob, quad, 120.0)
+
+    assert read_upright([PIPS, PIPS, ACE, ACE]) == (
+        (ACE.rank, ACE.suit),
+        pytest.approx(1 - (1 - ACE.confidence) ** 2),
+    )
+    assert read_upright([ACE, ACE, PIPS, PIPS]) == (
+        (ACE.rank, ACE.suit),
+        pytest.approx(1 - (1 - ACE.confidence) ** 2),
+    )
+    assert read_upright([ACE, ACE, KING, PIPS]) is None  # a pattern reads as an index every way
+    assert read_upright([ACE, KING, PIPS, PIPS]) is None  # two cards end to end
+    assert read_upright([ACE, PIPS, PIPS, PIPS]) is None  # one corner is no card
