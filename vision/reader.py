@@ -118,12 +118,17 @@ SLANTED_WIDTHS = 1.25  # the two corners' width guesses within this factor of ea
 # queen at acting confidence; unsure is better than wrong
 SLANTED_DISAGREES = True
 # a card acted on, read again through windows this many times its own (_unless_a_larger_index):
-# where this many of them read one other card at acting confidence, its index is larger than the
-# window, and the read is held at LARGER_INDEX_CONFIDENCE
-LARGER_WINDOWS: tuple[float, ...] = (1.4, 1.6, 1.8)
+# where this many of them read one other card at LARGER_OTHER_CONFIDENCE or more, its index is
+# larger than the window, and the read is held at LARGER_INDEX_CONFIDENCE. A jumbo index on a card
+# 60-80 px wide shows its whole rank only at 1.8-2.0 times the window, often at 0.85-0.9 there
+# (Kennard's jumbo decks, the session of 2026-12-04: 2.0 and 0.85 took their wrong reads at acting
+# confidence from 27 and 22 in 650 cards to 15 and 8, the white deck's photos and rows as before
+# but for one row card in 1,050; 2.2 cost a row card of 450, 0.8 a training photo's card)
+LARGER_WINDOWS: tuple[float, ...] = (1.4, 1.6, 1.8, 2.0)
 LARGER_WINDOW = 1.6  # read first, for every card acted on; the others only where it reads another card
 LARGER_AGREE = 2
 LARGER_INDEX_CONFIDENCE = 0.5
+LARGER_OTHER_CONFIDENCE = 0.85
 CROSS_CORNER = True  # a whole card's read in doubt, confirmed by its opposite corner's second look
 # One card alone whose shape is no card's as the corner frames see it (SEEN_ASPECTS): a camera
 # looking steeply across the table, or a photo stretched to a square, shortens a card to three or
@@ -666,7 +671,8 @@ class CardReader:
         larger window such an index is whole, at the size the classifier knows (larger than the
         reader's own window: on a deck calibrated with a larger index, larger than that). Each card is read
         through LARGER_WINDOW first; where that reads another card, also through LARGER_WINDOWS'
-        others; where LARGER_AGREE of them read one other card at acting confidence, the read is
+        others; where LARGER_AGREE of them read one other card at LARGER_OTHER_CONFIDENCE (a whole
+        jumbo index seen through a window twice the normal one reads a little less surely), the read is
         held below acting (the card keeps its face: it is still one). The second step costs a tenth
         of the cards of a normal deck a window or two."""
         chosen = [
@@ -692,7 +698,7 @@ class CardReader:
             named = Counter(
                 (r.rank, r.suit)
                 for r in [read, *more[j * len(others) : (j + 1) * len(others)]]
-                if r.is_index and r.confidence >= ACT_CONFIDENCE and (r.rank, r.suit) != own[k]
+                if r.is_index and r.confidence >= LARGER_OTHER_CONFIDENCE and (r.rank, r.suit) != own[k]
             )
             if named and named.most_common(1)[0][1] >= LARGER_AGREE:
                 result[k] = replace(
