@@ -22,6 +22,7 @@ _ACROSS_STEP = np.float32(WINDOW_ACROSS / PATCH_W)  # of the card's width, one p
 _DOWN_STEP = np.float32(WINDOW_DOWN / PATCH_H)
 _XS = np.arange(PATCH_W, dtype=np.float32)[None, :]  # (1, PATCH_W): a patch pixel's column
 _YS = np.arange(PATCH_H, dtype=np.float32)[:, None]  # (PATCH_H, 1): its row
+REMAP_FRAMES = 32767 // PATCH_H - 1  # the most frames one remap cuts (its maps' rows < SHRT_MAX)
 
 
 def cut_patch(image: BGRImage, frame: CornerFrame) -> BGRImage:
@@ -48,12 +49,21 @@ def cut_patches(image: BGRImage, frames: Sequence[CornerFrame], scale: float = 1
         points[:, c, None, None] + _XS[None] * across[:, c, None, None] + _YS[None] * down[:, c, None, None]
         for c in (0, 1)
     ]
-    patches: BGRImage = cv2.remap(
-        image,
-        maps[0].reshape(n * PATCH_H, PATCH_W),
-        maps[1].reshape(n * PATCH_H, PATCH_W),
-        cv2.INTER_LINEAR,
-        borderMode=cv2.BORDER_REPLICATE,
+    xs, ys = maps[0].reshape(n * PATCH_H, PATCH_W), maps[1].reshape(n * PATCH_H, PATCH_W)
+    # OpenCV's remap takes maps of fewer than 32,767 rows: a busy frame (wood grain, a large photo
+    # of several tables) proposes more than REMAP_FRAMES corners, cut in slices of that many
+    rows = REMAP_FRAMES * PATCH_H
+    patches: BGRImage = np.concatenate(
+        [
+            cv2.remap(
+                image,
+                xs[top : top + rows],
+                ys[top : top + rows],
+                cv2.INTER_LINEAR,
+                borderMode=cv2.BORDER_REPLICATE,
+            )
+            for top in range(0, n * PATCH_H, rows)
+        ]
     )
     return patches.reshape(n, PATCH_H, PATCH_W, 3)
 

@@ -10,6 +10,7 @@ from vision.corners import CornerFrame
 from vision.index_patch import (
     PATCH_H,
     PATCH_W,
+    REMAP_FRAMES,
     WINDOW_ACROSS,
     WINDOW_DOWN,
     cut_patch,
@@ -46,6 +47,21 @@ def test_windows_cut_together_are_the_windows_cut_one_by_one() -> None:
     assert [(together[k] == cut_patch(image, frame)).all() for k, frame in enumerate(frames)] == [True] * 5
     assert len({together[k].tobytes() for k in range(5)}) == 5  # five windows, not one five times
     assert cut_patches(image, []).shape == (0, PATCH_H, PATCH_W, 3)
+
+
+def test_more_windows_than_one_remap_takes_are_cut_in_slices_alike() -> None:
+    """OpenCV's remap refuses maps of 32,767 rows or more (820 windows): a busy frame proposes more
+    corners than that (a large photo of wood grain), and every window is still cut, each as alone."""
+    image = np.random.default_rng(5).integers(0, 256, (300, 400, 3), dtype=np.uint8)
+    count = 2 * REMAP_FRAMES + 7
+    frames = [
+        CornerFrame((20.0 + k % 300, 30.0 + k % 200), (0.8, 0.6), (-0.6, 0.8), 40.0 + k % 50, k)
+        for k in range(count)
+    ]
+    together = cut_patches(image, frames)
+    assert together.shape == (count, PATCH_H, PATCH_W, 3)
+    for k in (0, REMAP_FRAMES - 1, REMAP_FRAMES, 2 * REMAP_FRAMES, count - 1):
+        assert (together[k] == cut_patch(image, frames[k])).all()
 
 
 def test_a_scaled_window_is_the_window_of_a_card_that_much_wider() -> None:
