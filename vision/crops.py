@@ -18,12 +18,12 @@ from typing import Protocol
 
 from vision.reader import MAX_SIDE  # frames up to this are read whole
 from vision.sighting import CardSighting
+from vision.tiling import tiles
 from vision.types import BGRImage
 from vision.zones import CameraConfig
 
 MARGIN = 0.25  # of the zone box's shorter side, on every side ...
 MIN_MARGIN = 48  # ... and at least this many pixels (half a well-read card)
-TILE_OVERLAP = 200  # pixels: a card up to ~140 px wide, at any angle, is whole in one tile
 
 
 class Reader(Protocol):
@@ -65,21 +65,3 @@ def crop_boxes(camera: CameraConfig) -> list[tuple[int, int, int, int]]:
             )
         )
     return boxes
-
-
-def tiles(box: tuple[int, int, int, int], side: int) -> list[tuple[int, int, int, int]]:
-    """``box`` cut into tiles of at most ``side`` pixels a side, overlapping by TILE_OVERLAP."""
-    left, top, right, bottom = box
-    return [
-        (x, y, min(right, x + side), min(bottom, y + side))
-        for y in _starts(top, bottom, side)
-        for x in _starts(left, right, side)
-    ]
-
-
-def _starts(low: int, high: int, side: int) -> list[int]:
-    if high - low <= side:
-        return [low]
-    step = side - TILE_OVERLAP
-    starts = list(range(low, high - side, step))
-    return [*starts, high - side]  # the last tile ends at the box's edge

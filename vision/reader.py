@@ -49,6 +49,7 @@ from vision.faces import (
 from vision.index_patch import PATCH_H, PATCH_W, cut_patches, normalise_all
 from vision.index_reader import NONE_RANK, NONE_SUIT, PRINT_MODEL_PATH, RANK_LABELS, IndexRead, IndexReader
 from vision.sighting import ACT_CONFIDENCE, CardSighting, Facing
+from vision.tiling import tiles
 from vision.types import BGRImage
 
 __all__ = ["ACT_CONFIDENCE", "CardReader", "CardSighting", "Facing"]
@@ -143,6 +144,17 @@ ONE_CARD_FILL = 0.85  # of its rotated box, a lone card's outline fills at least
 ONE_CARD_VERTICES = 8  # and its simplified outline has no more corners than this
 _NO_READ = IndexRead(NONE_RANK, NONE_SUIT, 1.0, 1.0)  # a window not read: no index
 MAX_SIDE = 960  # larger frames are read scaled down: glyphs stay >= ~10 px on a card a tenth as wide
+# A frame this many times MAX_SIDE or larger is read at finer levels too (CardReader._read_levels):
+# rendered cards 80-120 px wide on 1920x1440-2880x2160 felt, a scratch measure of the session of
+# 2026-12-04, were read 0.37-0.39 whole at MAX_SIDE and 0.98-1.0 with the finer levels
+FINER_LEVELS_FROM = 1.5
+# a level's tiles: as large as the 640x480 frames the reader is made for (a card 60 px wide is a
+# tenth of one), overlapping by this many pixels (a card up to ~180 px wide is whole in one)
+LEVEL_TILE_SIDE = 640
+LEVEL_TILE_OVERLAP = 256
+LEVEL_TILE_EDGE = 4  # pixels: a card this near a tile's inner edge is cut by it
+WELL_SEEN_WIDTH = 60  # pixels across a card on a level: read there as well as a finer level would
+LEVELS_DISAGREE_CONFIDENCE = 0.5  # two levels naming one card otherwise: each held at this
 # (vision/crops.py reads a camera's larger frames zone by zone instead)
 
 
@@ -254,6 +266,54 @@ class CardReader:
         return other
 
     def read(self, image: BGRImage) -> list[CardSighting]:
+        """The cards on ``image``. A frame FINER_LEVELS_FROM times MAX_SIDE or more is read at
+        finer levels too (_read_levels)."""
+        if max(image.shape[:2]) < FINER_LEVELS_FROM * MAX_SIDE:
+            return self._read_frame(image)
+        return self._read_levels(image)
+
+    def _read_levels(self, image: BGRImage) -> list[CardSighting]:
+        """A large frame (a high-resolution photo of a whole table) read whole at MAX_SIDE, then at
+        twice that scale and twice again up to its own, each level in overlapping tiles of MAX_SIDE:
+        the reader finds a card's outline at a fixed share of the frame it is given (vision.corners'
+        FIND_SIDE, a least area), so a card a twentieth of a 3840 px photo's width is lost whole
+        and found in a tile. A level's sighting is kept where no coarser level saw a card there well
+        (WELL_SEEN_WIDTH), and a tile's only where it lies clear of the tile's inner edges (cut
+        there, it is whole in the next tile). Where two levels name one card otherwise at acting
+        confidence, neither is acted on. The camera adapter reads a large camera's frames by its
+        zones instead (vision/crops.py), in tiles no larger than MAX_SIDE: this is for photos."""
+        longest = max(image.shape[:2])
+        level = MAX_SIDE / longest
+        kept = [(sighting, level) for sighting in self._read_frame(image)]
+        while level < 1.0:
+            level = min(1.0, 2.0 * level)
+            kept = _merged_finer(kept, self._read_tiles(image, level), level)
+        return [sighting for sighting, _ in kept]
+
+    def _read_tiles(self, image: BGRImage, level: float) -> list[CardSighting]:
+        """The cards read on ``image`` scaled to ``level``, tile by tile (LEVEL_TILE_OVERLAP), in
+        the frame's coordinates; those cut by a tile's inner edge left out."""
+        scaled = (
+            image
+            if level == 1.0
+            else cv2.resize(image, None, fx=level, fy=level, interpolation=cv2.INTER_AREA)
+        )
+        height, width = scaled.shape[:2]
+        found: list[CardSighting] = []
+        for left, top, right, bottom in tiles((0, 0, width, height), LEVEL_TILE_SIDE, LEVEL_TILE_OVERLAP):
+            inner = (
+                left + LEVEL_TILE_EDGE if left > 0 else -math.inf,
+                top + LEVEL_TILE_EDGE if top > 0 else -math.inf,
+                right - LEVEL_TILE_EDGE if right < width else math.inf,
+                bottom - LEVEL_TILE_EDGE if bottom < height else math.inf,
+            )
+            for sighting in self._read_frame(scaled[top:bottom, left:right]):
+                corners = [(x + left, y + top) for x, y in sighting.corners]
+                if all(inner[0] <= x <= inner[2] and inner[1] <= y <= inner[3] for x, y in corners):
+                    found.append(replace(sighting, corners=tuple((x / level, y / level) for x, y in corners)))
+        return found
+
+    def _read_frame(self, image: BGRImage) -> list[CardSighting]:
         scale = min(1.0, MAX_SIDE / max(image.shape[:2]))
         work = (
             image
@@ -1210,6 +1270,57 @@ def _on_a_dark_card(confidence: float, why: str) -> tuple[float, str]:
     if confidence > DARK_CARD_CONFIDENCE:
         return DARK_CARD_CONFIDENCE, why + ", dark card: not acted on"
     return confidence, why
+
+
+def _merged_finer(
+    kept: list[tuple[CardSighting, float]], finer: list[CardSighting], level: float
+) -> list[tuple[CardSighting, float]]:
+    """The sightings ``kept`` from coarser levels (each with its level) and those of a finer
+    ``level``. A finer sighting on a card a coarser level named WELL_SEEN_WIDTH wide or more, or
+    called face down, is that card again or a part of it: left out. Where the coarser card was
+    named narrower, the finer read stands for it when surer or naming another card, and two names
+    at acting confidence hold the card below it. A coarser sighting neither named nor face down
+    (a pile seen as one blob) gives way to the finer cards named on it."""
+    result = list(kept)
+    for sighting in finer:
+        on = [n for n, (other, _) in enumerate(result) if _on_one_another(sighting, other)]
+        named = [n for n in on if result[n][0].card is not None]
+        if any(
+            result[n][0].facing is Facing.DOWN
+            or (n in named and _short_side(np.array(result[n][0].corners)) * result[n][1] >= WELL_SEEN_WIDTH)
+            for n in on
+        ):
+            continue
+        if named:
+            n = max(named, key=lambda k: result[k][0].confidence)
+            other = result[n][0]
+            if sighting.card is None or (
+                sighting.card == other.card and sighting.confidence <= other.confidence
+            ):
+                continue
+            if sighting.card != other.card and min(sighting.confidence, other.confidence) >= ACT_CONFIDENCE:
+                held = replace(
+                    other,
+                    confidence=LEVELS_DISAGREE_CONFIDENCE,
+                    why=f"{other.why}, read as {sighting.card} at another scale",
+                )
+                result[n] = (held, result[n][1])
+            else:
+                result[n] = (sighting, level)
+            continue
+        if sighting.card is None and on:
+            continue  # an unnamed finer sighting where a coarser level saw a card already
+        result = [entry for k, entry in enumerate(result) if k not in on]
+        result.append((sighting, level))
+    return result
+
+
+def _on_one_another(one: CardSighting, other: CardSighting) -> bool:
+    """Whether either sighting's centre lies on the other's outline."""
+    return (
+        cv2.pointPolygonTest(np.array(other.corners, np.float32), one.centre, False) >= 0
+        or cv2.pointPolygonTest(np.array(one.corners, np.float32), other.centre, False) >= 0
+    )
 
 
 def _lone_card_box(blob: PaperBlob, shape: tuple[int, ...]) -> tuple[np.ndarray, float, float] | None:

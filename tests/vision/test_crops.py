@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
-import numpy as np
+import math
 
+import numpy as np
+import pytest
+
+import vision.reader as reader_module
 from tests.helpers.camera_frames import FELT, face, laid
 from vision.crops import ZoneReader, crop_boxes, tiles
 from vision.reader import ACT_CONFIDENCE, CardReader
@@ -31,11 +35,17 @@ def wide_frame() -> np.ndarray:
     return laid(frame, face("7c", 60), (1000, 350), 0.0)
 
 
-def test_a_wide_frame_is_read_in_its_zones_and_not_whole() -> None:
+def test_a_wide_frame_is_read_in_its_zones_and_not_whole(monkeypatch: pytest.MonkeyPatch) -> None:
     reader = CardReader()
     frame = wide_frame()
+    # read as a photo, at finer levels in tiles of the whole frame: its cards (the king of diamonds
+    # at one corner in its tile, where the seat's crop, smaller, finds its whole outline)
+    read = {c.card: c.confidence for c in reader.read(frame) if c.card}
+    assert read.keys() == {"7c", "As", "Kd"} and min(read["7c"], read["As"]) >= ACT_CONFIDENCE
     # scaled to 960 px, its cards are 25 px wide: none read at a confidence acted on
+    monkeypatch.setattr(reader_module, "FINER_LEVELS_FROM", math.inf)
     assert [c for c in reader.read(frame) if c.card and c.confidence >= ACT_CONFIDENCE] == []
+    # the zones' crops: 3 reads, of the table's places only
     cards = ZoneReader(reader, WIDE).read(frame)
     assert sorted({c.card for c in cards if c.card}) == ["7c", "As", "Kd"]
     ace = next(c for c in cards if c.card == "As")
