@@ -122,8 +122,8 @@ SLANTED_DISAGREES = True
 # where this many of them read one other card at LARGER_OTHER_CONFIDENCE or more, its index is
 # larger than the window, and the read is held at LARGER_INDEX_CONFIDENCE. A jumbo index on a card
 # 60-80 px wide shows its whole rank only at 1.8-2.0 times the window, often at 0.85-0.9 there
-# (Kennard's jumbo decks, the session of 2026-12-04: 2.0 and 0.85 took their wrong reads at acting
-# confidence from 27 and 22 in 650 cards to 15 and 8, the white deck's photos and rows as before
+# (Kennard's jumbo decks, the second session of 2026-12-04: 2.0 and 0.85 took their wrong reads at
+# acting confidence from 27 and 22 in 650 cards to 15 and 8, the white deck's photos and rows as before
 # but for one row card in 1,050; 2.2 cost a row card of 450, 0.8 a training photo's card)
 LARGER_WINDOWS: tuple[float, ...] = (1.4, 1.6, 1.8, 2.0)
 LARGER_WINDOW = 1.6  # read first, for every card acted on; the others only where it reads another card
@@ -145,8 +145,8 @@ ONE_CARD_VERTICES = 8  # and its simplified outline has no more corners than thi
 _NO_READ = IndexRead(NONE_RANK, NONE_SUIT, 1.0, 1.0)  # a window not read: no index
 MAX_SIDE = 960  # larger frames are read scaled down: glyphs stay >= ~10 px on a card a tenth as wide
 # A frame this many times MAX_SIDE or larger is read at finer levels too (CardReader._read_levels):
-# rendered cards 80-120 px wide on 1920x1440-2880x2160 felt, a scratch measure of the session of
-# 2026-12-04, were read 0.37-0.39 whole at MAX_SIDE and 0.98-1.0 with the finer levels
+# rendered cards 70-120 px wide on 1600x1200-2880x2160 felt, a scratch measure of the second
+# session of 2026-12-04, were read 0.35-0.39 whole at MAX_SIDE and 0.96-0.98 with the finer levels
 FINER_LEVELS_FROM = 1.5
 # a level's tiles: as large as the 640x480 frames the reader is made for (a card 60 px wide is a
 # tenth of one), overlapping by this many pixels (a card up to ~180 px wide is whole in one)
