@@ -18,9 +18,11 @@ import csv
 import json
 import sys
 from collections import Counter
+from collections.abc import Sequence
 from pathlib import Path
 
 import cv2
+import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -29,11 +31,13 @@ from bench.vision import match_reads  # noqa: E402
 from vision.corners import corner_frames, find_blobs  # noqa: E402
 from vision.index_reader import RANK_LABELS, IndexRead, IndexReader  # noqa: E402
 from vision.reader import ACT_CONFIDENCE, MAX_SIDE, READ_CONFIDENCE, CardReader  # noqa: E402
+from vision.sighting import CardSighting  # noqa: E402
 from vision.sources import Frame, read_image  # noqa: E402
 from vision.types import BGRImage  # noqa: E402
 
 TRAIN = ROOT.parent / "shared" / "data" / "cards" / "photos-tfod-train"
 RANK_OF = {"nine": "9", "ten": "T", "jack": "J", "queen": "Q", "king": "K", "ace": "A"}
+OTHER_CARD_MARGIN = 3.0  # pixels: a frame this near a card read for another label is at its outline
 # The photos' validation part, never trained on: whole runs of ten consecutive shots (IMG_240x is
 # IMG_2400 to IMG_2409), drawn with random.Random(12) until a fifth of the photos, because
 # neighbouring shots are often the same cards on the same table, and a near copy of a training
@@ -103,19 +107,24 @@ class _Looks:
         _, self.first = reader._first_look(work, blobs, self.frames)
         self.second = reader._second_look(work, blobs, self.frames, self.first)
 
-    def _inside(self, box: tuple[int, int, int, int]) -> list[int]:
-        """The frames proposed in a card's box (its label's, a twentieth of its size around)."""
+    def _inside(self, box: tuple[int, int, int, int], others: Sequence[CardSighting] = ()) -> list[int]:
+        """The frames proposed in a card's box (its label's, a twentieth of its size around), but
+        for those at the outline of ``others`` (the cards read for other labels: a card lying on
+        another, its box holding the other's corner, is not read where the other is)."""
         x0, y0, x1, y1 = (v * self.scale for v in box)
         margin = 0.05 * max(x1 - x0, y1 - y0)
+        outlines = [np.array(card.corners, np.float32) * self.scale for card in others]
         return [
             n
             for n, f in enumerate(self.frames)
-            if x0 - margin <= f.point[0] <= x1 + margin and y0 - margin <= f.point[1] <= y1 + margin
+            if x0 - margin <= f.point[0] <= x1 + margin
+            and y0 - margin <= f.point[1] <= y1 + margin
+            and not any(cv2.pointPolygonTest(quad, f.point, True) >= -OTHER_CARD_MARGIN for quad in outlines)
         ]
 
-    def lost_at(self, box: tuple[int, int, int, int], rank: str) -> str:
+    def lost_at(self, box: tuple[int, int, int, int], rank: str, others: Sequence[CardSighting] = ()) -> str:
         """Why a card (its label's box and rank) was not read right at acting confidence."""
-        inside = self._inside(box)
+        inside = self._inside(box, others)
 
         def best(reads: list[IndexRead]) -> float:
             right = [
@@ -135,12 +144,14 @@ class _Looks:
             return "lost at the second look"
         return "lost at the merge"
 
-    def surest_reads(self, box: tuple[int, int, int, int], count: int = 4) -> list[tuple[float, str, int]]:
+    def surest_reads(
+        self, box: tuple[int, int, int, int], others: Sequence[CardSighting] = (), count: int = 4
+    ) -> list[tuple[float, str, int]]:
         """The first look's surest index reads at a card's corners: (confidence, rank, width guess)."""
         return sorted(
             (
                 (self.first[n].confidence, RANK_LABELS[self.first[n].rank], round(self.frames[n].width))
-                for n in self._inside(box)
+                for n in self._inside(box, others)
                 if self.first[n].is_index
             ),
             reverse=True,
@@ -187,11 +198,12 @@ def main() -> int:
             }
             for i, (rank, box) in enumerate(labels[name]):
                 if i not in done:
-                    stage = looks.lost_at(box, rank)
+                    others = [read[j] for k, j in matches if k != i and k in done]
+                    stage = looks.lost_at(box, rank, others)
                     lost[stage] += 1
                     if args.misses:
                         got = [f"{read[j].card}@{read[j].confidence:.2f}" for k, j in matches if k == i]
-                        first = [f"{r}@{c:.2f}/{w}px" for c, r, w in looks.surest_reads(box)]
+                        first = [f"{r}@{c:.2f}/{w}px" for c, r, w in looks.surest_reads(box, others)]
                         print(
                             f"{name}: {rank} [{stage}] read {got or '-'}, first look {first}", file=sys.stderr
                         )
