@@ -274,14 +274,15 @@ class CardReader:
 
     def _read_levels(self, image: BGRImage) -> list[CardSighting]:
         """A large frame (a high-resolution photo of a whole table) read whole at MAX_SIDE, then at
-        twice that scale and twice again up to its own, each level in overlapping tiles of MAX_SIDE:
-        the reader finds a card's outline at a fixed share of the frame it is given (vision.corners'
-        FIND_SIDE, a least area), so a card a twentieth of a 3840 px photo's width is lost whole
-        and found in a tile. A level's sighting is kept where no coarser level saw a card there well
-        (WELL_SEEN_WIDTH), and a tile's only where it lies clear of the tile's inner edges (cut
-        there, it is whole in the next tile). Where two levels name one card otherwise at acting
-        confidence, neither is acted on. The camera adapter reads a large camera's frames by its
-        zones instead (vision/crops.py), in tiles no larger than MAX_SIDE: this is for photos."""
+        twice that scale and twice again up to its own, each level in overlapping tiles of
+        LEVEL_TILE_SIDE: the reader finds a card's outline at a fixed share of the frame it is given
+        (vision.corners' FIND_SIDE, a least area), so a card a twentieth of a 3840 px photo's width
+        is lost whole and found in a tile. A level's sighting is kept where no coarser level saw a
+        card there well (_merged_finer), and a tile's only where it lies clear of the tile's inner
+        edges (cut there, it is whole in the next tile). Where two levels name one card otherwise
+        at acting confidence, it is held below acting. The camera adapter reads a large camera's
+        frames by its zones instead (vision/crops.py), in tiles no larger than MAX_SIDE: this is
+        for photos."""
         longest = max(image.shape[:2])
         level = MAX_SIDE / longest
         kept = [(sighting, level) for sighting in self._read_frame(image)]
