@@ -18,7 +18,12 @@ def add_vision_parser(sub: Any) -> Any:
         help="print the cards found on each image: rank and suit (or unknown), face up or down, "
         "corner points, confidence",
     )
-    read.add_argument("images", nargs="+", help="image files or folders of images")
+    read.add_argument(
+        "images",
+        nargs="+",
+        help="image files or folders of images (a photo of 1,440 px or more is also read in tiles "
+        "at finer scales, for cards small in it: up to a second or so for 12 megapixels)",
+    )
     read.add_argument("--json", action="store_true", help="one JSON object per image, one per line")
     read.add_argument(
         "--backs-file",
