@@ -148,6 +148,7 @@ MAX_SIDE = 960  # larger frames are read scaled down: glyphs stay >= ~10 px on a
 # rendered cards 70-120 px wide on 1600x1200-2880x2160 felt, a scratch measure of the second
 # session of 2026-12-04, were read 0.35-0.39 whole at MAX_SIDE and 0.96-0.98 with the finer levels
 FINER_LEVELS_FROM = 1.5
+OWN_SCALE_FROM = 0.75  # a finer level at this share of the frame's own scale or more is read at its own
 # a level's tiles: as large as the 640x480 frames the reader is made for (a card 60 px wide is a
 # tenth of one), overlapping by this many pixels (a card up to ~180 px wide is whole in one)
 LEVEL_TILE_SIDE = 640
@@ -287,7 +288,9 @@ class CardReader:
         level = MAX_SIDE / longest
         kept = [(sighting, level) for sighting in self._read_frame(image)]
         while level < 1.0:
-            level = min(1.0, 2.0 * level)
+            # twice the scale, or the frame's own where that lies near it (0.95 then 1.0 would
+            # read a 12-megapixel photo's 80 tiles twice over)
+            level = 2.0 * level if 2.0 * level < OWN_SCALE_FROM else 1.0
             kept = _merged_finer(kept, self._read_tiles(image, level), level)
         return [sighting for sighting, _ in kept]
 

@@ -73,6 +73,11 @@ def test_a_frame_under_the_finer_levels_size_is_read_once(monkeypatch: pytest.Mo
     # whole (scaled to 0.5 within), then at 1 (1920 px: 5 x 5 tiles of 640 overlapping by 256)
     assert calls[0] == (MAX_SIDE * 2, MAX_SIDE * 2, 3) and len(calls) == 1 + 25
     assert {shape for shape in calls[1:]} == {(LEVEL_TILE_SIDE, LEVEL_TILE_SIDE, 3)}
+    calls.clear()
+    CardReader().read(np.full((3024, 4032, 3), FELT, np.uint8))
+    # a 12-megapixel photo: whole (0.24), at 0.48 (1920x1440: 5 x 4 tiles), then at its own scale
+    # (10 x 8), not at 0.95 first
+    assert len(calls) == 1 + 20 + 80
 
 
 def test_a_back_on_a_whole_table_photo_is_never_called_face_up() -> None:
