@@ -53,18 +53,18 @@ def cut_patches(image: BGRImage, frames: Sequence[CornerFrame], scale: float = 1
     # OpenCV's remap takes maps of fewer than 32,767 rows: a busy frame (wood grain, a large photo
     # of several tables) proposes more than REMAP_FRAMES corners, cut in slices of that many
     rows = REMAP_FRAMES * PATCH_H
-    patches: BGRImage = np.concatenate(
-        [
-            cv2.remap(
-                image,
-                xs[top : top + rows],
-                ys[top : top + rows],
-                cv2.INTER_LINEAR,
-                borderMode=cv2.BORDER_REPLICATE,
-            )
-            for top in range(0, n * PATCH_H, rows)
-        ]
-    )
+    slices = [
+        cv2.remap(
+            image,
+            xs[top : top + rows],
+            ys[top : top + rows],
+            cv2.INTER_LINEAR,
+            borderMode=cv2.BORDER_REPLICATE,
+        )
+        for top in range(0, n * PATCH_H, rows)
+    ]
+    # one slice on every ordinary frame: used as it is, not copied by a concatenation
+    patches: BGRImage = slices[0] if len(slices) == 1 else np.concatenate(slices)
     return patches.reshape(n, PATCH_H, PATCH_W, 3)
 
 

@@ -84,7 +84,9 @@ def test_a_back_on_a_whole_table_photo_is_never_called_face_up() -> None:
     frame = np.full((1440, 1920, 3), FELT, np.uint8)
     for n in range(6):
         frame = laid(frame, render_back((150, 30, 20), 80), (300 + 260 * n, 700), 20.0 * n)
-    assert not [s for s in CardReader().read(frame) if s.facing is Facing.UP]
+    sightings = CardReader().read(frame)
+    assert not [s for s in sightings if s.facing is Facing.UP]
+    assert [s.facing for s in sightings] == [Facing.DOWN] * 6  # each back found, once
 
 
 def sighting(
