@@ -112,8 +112,10 @@ def back_samples(
     without calibration: the whole cards with no face showing, called face down, and the white
     ones whose print is a pale back's (a pale back in a bright light is as white as paper: its
     pattern, its coloured field or no print at all; unknown, never face down, without a back to
-    match)."""
-    reader = reader or CardReader()
+    match). A dark card is found face down here by its outline whatever its print, as before its
+    pips could show a face (CardReader.for_calibration): a back with a few ornaments alike is
+    learnt like any other."""
+    reader = (reader or CardReader()).for_calibration()
     samples = []
     for image in images:
         for card in reader.read(image):

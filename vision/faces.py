@@ -64,6 +64,16 @@ FACE_NEEDS_MARKS = True  # a white unread card with no mark inside is no face
 # more): a pale field hovering about the white level speckles into noise marks, no print
 WHITE_MARK_DEPTH = 40
 INDEX_PRINT = 0.04  # of a corner's index window, the share of print that an index makes
+# a pip: a compact mark (of the upright card's inside, at least PIP_AREA of it, filling at least
+# PIP_SOLIDITY of its hull and PIP_EXTENT of its box, at most PIP_ASPECT times as long as wide);
+# a face's pips are alike: areas within PIP_AREA_RATIO, shapes within PIP_SHAPE (cv2.matchShapes'
+# first measure, of Hu moments: a pip turned half round, as a face's lower half prints it, matches)
+PIP_AREA = 0.008
+PIP_SOLIDITY = 0.6
+PIP_EXTENT = 0.35
+PIP_ASPECT = 2.2
+PIP_AREA_RATIO = 1.6
+PIP_SHAPE = 0.25
 
 _SPOT = np.ones((PRINT_SPOT, PRINT_SPOT), np.uint8)
 
@@ -102,6 +112,7 @@ class PrintLook:
     share: float = 0.0  # of the inside (what of it is in view) that is print
     corner: float = 0.0  # of the index window at the quad's first corner (vision.index_patch's
     # window: WINDOW_ACROSS of the width across, WINDOW_DOWN down), the share that is print
+    pips: int = 0  # the most marks alike in size and shape that are pips' shapes (alike_pips)
 
 
 def light_print(image: BGRImage, quad: np.ndarray, pictured: bool = False) -> PrintLook:
@@ -158,7 +169,39 @@ def light_print(image: BGRImage, quad: np.ndarray, pictured: bool = False) -> Pr
     verdict = marks_verdict(marks, (inner.shape[1], inner.shape[0]))
     if verdict is not None:
         return PrintLook(False, verdict, share, corner)
-    return PrintLook(True, "light print on a dark card", share, corner)
+    return PrintLook(True, "light print on a dark card", share, corner, alike_pips(marks))
+
+
+def alike_pips(marks: np.ndarray) -> int:
+    """The largest number of ``marks`` (a boolean mask of a card's inside) that could be one
+    suit's pips: compact marks (PIP_*) alike in area and shape. A face's pips are several of one
+    shape; a back's few marks (a logo, an ornament at each end) are rarely three alike, and its
+    repeated pattern is too many marks to get here (marks_verdict)."""
+    count, labels, stats, _ = cv2.connectedComponentsWithStats(marks.astype(np.uint8), connectivity=8)
+    smallest = PIP_AREA * marks.size
+    pips: list[tuple[int, np.ndarray]] = []
+    for number in range(1, count):
+        x, y, width, height, area = (int(v) for v in stats[number])
+        if area < smallest or max(width, height) > PIP_ASPECT * min(width, height):
+            continue
+        if area < PIP_EXTENT * width * height:
+            continue
+        mark = (labels[y : y + height, x : x + width] == number).astype(np.uint8)
+        contours, _ = cv2.findContours(mark, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
+        contour = max(contours, key=cv2.contourArea)
+        if area < PIP_SOLIDITY * max(cv2.contourArea(cv2.convexHull(contour)), 1.0):
+            continue
+        pips.append((area, contour))
+    most = 0
+    for area, contour in pips:
+        alike = sum(
+            1
+            for other_area, other in pips
+            if max(area, other_area) <= PIP_AREA_RATIO * min(area, other_area)
+            and cv2.matchShapes(contour, other, cv2.CONTOURS_MATCH_I1, 0.0) < PIP_SHAPE
+        )
+        most = max(most, alike)
+    return most
 
 
 def white_face_verdict(image: BGRImage, quad: np.ndarray, level: int) -> str | None:

@@ -66,6 +66,9 @@ THIRD_WINDOW_READ = True
 # spades): reads on a dark card show it face up with its name, below acting confidence.
 DARK_CARD_CONFIDENCE = 0.85
 FACE_RANK_P = 0.8  # a rank seen this surely at a dark card's corner is a glyph printed there
+# a dark card's light print with this many pips alike (vision.faces.alike_pips) is a face, unless
+# the outline matches a calibrated back: from a three to a ten (more alike marks are a back's dots)
+FACE_PIPS = (3, 10)
 SEEN_ASPECTS = (1.85, 1.6, CARD_ASPECT, 1.2, 1.05)  # a card's height over width as seen: slanted
 # views and photos stretched to a square (backs-cardcounter's) make it anything in this range
 # A card cut by the photo's edge shows no end to measure its aspect by, and one lying along the
@@ -254,6 +257,16 @@ class CardReader:
         )
         self.four_colour = four_colour if four_colour is not None else backs is not None and backs.four_colour
         self.backs = backs if backs is not None and backs.backs else None
+        self.faces_by_pips = True  # a dark card's pips alone show its face (FACE_PIPS)
+
+    def for_calibration(self) -> CardReader:
+        """This reader as calibration uses it to find a deck's backs: a dark card whose print
+        shows pips but no index is not called face up. A back printed with a few ornaments alike
+        (three stars, four corner flourishes) shows what pips show, and must be learnable, so that
+        the calibrated backs, matched first, keep it face down."""
+        other = copy.copy(self)
+        other.faces_by_pips = False
+        return other
 
     def for_deck(self, index_scale: float | None = None, four_colour: bool | None = None) -> CardReader:
         """This reader (its classifiers and backs, loaded once) reading another make of deck: its
@@ -850,7 +863,10 @@ class CardReader:
         (vision/faces.py); and either the classifier saw a rank at that corner (its first look,
         before the second look or the merge halved or dropped it: the name is unsure, the glyph
         is there), or, with calibrated backs, the corner's index window is printed too and the
-        outline matches no back. A plain back gives the classifier no rank and has no print. A
+        outline matches no back, or the print holds three to ten pips alike (FACE_PIPS) and the
+        outline matches no calibrated back (without calibration too: a few marks alike in size
+        and shape are a face's pips; a back's logo is one or two marks, its pattern many). A
+        plain back gives the classifier no rank and has no print. A
         card cut by the photo's edge, its rank seen, is outlined off the frame (``_outline_on``)
         and reported clipped to it. Appends the cards' outlines to ``seen``."""
         sightings: list[CardSighting] = []
@@ -865,12 +881,12 @@ class CardReader:
         found: dict[int, list[np.ndarray]] = {}  # the dark faces found, by blob
         on_dark = [i for i, frame in enumerate(frames) if blobs[frame.blob].dark]
         lit = np.zeros(len(frames), bool)
-        if self.backs is not None and on_dark:
+        if on_dark:
             lit[on_dark] = _corners_lit(patches[on_dark])
         for frame, read, corner_lit in zip(frames, reads, lit, strict=True):
             blob = blobs[frame.blob]
             rank_seen = read.rank != NONE_RANK and read.rank_p >= FACE_RANK_P
-            if not blob.dark or (not rank_seen and self.backs is None):
+            if not blob.dark:
                 continue
             if not rank_seen and not corner_lit:
                 continue  # nothing light at the corner: no index there (most corners of a dark back)
@@ -896,6 +912,12 @@ class CardReader:
                 and self.backs.match(image, quad) is None
             ):
                 why = "light print on a dark card, at its index corner too, unlike the calibrated backs"
+            elif (
+                self.faces_by_pips
+                and FACE_PIPS[0] <= look.pips <= FACE_PIPS[1]
+                and (self.backs is None or self.backs.match(image, quad) is None)
+            ):
+                why = f"{look.pips} pips alike in light print on a dark card, index unread"
             else:
                 continue
             if not in_frame(quad, image.shape):
@@ -941,8 +963,9 @@ class CardReader:
             # a white card is matched only when it shows no face (a pale back in a bright light)
             compared = inside < 0.6 or pattern is not None
             back = self.backs.match(image, quad) if self.backs is not None and compared else None
-            look = light_print(image, quad) if blob.dark and inside < 0.6 and self.backs is not None else None
+            look = light_print(image, quad) if blob.dark and inside < 0.6 else None
             printed = look is not None and look.printed  # in a face's few marks
+            pips = look.pips if look is not None and look.printed and self.faces_by_pips else 0
             # a court card: its picture is one mark across most of the card, no face's few marks,
             # and the classifier sees its rank at its two index corners and none at the other two
             # (a symmetric back can show that too, seen from the corners' two kinds of frame: a
@@ -972,6 +995,8 @@ class CardReader:
                 facing, why = Facing.DOWN, f"the {back.name} back"
             elif printed and self.backs is not None:
                 facing, why = Facing.UP, "light print on a dark card, unlike the calibrated backs"
+            elif back is None and FACE_PIPS[0] <= pips <= FACE_PIPS[1]:
+                facing, why = Facing.UP, f"{pips} pips alike in light print on a dark card, index unread"
             elif indexed and self.backs is not None:
                 facing, why = (
                     Facing.UP,

@@ -18,7 +18,7 @@ from tests.vision.test_reader import PIPS, ScriptedIndex
 from vision import reader as reader_module
 from vision.backs import Backs, BacksError, learn, load_backs, save_backs
 from vision.calibrate import back_samples
-from vision.index_reader import RANK_LABELS, IndexRead
+from vision.index_reader import RANK_LABELS, IndexRead, IndexReader
 from vision.reader import ACT_CONFIDENCE, CardReader
 from vision.sighting import Facing
 
@@ -282,6 +282,136 @@ def _black_deck(name: str) -> np.ndarray:
     loaded = cv2.imread(str(BLACK_DECK / name))
     assert loaded is not None
     return loaded
+
+
+PIPS_UNREAD = "pips alike in light print on a dark card, index unread"
+GOLD, SILVER = (60, 170, 210), (200, 200, 200)  # BGR
+
+
+class NoIndex(IndexReader):
+    """A classifier that sees no index anywhere: a face can then show only by its print."""
+
+    def __init__(self) -> None:
+        pass
+
+    def read(self, patches: np.ndarray) -> list[IndexRead]:
+        return [PIPS] * len(patches)
+
+
+def dark_face(card: str, width: int = 120) -> np.ndarray:
+    """A dark deck's face: geaxgx's render of ``card``, its ink printed in gold (red suits) or
+    silver (black suits) on a black card."""
+    rendered = cv2.resize(face(card, width), (width, round(width * 1.4)), interpolation=cv2.INTER_AREA)
+    printed = rendered.min(axis=2) < 150  # black or red ink on white paper
+    card_image = np.full_like(rendered, 18)
+    card_image[printed] = GOLD if card[1] in "dh" else SILVER
+    return card_image
+
+
+def dark_back(
+    kind: str, field: tuple[int, int, int], ink: tuple[int, int, int], width: int = 120
+) -> np.ndarray:
+    """A dark deck's back: a plain ``field`` with a few marks in ``ink`` ('logo': a disc in the
+    middle; 'two': a small disc at each end; 'frame': a line round the inside and a logo; 'crest':
+    a shield; 'text': a word; 'stars': a star near each corner; 'plain': none)."""
+    height = round(width * 1.4)
+    back = np.full((height, width, 3), field, np.uint8)
+    cx, cy = width // 2, height // 2
+    if kind == "logo":
+        cv2.circle(back, (cx, cy), 22, ink, -1)
+    elif kind == "two":
+        for y in (height // 4, 3 * height // 4):
+            cv2.circle(back, (cx, y), 12, ink, -1)
+    elif kind == "frame":
+        cv2.rectangle(back, (10, 10), (width - 10, height - 10), ink, 2)
+        cv2.circle(back, (cx, cy), 20, ink, -1)
+    elif kind == "crest":
+        shield = np.array([[0, -30], [22, -10], [14, 25], [0, 32], [-14, 25], [-22, -10]]) + (cx, cy)
+        cv2.fillPoly(back, [shield.astype(np.int32)], ink)
+        cv2.circle(back, (cx, cy), 8, field, -1)
+    elif kind == "text":
+        cv2.putText(back, "ROYAL", (12, cy), cv2.FONT_HERSHEY_SIMPLEX, 0.8, ink, 2)
+    elif kind == "stars":
+        for x, y in ((25, 30), (width - 25, 30), (25, height - 30), (width - 25, height - 30)):
+            tips = [
+                (
+                    x + 12 * r * np.cos(np.pi / 2 + k * np.pi / 5),
+                    y - 12 * r * np.sin(np.pi / 2 + k * np.pi / 5),
+                )
+                for k, r in zip(range(10), [1.0, 0.45] * 5, strict=True)
+            ]
+            cv2.fillPoly(back, [np.array(tips, np.int32)], ink)
+    return back
+
+
+def test_a_dark_decks_face_shows_by_its_pips_without_calibration_or_an_index_read() -> None:
+    """A dark face whose index is not read (worn gold print, a hidden corner: here a classifier
+    that reads none) shows by its pips: three to ten marks alike in size and shape, at any
+    angle, with no calibrated back. A two is not called face up by its two pips: two marks alike
+    are what a back with a logo at each end shows."""
+    blind = CardReader(NoIndex())
+    for angle in (0.0, -25.0, 40.0):
+        for rank in "3456789T":
+            for suit in SUITS:
+                frame = on_desk((dark_face(rank + suit), (320, 240), angle), seed=1)
+                [card] = blind.read(frame)
+                assert card.facing is Facing.UP and card.why.endswith(PIPS_UNREAD), (rank + suit, angle, card)
+                assert card.card is None and card.confidence == 0.0  # shown, never acted on
+        for suit in SUITS:
+            frame = on_desk((dark_face("2" + suit), (320, 240), angle), seed=1)
+            assert [c.facing for c in blind.read(frame)] != [Facing.UP]
+
+
+def test_dark_backs_with_a_logo_a_crest_or_a_word_are_never_face_up(reader: CardReader) -> None:
+    """Dark backs printed with a few marks (a logo, one at each end, a frame line, a crest, a
+    word, or none) in gold or silver, under several lights, are never face up without
+    calibration: none shows three marks alike."""
+    rng = random.Random(3)
+    kinds = ("logo", "two", "frame", "crest", "text", "plain")
+    for n in range(12):
+        field = (rng.randrange(5, 50), rng.randrange(5, 50), rng.randrange(5, 50))
+        back = dark_back(kinds[n % len(kinds)], field, GOLD if n % 2 else SILVER)
+        frame = on_desk(
+            *[
+                (back, (130 + 190 * k + rng.randint(-15, 15), rng.randint(150, 330)), rng.uniform(-60, 60))
+                for k in range(3)
+            ],
+            gain=rng.choice([0.6, 0.8, 1.0, 1.15]),
+            seed=n,
+        )
+        up = [card.why for card in reader.read(frame) if card.facing is Facing.UP]
+        assert up == [], (kinds[n % len(kinds)], up)
+
+
+def test_a_dark_back_with_ornaments_alike_is_learned_and_then_never_face_up(reader: CardReader) -> None:
+    """The pips rule's limit: a dark back with four stars alike near its corners shows what a
+    four's pips show, and without calibration it is called face up. Calibration still learns it
+    (it looks for backs without the pips rule, CardReader.for_calibration), and the calibrated
+    reader never calls it face up."""
+    back = dark_back("stars", (20, 20, 20), GOLD)
+    test = on_desk((back, (320, 240), 15.0), seed=2)
+    assert [c.why for c in reader.read(test)] == [f"4 {PIPS_UNREAD}"]
+    frames = [
+        on_desk((back, (130, 140), 0.0), (back, (330, 150), 25.0), (back, (520, 300), -40.0), seed=3),
+        on_desk((back, (150, 330), 90.0), (back, (420, 330), 10.0), gain=0.8, seed=4),
+    ]
+    learned, left_out = learn("house", back_samples(frames, reader))
+    assert (learned.samples, left_out) == (5, 0)
+    calibrated = CardReader(backs=Backs((learned,)))
+    for k, angle in enumerate((15.0, -35.0, 60.0)):
+        assert [c.facing for c in calibrated.read(on_desk((back, (320, 240), angle), seed=k))] != [Facing.UP]
+
+
+def test_a_black_decks_faces_with_no_index_read_show_by_their_pips(reader: CardReader) -> None:
+    """backs-cardcounter's black deck without calibration: IMG_7812's five of clubs (its silver
+    index not read) and IMG_7824's six of clubs lying against the mat are face up by their pips,
+    unnamed; photos of face-down cards only still show no face."""
+    up = [(c.card, c.why) for c in reader.read(_black_deck("IMG_7812.jpg")) if c.facing is Facing.UP]
+    assert [card for card, _ in up] == ["6d", None] and up[1][1].endswith(PIPS_UNREAD)
+    up = [(c.card, c.why) for c in reader.read(_black_deck("IMG_7824.jpg")) if c.facing is Facing.UP]
+    assert len(up) == 2 and all(card is None and why.endswith(PIPS_UNREAD) for card, why in up)
+    for backs in ("IMG_7801.jpg", "IMG_7802.jpg", "IMG_7736.jpg"):
+        assert [c for c in reader.read(_black_deck(backs)) if c.facing is Facing.UP] == []
 
 
 def test_a_dark_card_cut_by_the_photos_edge_is_face_up_by_its_rank_and_print(reader: CardReader) -> None:

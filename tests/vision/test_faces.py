@@ -125,3 +125,39 @@ def test_a_white_face_outlined_a_few_pixels_too_large_is_still_a_face() -> None:
     face[np.all(face == 120, axis=2)] = (40, 100, 30)  # on green cloth
     grown = np.array([[142, 72], [258, 72], [258, 228], [142, 228]], np.float32)
     assert white_face_verdict(face, grown, 150) is None
+
+
+def marks_of(*shapes: tuple[str, tuple[int, int], int]) -> np.ndarray:
+    """A card's inside as light_print sees it (84 x 124), marked with ``shapes``: (kind, centre,
+    size) where kind is 'diamond', 'disc', 'ring' or 'bar'."""
+    marks = np.zeros((124, 84), np.uint8)
+    for kind, (x, y), size in shapes:
+        if kind == "diamond":
+            points = np.array([[x, y - size], [x + size * 3 // 4, y], [x, y + size], [x - size * 3 // 4, y]])
+            cv2.fillPoly(marks, [points.astype(np.int32)], 1)
+        elif kind == "disc":
+            cv2.circle(marks, (x, y), size, 1, -1)
+        elif kind == "ring":
+            cv2.circle(marks, (x, y), size, 1, 2)
+        else:
+            cv2.rectangle(marks, (x - size, y - 2), (x + size, y + 2), 1, -1)
+    return marks.astype(bool)
+
+
+def test_a_faces_pips_are_counted_alike_in_size_and_shape() -> None:
+    """A four's pips (two of them turned half round, as its lower half prints them) count four; a
+    mark of another size, a thin ring (no compact mark) or a long bar (an index's '1' or a
+    stroke) counts for nothing; specks below PIP_AREA are no pips."""
+    four = [
+        ("diamond", (22, 25), 11),
+        ("diamond", (62, 25), 11),
+        ("diamond", (22, 99), 11),
+        ("diamond", (62, 99), 11),
+    ]
+    assert faces.alike_pips(marks_of(*four)) == 4
+    assert faces.alike_pips(marks_of(*four[:2], ("disc", (42, 62), 16))) == 2  # far larger than the pips
+    assert faces.alike_pips(marks_of(("ring", (42, 40), 12), ("ring", (42, 90), 12))) == 0
+    assert (
+        faces.alike_pips(marks_of(("bar", (42, 30), 16), ("bar", (42, 60), 16), ("bar", (42, 90), 16))) == 0
+    )
+    assert faces.alike_pips(marks_of(*[("disc", (20 + 20 * k, 60), 2) for k in range(3)])) == 0
