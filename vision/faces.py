@@ -74,6 +74,7 @@ PIP_EXTENT = 0.35
 PIP_ASPECT = 2.2
 PIP_AREA_RATIO = 1.6
 PIP_SHAPE = 0.25
+PIP_SPACING = 5.0  # a face's pip lies within this many pip sizes (its area's square root) of another
 
 _SPOT = np.ones((PRINT_SPOT, PRINT_SPOT), np.uint8)
 
@@ -172,14 +173,18 @@ def light_print(image: BGRImage, quad: np.ndarray, pictured: bool = False) -> Pr
     return PrintLook(True, "light print on a dark card", share, corner, alike_pips(marks))
 
 
-def alike_pips(marks: np.ndarray) -> int:
-    """The largest number of ``marks`` (a boolean mask of a card's inside) that could be one
-    suit's pips: compact marks (PIP_*) alike in area and shape. A face's pips are several of one
-    shape; a back's few marks (a logo, an ornament at each end) are rarely three alike, and its
-    repeated pattern is too many marks to get here (marks_verdict)."""
-    count, labels, stats, _ = cv2.connectedComponentsWithStats(marks.astype(np.uint8), connectivity=8)
-    smallest = PIP_AREA * marks.size
-    pips: list[tuple[int, np.ndarray]] = []
+@dataclass(frozen=True)
+class Pip:
+    area: int
+    contour: np.ndarray  # in its mark's own box
+    centre: tuple[float, float]
+
+
+def _pips(marks: np.ndarray, smallest: float) -> list[Pip]:
+    """The compact marks of ``marks`` (a boolean mask) of ``smallest`` pixels or more: a pip's
+    shape (PIP_SOLIDITY, PIP_EXTENT, PIP_ASPECT), not a stroke, a ring or a line."""
+    count, labels, stats, centres = cv2.connectedComponentsWithStats(marks.astype(np.uint8), connectivity=8)
+    pips: list[Pip] = []
     for number in range(1, count):
         x, y, width, height, area = (int(v) for v in stats[number])
         if area < smallest or max(width, height) > PIP_ASPECT * min(width, height):
@@ -191,17 +196,71 @@ def alike_pips(marks: np.ndarray) -> int:
         contour = max(contours, key=cv2.contourArea)
         if area < PIP_SOLIDITY * max(cv2.contourArea(cv2.convexHull(contour)), 1.0):
             continue
-        pips.append((area, contour))
-    most = 0
-    for area, contour in pips:
-        alike = sum(
-            1
-            for other_area, other in pips
-            if max(area, other_area) <= PIP_AREA_RATIO * min(area, other_area)
-            and cv2.matchShapes(contour, other, cv2.CONTOURS_MATCH_I1, 0.0) < PIP_SHAPE
-        )
-        most = max(most, alike)
-    return most
+        pips.append(Pip(area, contour, (float(centres[number][0]), float(centres[number][1]))))
+    return pips
+
+
+def _alike(one: Pip, other: Pip) -> bool:
+    """Two marks of one suit's pips: areas within PIP_AREA_RATIO, shapes within PIP_SHAPE."""
+    return (
+        max(one.area, other.area) <= PIP_AREA_RATIO * min(one.area, other.area)
+        and cv2.matchShapes(one.contour, other.contour, cv2.CONTOURS_MATCH_I1, 0.0) < PIP_SHAPE
+    )
+
+
+def alike_pips(marks: np.ndarray) -> int:
+    """The largest number of ``marks`` (a boolean mask of a card's inside) that could be one
+    suit's pips: compact marks (PIP_*) alike in area and shape. A face's pips are several of one
+    shape; a back's few marks (a logo, an ornament at each end) are rarely three alike, and its
+    repeated pattern is too many marks to get here (marks_verdict)."""
+    pips = _pips(marks, PIP_AREA * marks.size)
+    return max((sum(1 for other in pips if _alike(pip, other)) for pip in pips), default=0)
+
+
+def pip_groups(image: BGRImage, region: np.ndarray, card_width: float) -> list[list[Pip]]:
+    """Light marks on a dark ``region`` (a contour on ``image``) grouped as one face's pips:
+    compact marks alike, each within PIP_SPACING of its size from another of the group (centres
+    in the image's pixels). ``card_width``: the width of the frame's cards, which sizes the
+    print's local level (as light_print's PRINT_SPOT does on its warp) and the smallest pip. For a
+    dark card no corner of which gives an outline (one blob with the floor or a keyboard): its
+    pips still show where it lies."""
+    x, y, width, height = cv2.boundingRect(region)
+    filled = np.zeros((height, width), np.uint8)
+    cv2.drawContours(filled, [region - (x, y)], -1, 1, -1)
+    # light at the region's edge is the card's edge or what lies beyond it, as in light_print
+    inside = cv2.erode(filled, np.ones((5, 5), np.uint8))
+    hsv = cv2.cvtColor(image[y : y + height, x : x + width], cv2.COLOR_BGR2HSV)
+    spot = max(3, round(card_width * PRINT_SPOT / PRINT_W) | 1)
+    value = hsv[:, :, 2]
+    level = cv2.morphologyEx(value, cv2.MORPH_OPEN, np.ones((spot, spot), np.uint8))
+    rise = value.astype(np.int16) - level.astype(np.int16) >= PRINT_RISE
+    hue, saturation = hsv[:, :, 0], hsv[:, :, 1]
+    coloured = (saturation < PRINT_SATURATION) | ((hue >= GOLD_HUES[0]) & (hue <= GOLD_HUES[1]))
+    inner_area = (PRINT_W - 2 * PRINT_BORDER) * (PRINT_H - 2 * PRINT_BORDER) * (card_width / PRINT_W) ** 2
+    pips = [
+        Pip(pip.area, pip.contour, (pip.centre[0] + x, pip.centre[1] + y))
+        for pip in _pips(rise & coloured & (inside > 0), PIP_AREA * inner_area)
+    ]
+    group = list(range(len(pips)))  # union-find: each pip's group
+
+    def root(n: int) -> int:
+        while group[n] != n:
+            group[n] = group[group[n]]
+            n = group[n]
+        return n
+
+    for i, one in enumerate(pips):
+        for j in range(i + 1, len(pips)):
+            other = pips[j]
+            near = PIP_SPACING * np.sqrt((one.area + other.area) / 2)
+            if np.hypot(one.centre[0] - other.centre[0], one.centre[1] - other.centre[1]) <= near and _alike(
+                one, other
+            ):
+                group[root(i)] = root(j)
+    groups: dict[int, list[Pip]] = {}
+    for n, pip in enumerate(pips):
+        groups.setdefault(root(n), []).append(pip)
+    return list(groups.values())
 
 
 def white_face_verdict(image: BGRImage, quad: np.ndarray, level: int) -> str | None:

@@ -44,6 +44,7 @@ from vision.faces import (
     PRINT_RISE,
     in_frame,
     light_print,
+    pip_groups,
     white_face_verdict,
 )
 from vision.index_patch import PATCH_H, PATCH_W, cut_patches, normalise_all
@@ -69,6 +70,7 @@ FACE_RANK_P = 0.8  # a rank seen this surely at a dark card's corner is a glyph 
 # a dark card's light print with this many pips alike (vision.faces.alike_pips) is a face, unless
 # the outline matches a calibrated back: from a three to a ten (more alike marks are a back's dots)
 FACE_PIPS = (3, 10)
+PIP_CARD_SIZES = (1.0, 1.25, 1.5)  # of the frame's cards' width: a face outlined round its pips
 SEEN_ASPECTS = (1.85, 1.6, CARD_ASPECT, 1.2, 1.05)  # a card's height over width as seen: slanted
 # views and photos stretched to a square (backs-cardcounter's) make it anything in this range
 # A card cut by the photo's edge shows no end to measure its aspect by, and one lying along the
@@ -369,6 +371,7 @@ class CardReader:
         if STRETCHED_CARDS:
             sightings += self._stretched_cards(work, blobs, seen, scale, outlined)
         sightings += self._dark_faces(work, blobs, masks, frames, first_reads, patches, seen, scale)
+        sightings += self._pip_faces(work, blobs, masks, seen, scale)
         sightings += self._unread_cards(work, blobs, frames, first_reads, seen, scale, outlined)
         return sightings
 
@@ -929,6 +932,59 @@ class CardReader:
             sightings.append(CardSighting(_points(quad, scale), Facing.UP, None, None, 0.0, why))
         return sightings
 
+    def _pip_faces(
+        self, image: BGRImage, blobs: list[PaperBlob], masks: _BlobMasks, seen: list[np.ndarray], scale: float
+    ) -> list[CardSighting]:
+        """Dark faces found by their pips alone (vision.faces.pip_groups), where no corner's
+        outline took them: a card on one blob with the dark floor beyond the table's edge, or with
+        a keyboard, has no corner of its own. A group of FACE_PIPS alike pips, none on a card found
+        already, is outlined round them at the frame's cards' width (its long side along the
+        group's longer extent: a face's pips run down it), and that outline must lie on the blob,
+        overlap no card found, show the same pips to light_print and match no calibrated back.
+        Appends the cards' outlines to ``seen``."""
+        sightings: list[CardSighting] = []
+        if not self.faces_by_pips or not any(blob.dark for blob in blobs):
+            return sightings
+        widths = [_short_side(quad) for quad in seen] + [
+            min(cv2.minAreaRect(blob.contour)[1]) for blob in blobs if blob.whole
+        ]
+        if not widths:
+            return sightings  # no card to size a face by: a lone dark card is _unread_cards'
+        width = float(np.median(widths))
+        for number, blob in enumerate(blobs):
+            if not blob.dark or blob.whole:
+                continue  # a whole blob is one card, outlined exactly by _unread_cards
+            for group in pip_groups(image, blob.contour, width):
+                if not FACE_PIPS[0] <= len(group) <= FACE_PIPS[1]:
+                    continue
+                centres = np.array([pip.centre for pip in group], np.float32)
+                if any(
+                    cv2.pointPolygonTest(quad, (float(x), float(y)), False) >= 0
+                    for quad in seen
+                    for x, y in centres
+                ):
+                    continue
+                found = None
+                for size in PIP_CARD_SIZES:  # a nearer card is larger than the frame's others
+                    quad = _card_round(centres, width * size)
+                    if masks.share_on(number, quad) < ON_DARK_CARD:
+                        break  # larger runs further off the blob
+                    look = light_print(image, quad)
+                    if look.printed and FACE_PIPS[0] <= look.pips <= FACE_PIPS[1]:
+                        found = (quad, look)
+                        break
+                if found is None:
+                    continue
+                quad, look = found
+                if any(_overlap(quad, other) > 0.2 for other in seen):
+                    continue
+                if self.backs is not None and self.backs.match(image, quad) is not None:
+                    continue
+                seen.append(quad)
+                why = f"{look.pips} pips alike in light print on a dark card, outlined round them"
+                sightings.append(CardSighting(_points(quad, scale), Facing.UP, None, None, 0.0, why))
+        return sightings
+
     def _unread_cards(
         self,
         image: BGRImage,
@@ -1370,6 +1426,18 @@ def _lone_card_box(blob: PaperBlob, shape: tuple[int, ...]) -> tuple[np.ndarray,
     ):
         return None
     return quad, short, long
+
+
+def _card_round(centres: np.ndarray, width: float) -> np.ndarray:
+    """A card's outline (short side first) ``width`` wide and CARD_ASPECT long, centred on the
+    pips at ``centres``, its long side along their longer extent."""
+    (cx, cy), (w, h), angle = cv2.minAreaRect(centres)
+    turn = math.radians(angle if w >= h else angle + 90.0)  # along the longer extent
+    down = np.array([math.cos(turn), math.sin(turn)], np.float32)
+    across = np.array([-down[1], down[0]], np.float32)
+    centre = np.array([cx, cy], np.float32)
+    a, d = across * width / 2, down * width * CARD_ASPECT / 2
+    return np.array([centre - a - d, centre + a - d, centre + a + d, centre - a + d], np.float32)
 
 
 def _overlap(one: np.ndarray, other: np.ndarray) -> float:

@@ -263,10 +263,14 @@ def test_a_dark_decks_unread_faces_are_face_up_by_their_print(reader: CardReader
     for one in (reader, calibrated):
         assert [c.facing for c in one.read(image("IMG_7723.jpg"))].count(Facing.UP) == 1
     # an eight of diamonds in gold, read (below acting confidence: shown, not acted on), and a
-    # four of clubs in silver with no rank read: the four is face up only once the back is known
+    # four of clubs in silver with no rank read, on one blob with the dark floor beyond the desk:
+    # face up by its four pips alone without calibration (outlined round them), and by the print
+    # at its index corner once the back is known
     named = [(c.card, c.confidence < ACT_CONFIDENCE) for c in reader.read(image("IMG_7808.jpg"))]
-    assert named == [("8d", True)]
-    assert unread_up(reader, "IMG_7808.jpg") == []
+    assert named == [("8d", True), (None, True)]
+    assert unread_up(reader, "IMG_7808.jpg") == [
+        "4 pips alike in light print on a dark card, outlined round them"
+    ]
     assert unread_up(calibrated, "IMG_7808.jpg") == [
         "light print on a dark card, at its index corner too, unlike the calibrated backs",
     ]
@@ -402,12 +406,42 @@ def test_a_dark_back_with_ornaments_alike_is_learned_and_then_never_face_up(read
         assert [c.facing for c in calibrated.read(on_desk((back, (320, 240), angle), seed=k))] != [Facing.UP]
 
 
+def against_the_floor(card: np.ndarray, angle: float) -> np.ndarray:
+    """``card`` lying at the desk's edge, touching the dark floor beyond it (one dark blob with it:
+    no corner of its own gives its outline), and a plain dark back lying whole further off."""
+    frame = on_desk(
+        (card, (300, 330), angle), (dark_back("plain", (20, 20, 20), GOLD), (520, 150), 10.0), seed=1
+    )
+    frame[400:] = (25, 25, 25)
+    return frame
+
+
+def test_a_dark_face_merged_with_the_floor_is_face_up_by_its_pips_outlined_round_them() -> None:
+    """A dark face whose blob runs on into the dark floor, its index not read (a classifier that
+    reads none): its pips give it face up where it lies, on an outline from one of its corners or
+    one drawn round the pips found on the blob. A back with a logo there stays no face."""
+    blind = CardReader(NoIndex())
+    for angle in (10.0, -20.0, 35.0):
+        for name in ("3c", "5c", "7h", "9s", "Td"):
+            up = [c for c in blind.read(against_the_floor(dark_face(name), angle)) if c.facing is Facing.UP]
+            # found from a corner's outline or round its pips, whichever takes it first
+            assert len(up) == 1 and "pips alike in light print on a dark card" in up[0].why, (name, angle, up)
+            centre = np.mean(up[0].corners, axis=0)
+            assert abs(centre[0] - 300) < 30 and abs(centre[1] - 330) < 40, (name, angle, centre)
+        logo = against_the_floor(dark_back("logo", (20, 20, 20), GOLD), angle)
+        assert [c for c in blind.read(logo) if c.facing is Facing.UP] == []
+
+
 def test_a_black_decks_faces_with_no_index_read_show_by_their_pips(reader: CardReader) -> None:
     """backs-cardcounter's black deck without calibration: IMG_7812's five of clubs (its silver
-    index not read) and IMG_7824's six of clubs lying against the mat are face up by their pips,
-    unnamed; photos of face-down cards only still show no face."""
+    index not read), IMG_7808's four of clubs (on one blob with the dark floor) and IMG_7824's six
+    of clubs lying against the mat are face up by their pips, unnamed; photos of face-down cards
+    only still show no face."""
     up = [(c.card, c.why) for c in reader.read(_black_deck("IMG_7812.jpg")) if c.facing is Facing.UP]
     assert [card for card, _ in up] == ["6d", None] and up[1][1].endswith(PIPS_UNREAD)
+    [four] = [c for c in reader.read(_black_deck("IMG_7808.jpg")) if c.card is None]
+    assert four.facing is Facing.UP and four.why.endswith("outlined round them")  # on the floor's blob
+    assert np.hypot(*(np.mean(four.corners, axis=0) - (420, 440))) < 30
     up = [(c.card, c.why) for c in reader.read(_black_deck("IMG_7824.jpg")) if c.facing is Facing.UP]
     assert len(up) == 2 and all(card is None and why.endswith(PIPS_UNREAD) for card, why in up)
     for backs in ("IMG_7801.jpg", "IMG_7802.jpg", "IMG_7736.jpg"):
