@@ -75,6 +75,7 @@ PIP_ASPECT = 2.2
 PIP_AREA_RATIO = 1.6
 PIP_SHAPE = 0.25
 PIP_SPACING = 5.0  # a face's pip lies within this many pip sizes (its area's square root) of another
+PIP_LOOK_WIDTH = 70  # pixels: a region is looked at for pips with the frame's cards this wide at most
 
 _SPOT = np.ones((PRINT_SPOT, PRINT_SPOT), np.uint8)
 
@@ -183,14 +184,16 @@ class Pip:
 def _pips(marks: np.ndarray, smallest: float) -> list[Pip]:
     """The compact marks of ``marks`` (a boolean mask) of ``smallest`` pixels or more: a pip's
     shape (PIP_SOLIDITY, PIP_EXTENT, PIP_ASPECT), not a stroke, a ring or a line."""
-    count, labels, stats, centres = cv2.connectedComponentsWithStats(marks.astype(np.uint8), connectivity=8)
+    _, labels, stats, centres = cv2.connectedComponentsWithStats(marks.astype(np.uint8), connectivity=8)
+    widths, heights = stats[:, cv2.CC_STAT_WIDTH], stats[:, cv2.CC_STAT_HEIGHT]
+    areas = stats[:, cv2.CC_STAT_AREA]
+    # the box's tests for every mark at once: a large region's print is thousands of specks
+    boxed = (areas >= smallest) & (np.maximum(widths, heights) <= PIP_ASPECT * np.minimum(widths, heights))
+    boxed &= areas >= PIP_EXTENT * widths * heights
+    boxed[0] = False  # the background
     pips: list[Pip] = []
-    for number in range(1, count):
+    for number in np.flatnonzero(boxed).tolist():
         x, y, width, height, area = (int(v) for v in stats[number])
-        if area < smallest or max(width, height) > PIP_ASPECT * min(width, height):
-            continue
-        if area < PIP_EXTENT * width * height:
-            continue
         mark = (labels[y : y + height, x : x + width] == number).astype(np.uint8)
         contours, _ = cv2.findContours(mark, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
         contour = max(contours, key=cv2.contourArea)
@@ -225,11 +228,19 @@ def pip_groups(image: BGRImage, region: np.ndarray, card_width: float) -> list[l
     dark card no corner of which gives an outline (one blob with the floor or a keyboard): its
     pips still show where it lies."""
     x, y, width, height = cv2.boundingRect(region)
-    filled = np.zeros((height, width), np.uint8)
-    cv2.drawContours(filled, [region - (x, y)], -1, 1, -1)
+    # looked at with the card PIP_LOOK_WIDTH wide at most: a pip is then still some 80 pixels,
+    # and a frame's large dark regions (the floor, a keyboard) cost a quarter as much
+    shrink = min(1.0, PIP_LOOK_WIDTH / card_width)
+    size = (max(1, round(width * shrink)), max(1, round(height * shrink)))
+    filled = np.zeros((size[1], size[0]), np.uint8)
+    cv2.drawContours(filled, [np.round((region - (x, y)) * shrink).astype(np.int32)], -1, 1, -1)
     # light at the region's edge is the card's edge or what lies beyond it, as in light_print
     inside = cv2.erode(filled, np.ones((5, 5), np.uint8))
-    hsv = cv2.cvtColor(image[y : y + height, x : x + width], cv2.COLOR_BGR2HSV)
+    crop = image[y : y + height, x : x + width]
+    if shrink < 1.0:
+        crop = cv2.resize(crop, size, interpolation=cv2.INTER_AREA)
+    hsv = cv2.cvtColor(crop, cv2.COLOR_BGR2HSV)
+    card_width *= shrink
     spot = max(3, round(card_width * PRINT_SPOT / PRINT_W) | 1)
     value = hsv[:, :, 2]
     level = cv2.morphologyEx(value, cv2.MORPH_OPEN, np.ones((spot, spot), np.uint8))
@@ -238,7 +249,7 @@ def pip_groups(image: BGRImage, region: np.ndarray, card_width: float) -> list[l
     coloured = (saturation < PRINT_SATURATION) | ((hue >= GOLD_HUES[0]) & (hue <= GOLD_HUES[1]))
     inner_area = (PRINT_W - 2 * PRINT_BORDER) * (PRINT_H - 2 * PRINT_BORDER) * (card_width / PRINT_W) ** 2
     pips = [
-        Pip(pip.area, pip.contour, (pip.centre[0] + x, pip.centre[1] + y))
+        Pip(pip.area, pip.contour, (pip.centre[0] / shrink + x, pip.centre[1] / shrink + y))
         for pip in _pips(rise & coloured & (inside > 0), PIP_AREA * inner_area)
     ]
     group = list(range(len(pips)))  # union-find: each pip's group
@@ -252,7 +263,9 @@ def pip_groups(image: BGRImage, region: np.ndarray, card_width: float) -> list[l
     for i, one in enumerate(pips):
         for j in range(i + 1, len(pips)):
             other = pips[j]
-            near = PIP_SPACING * np.sqrt((one.area + other.area) / 2)
+            near = (
+                PIP_SPACING * np.sqrt((one.area + other.area) / 2) / shrink
+            )  # centres in the image's pixels
             if np.hypot(one.centre[0] - other.centre[0], one.centre[1] - other.centre[1]) <= near and _alike(
                 one, other
             ):
