@@ -141,8 +141,7 @@ def light_print(image: BGRImage, quad: np.ndarray, pictured: bool = False) -> Pr
         field = value[::2, ::2] if in_view is None else value[in_view]
     if field.size == 0 or float(np.median(field)) > PRINT_FIELD:
         return PrintLook(False, "not a dark card")
-    level = cv2.morphologyEx(value, cv2.MORPH_OPEN, _SPOT)
-    rise = value.astype(np.int16) - level.astype(np.int16) >= PRINT_RISE
+    rise = _risen(value, _SPOT)
     _, labels, stats, _ = cv2.connectedComponentsWithStats(rise.astype(np.uint8), connectivity=8)
     x, y = stats[:, cv2.CC_STAT_LEFT], stats[:, cv2.CC_STAT_TOP]
     inside = (x > 0) & (y > 0) & (x + stats[:, cv2.CC_STAT_WIDTH] < value.shape[1])
@@ -156,8 +155,7 @@ def light_print(image: BGRImage, quad: np.ndarray, pictured: bool = False) -> Pr
     if not PRINT_SHARE[0] <= share <= PRINT_SHARE[1]:
         why = "no print" if share < PRINT_SHARE[0] else "too much light for print"
         return PrintLook(False, why, share)
-    hue, saturation = hsv[:, :, 0][marks], hsv[:, :, 1][marks]
-    coloured = (saturation < PRINT_SATURATION) | ((hue >= GOLD_HUES[0]) & (hue <= GOLD_HUES[1]))
+    coloured = _print_coloured(hsv[:, :, 0][marks], hsv[:, :, 1][marks])
     if float(coloured.mean()) < PRINT_COLOURED:
         return PrintLook(False, "light of another colour than print", share)
     across, down = round(WINDOW_ACROSS * PRINT_W) - b, round(WINDOW_DOWN * PRINT_W) - b
@@ -172,6 +170,20 @@ def light_print(image: BGRImage, quad: np.ndarray, pictured: bool = False) -> Pr
     if verdict is not None:
         return PrintLook(False, verdict, share, corner)
     return PrintLook(True, "light print on a dark card", share, corner, alike_pips(marks))
+
+
+def _risen(value: np.ndarray, spot: np.ndarray) -> np.ndarray:
+    """Where ``value`` (an HSV image's brightness) stands PRINT_RISE above its local level (its
+    opening by ``spot``, wider than a stroke or a pip's arm, narrower than a glare)."""
+    level = cv2.morphologyEx(value, cv2.MORPH_OPEN, spot)
+    risen: np.ndarray = value.astype(np.int16) - level.astype(np.int16) >= PRINT_RISE
+    return risen
+
+
+def _print_coloured(hue: np.ndarray, saturation: np.ndarray) -> np.ndarray:
+    """Where light is of print's colour: unsaturated (silver, white) or gold."""
+    coloured: np.ndarray = (saturation < PRINT_SATURATION) | ((hue >= GOLD_HUES[0]) & (hue <= GOLD_HUES[1]))
+    return coloured
 
 
 @dataclass(frozen=True)
@@ -242,11 +254,8 @@ def pip_groups(image: BGRImage, region: np.ndarray, card_width: float) -> list[l
     hsv = cv2.cvtColor(crop, cv2.COLOR_BGR2HSV)
     card_width *= shrink
     spot = max(3, round(card_width * PRINT_SPOT / PRINT_W) | 1)
-    value = hsv[:, :, 2]
-    level = cv2.morphologyEx(value, cv2.MORPH_OPEN, np.ones((spot, spot), np.uint8))
-    rise = value.astype(np.int16) - level.astype(np.int16) >= PRINT_RISE
-    hue, saturation = hsv[:, :, 0], hsv[:, :, 1]
-    coloured = (saturation < PRINT_SATURATION) | ((hue >= GOLD_HUES[0]) & (hue <= GOLD_HUES[1]))
+    rise = _risen(hsv[:, :, 2], np.ones((spot, spot), np.uint8))
+    coloured = _print_coloured(hsv[:, :, 0], hsv[:, :, 1])
     inner_area = (PRINT_W - 2 * PRINT_BORDER) * (PRINT_H - 2 * PRINT_BORDER) * (card_width / PRINT_W) ** 2
     pips = [
         Pip(pip.area, pip.contour, (pip.centre[0] / shrink + x, pip.centre[1] / shrink + y))

@@ -42,6 +42,7 @@ from vision.faces import (
     INDEX_PRINT,
     PALE_BACK_VERDICTS,
     PRINT_RISE,
+    PrintLook,
     in_frame,
     light_print,
     pip_groups,
@@ -269,6 +270,11 @@ class CardReader:
         other = copy.copy(self)
         other.faces_by_pips = False
         return other
+
+    def _pips_show_a_face(self, look: PrintLook) -> bool:
+        """Whether a dark card's print (light_print) shows a face by its pips alone (FACE_PIPS),
+        as this reader decides faces (not calibration's: for_calibration)."""
+        return self.faces_by_pips and look.printed and _a_faces_pips(look.pips)
 
     def for_deck(self, index_scale: float | None = None, four_colour: bool | None = None) -> CardReader:
         """This reader (its classifiers and backs, loaded once) reading another make of deck: its
@@ -877,10 +883,10 @@ class CardReader:
             return sightings  # no dark card (a felt's frames): nothing below applies
         # the cards of one frame are of one deck at about one distance: an unread face much
         # narrower than the cards already found on it is something else (a screen's text)
-        widths = [_short_side(quad) for quad in seen] + [
-            min(cv2.minAreaRect(blob.contour)[1]) for blob in blobs if blob.whole
-        ]
-        narrowest = NARROWEST_DARK_FACE * float(np.median(widths)) if widths else 0.0
+        width = _cards_width(blobs, seen)
+        narrowest = NARROWEST_DARK_FACE * width if width is not None else 0.0
+        # with no calibrated back and no pips rule (calibration's reader), only a rank seen makes a face
+        print_may_show = self.backs is not None or self.faces_by_pips
         found: dict[int, list[np.ndarray]] = {}  # the dark faces found, by blob
         on_dark = [i for i, frame in enumerate(frames) if blobs[frame.blob].dark]
         lit = np.zeros(len(frames), bool)
@@ -891,7 +897,7 @@ class CardReader:
             rank_seen = read.rank != NONE_RANK and read.rank_p >= FACE_RANK_P
             if not blob.dark:
                 continue
-            if not rank_seen and not corner_lit:
+            if not rank_seen and not (corner_lit and print_may_show):
                 continue  # nothing light at the corner: no index there (most corners of a dark back)
             if not rank_seen and frame.width < narrowest:
                 continue
@@ -909,20 +915,16 @@ class CardReader:
                 continue
             if rank_seen:
                 why = "light print on a dark card and a rank at its corner, index unread"
-            elif (
-                look.corner >= INDEX_PRINT
-                and self.backs is not None
-                and self.backs.match(image, quad) is None
+            elif not (look.corner >= INDEX_PRINT and self.backs is not None) and not self._pips_show_a_face(
+                look
             ):
-                why = "light print on a dark card, at its index corner too, unlike the calibrated backs"
-            elif (
-                self.faces_by_pips
-                and FACE_PIPS[0] <= look.pips <= FACE_PIPS[1]
-                and (self.backs is None or self.backs.match(image, quad) is None)
-            ):
-                why = f"{look.pips} pips alike in light print on a dark card, index unread"
-            else:
                 continue
+            elif self.backs is not None and self.backs.match(image, quad) is not None:
+                continue  # the print of a calibrated back (a logo)
+            elif look.corner >= INDEX_PRINT and self.backs is not None:
+                why = "light print on a dark card, at its index corner too, unlike the calibrated backs"
+            else:
+                why = f"{look.pips} pips alike in light print on a dark card, index unread"
             if not in_frame(quad, image.shape):
                 # its corners beyond the frame moved onto its edge: what is seen of the card
                 why += ", cut by the frame's edge"
@@ -945,17 +947,14 @@ class CardReader:
         sightings: list[CardSighting] = []
         if not self.faces_by_pips or not any(blob.dark for blob in blobs):
             return sightings
-        widths = [_short_side(quad) for quad in seen] + [
-            min(cv2.minAreaRect(blob.contour)[1]) for blob in blobs if blob.whole
-        ]
-        if not widths:
+        width = _cards_width(blobs, seen)
+        if width is None:
             return sightings  # no card to size a face by: a lone dark card is _unread_cards'
-        width = float(np.median(widths))
         for number, blob in enumerate(blobs):
             if not blob.dark or blob.whole:
                 continue  # a whole blob is one card, outlined exactly by _unread_cards
             for group in pip_groups(image, blob.contour, width):
-                if not FACE_PIPS[0] <= len(group) <= FACE_PIPS[1]:
+                if not _a_faces_pips(len(group)):
                     continue
                 centres = np.array([pip.centre for pip in group], np.float32)
                 if any(
@@ -970,7 +969,7 @@ class CardReader:
                     if masks.share_on(number, quad) < ON_DARK_CARD:
                         break  # larger runs further off the blob
                     look = light_print(image, quad)
-                    if look.printed and FACE_PIPS[0] <= look.pips <= FACE_PIPS[1]:
+                    if self._pips_show_a_face(look):
                         found = (quad, look)
                         break
                 if found is None:
@@ -1019,9 +1018,9 @@ class CardReader:
             # a white card is matched only when it shows no face (a pale back in a bright light)
             compared = inside < 0.6 or pattern is not None
             back = self.backs.match(image, quad) if self.backs is not None and compared else None
-            look = light_print(image, quad) if blob.dark and inside < 0.6 else None
+            print_may_show = self.backs is not None or self.faces_by_pips
+            look = light_print(image, quad) if blob.dark and inside < 0.6 and print_may_show else None
             printed = look is not None and look.printed  # in a face's few marks
-            pips = look.pips if look is not None and look.printed and self.faces_by_pips else 0
             # a court card: its picture is one mark across most of the card, no face's few marks,
             # and the classifier sees its rank at its two index corners and none at the other two
             # (a symmetric back can show that too, seen from the corners' two kinds of frame: a
@@ -1051,8 +1050,8 @@ class CardReader:
                 facing, why = Facing.DOWN, f"the {back.name} back"
             elif printed and self.backs is not None:
                 facing, why = Facing.UP, "light print on a dark card, unlike the calibrated backs"
-            elif back is None and FACE_PIPS[0] <= pips <= FACE_PIPS[1]:
-                facing, why = Facing.UP, f"{pips} pips alike in light print on a dark card, index unread"
+            elif back is None and look is not None and self._pips_show_a_face(look):
+                facing, why = Facing.UP, f"{look.pips} pips alike in light print on a dark card, index unread"
             elif indexed and self.backs is not None:
                 facing, why = (
                     Facing.UP,
@@ -1426,6 +1425,20 @@ def _lone_card_box(blob: PaperBlob, shape: tuple[int, ...]) -> tuple[np.ndarray,
     ):
         return None
     return quad, short, long
+
+
+def _a_faces_pips(count: int) -> bool:
+    """Whether ``count`` marks alike are a face's pips: from a three's to a ten's (FACE_PIPS)."""
+    return FACE_PIPS[0] <= count <= FACE_PIPS[1]
+
+
+def _cards_width(blobs: list[PaperBlob], seen: list[np.ndarray]) -> float | None:
+    """The median width of the cards found on a frame (``seen``) and of its whole blobs: the
+    frame's cards are of one deck at about one distance. None when there is none."""
+    widths = [_short_side(quad) for quad in seen] + [
+        min(cv2.minAreaRect(blob.contour)[1]) for blob in blobs if blob.whole
+    ]
+    return float(np.median(widths)) if widths else None
 
 
 def _card_round(centres: np.ndarray, width: float) -> np.ndarray:
