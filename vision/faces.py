@@ -76,6 +76,15 @@ PIP_AREA_RATIO = 1.6
 PIP_SHAPE = 0.25
 PIP_SPACING = 5.0  # a face's pip lies within this many pip sizes (its area's square root) of another
 PIP_LOOK_WIDTH = 70  # pixels: a region is looked at for pips with the frame's cards this wide at most
+# pips looked for on a region are as the camera sees them: a view across the table (or a photo
+# resized to a square) squashes them, all one way, up to this many times as long as wide; the
+# face outlined round them is then warped upright and its pips counted at PIP_ASPECT
+PIP_ASPECT_SEEN = 3.2
+# a group's pips squashed to this share of their breadth or less (their mean shape's short axis
+# over its long one) are a slanted view's: the face round them is outlined squashed alike. Pips
+# print 0.75-0.87 as wide as tall or as tall as wide (rendered spades, hearts, clubs), so less is
+# a view's; the squash measured is that much short of the view's (0.45 measures 0.5-0.6)
+PIP_SQUASHED = 0.7
 
 _SPOT = np.ones((PRINT_SPOT, PRINT_SPOT), np.uint8)
 
@@ -193,14 +202,15 @@ class Pip:
     centre: tuple[float, float]
 
 
-def _pips(marks: np.ndarray, smallest: float) -> list[Pip]:
+def _pips(marks: np.ndarray, smallest: float, aspect: float = PIP_ASPECT) -> list[Pip]:
     """The compact marks of ``marks`` (a boolean mask) of ``smallest`` pixels or more: a pip's
-    shape (PIP_SOLIDITY, PIP_EXTENT, PIP_ASPECT), not a stroke, a ring or a line."""
+    shape (PIP_SOLIDITY, PIP_EXTENT, at most ``aspect`` times as long as wide), not a stroke, a
+    ring or a line."""
     _, labels, stats, centres = cv2.connectedComponentsWithStats(marks.astype(np.uint8), connectivity=8)
     widths, heights = stats[:, cv2.CC_STAT_WIDTH], stats[:, cv2.CC_STAT_HEIGHT]
     areas = stats[:, cv2.CC_STAT_AREA]
     # the box's tests for every mark at once: a large region's print is thousands of specks
-    boxed = (areas >= smallest) & (np.maximum(widths, heights) <= PIP_ASPECT * np.minimum(widths, heights))
+    boxed = (areas >= smallest) & (np.maximum(widths, heights) <= aspect * np.minimum(widths, heights))
     boxed &= areas >= PIP_EXTENT * widths * heights
     boxed[0] = False  # the background
     pips: list[Pip] = []
@@ -238,7 +248,8 @@ def pip_groups(image: BGRImage, region: np.ndarray, card_width: float) -> list[l
     in the image's pixels). ``card_width``: the width of the frame's cards, which sizes the
     print's local level (as light_print's PRINT_SPOT does on its warp) and the smallest pip. For a
     dark card no corner of which gives an outline (one blob with the floor or a keyboard): its
-    pips still show where it lies."""
+    pips still show where it lies. The pips are as the camera sees them, squashed by a slanted
+    view up to PIP_ASPECT_SEEN (``squash`` measures it)."""
     x, y, width, height = cv2.boundingRect(region)
     # looked at with the card PIP_LOOK_WIDTH wide at most: a pip is then still some 80 pixels,
     # and a frame's large dark regions (the floor, a keyboard) cost a quarter as much
@@ -259,7 +270,7 @@ def pip_groups(image: BGRImage, region: np.ndarray, card_width: float) -> list[l
     inner_area = (PRINT_W - 2 * PRINT_BORDER) * (PRINT_H - 2 * PRINT_BORDER) * (card_width / PRINT_W) ** 2
     pips = [
         Pip(pip.area, pip.contour, (pip.centre[0] / shrink + x, pip.centre[1] / shrink + y))
-        for pip in _pips(rise & coloured & (inside > 0), PIP_AREA * inner_area)
+        for pip in _pips(rise & coloured & (inside > 0), PIP_AREA * inner_area, PIP_ASPECT_SEEN)
     ]
     group = list(range(len(pips)))  # union-find: each pip's group
 
@@ -283,6 +294,28 @@ def pip_groups(image: BGRImage, region: np.ndarray, card_width: float) -> list[l
     for n, pip in enumerate(pips):
         groups.setdefault(root(n), []).append(pip)
     return list(groups.values())
+
+
+def squash(group: list[Pip]) -> tuple[float, tuple[float, float]] | None:
+    """How a slanted view squashes a group of pips: their mean shape's short axis over its long
+    one, and the short axis's direction (a unit vector in the image), where that is PIP_SQUASHED
+    or less; None for pips seen about as printed. Each pip's second moments are scaled by its
+    area, so every pip counts alike whatever its size."""
+    spread = np.zeros((2, 2))
+    for pip in group:
+        moments = cv2.moments(pip.contour)
+        if moments["m00"] <= 0:
+            continue
+        spread += np.array([[moments["mu20"], moments["mu11"]], [moments["mu11"], moments["mu02"]]]) / (
+            moments["m00"] ** 2
+        )
+    values, vectors = np.linalg.eigh(spread)
+    if values[1] <= 0:
+        return None
+    ratio = float(np.sqrt(max(values[0], 0.0) / values[1]))
+    if ratio > PIP_SQUASHED:
+        return None
+    return ratio, (float(vectors[0, 0]), float(vectors[1, 0]))
 
 
 def white_face_verdict(image: BGRImage, quad: np.ndarray, level: int) -> str | None:

@@ -46,6 +46,7 @@ from vision.faces import (
     in_frame,
     light_print,
     pip_groups,
+    squash,
     white_face_verdict,
 )
 from vision.index_patch import PATCH_H, PATCH_W, cut_patches, normalise_all
@@ -964,8 +965,9 @@ class CardReader:
                 ):
                     continue
                 found = None
+                squashed = squash(group)
                 for size in PIP_CARD_SIZES:  # a nearer card is larger than the frame's others
-                    quad = _card_round(centres, width * size)
+                    quad = _card_round(centres, width * size, squashed)
                     if masks.share_on(number, quad) < ON_DARK_CARD:
                         break  # larger runs further off the blob
                     look = light_print(image, quad)
@@ -1441,9 +1443,23 @@ def _cards_width(blobs: list[PaperBlob], seen: list[np.ndarray]) -> float | None
     return float(np.median(widths)) if widths else None
 
 
-def _card_round(centres: np.ndarray, width: float) -> np.ndarray:
+def _card_round(
+    centres: np.ndarray, width: float, squashed: tuple[float, tuple[float, float]] | None = None
+) -> np.ndarray:
     """A card's outline (short side first) ``width`` wide and CARD_ASPECT long, centred on the
-    pips at ``centres``, its long side along their longer extent."""
+    pips at ``centres``, its long side along their longer extent. ``squashed`` (vision.faces.squash):
+    the pips as a slanted view shows them, squashed to that share along that direction; the card
+    is outlined on the pips stretched back and then squashed alike (a parallelogram, as a view
+    across the table shows a card), ``width`` its width stretched back."""
+    if squashed is not None:
+        ratio, (ax, ay) = squashed
+        axis = np.array([[ax], [ay]])
+        stretch = np.eye(2) + (1.0 / ratio - 1.0) * (axis @ axis.T)  # 1/ratio along the axis
+        middle = centres.mean(axis=0)
+        upright = (centres - middle) @ stretch.T + middle
+        quad = _card_round(upright.astype(np.float32), width)
+        seen: np.ndarray = ((quad - middle) @ np.linalg.inv(stretch).T + middle).astype(np.float32)
+        return seen
     (cx, cy), (w, h), angle = cv2.minAreaRect(centres)
     turn = math.radians(angle if w >= h else angle + 90.0)  # along the longer extent
     down = np.array([math.cos(turn), math.sin(turn)], np.float32)

@@ -18,8 +18,9 @@ from tests.vision.test_reader import PIPS, ScriptedIndex
 from vision import reader as reader_module
 from vision.backs import Backs, BacksError, learn, load_backs, save_backs
 from vision.calibrate import back_samples
+from vision.faces import light_print, pip_groups, squash
 from vision.index_reader import RANK_LABELS, IndexRead, IndexReader
-from vision.reader import ACT_CONFIDENCE, CardReader
+from vision.reader import ACT_CONFIDENCE, CardReader, _card_round
 from vision.sighting import Facing
 
 RED, BLUE = (40, 30, 170), (150, 60, 20)  # BGR
@@ -432,18 +433,53 @@ def test_a_dark_face_merged_with_the_floor_is_face_up_by_its_pips_outlined_round
         assert [c for c in blind.read(logo) if c.facing is Facing.UP] == []
 
 
+@pytest.mark.parametrize("card", ["3s", "5h", "7c", "9s"])
+@pytest.mark.parametrize("angle", [0.0, 25.0, 70.0])
+def test_pips_squashed_by_a_slanted_view_outline_their_card_squashed_alike(card: str, angle: float) -> None:
+    """A dark face seen across the table (squashed to 0.45 of its length, then lying at ``angle``):
+    its pips are found on its region as the camera shows them, the squash is measured from their
+    shapes, and the card outlined round them at its width is squashed alike, so that warped
+    upright it shows its pips as printed. Seen square on, pips are not squashed."""
+    width, ratio = 120, 0.45
+    squashed = cv2.resize(
+        dark_face(card, width), (width, round(width * 1.4 * ratio)), interpolation=cv2.INTER_AREA
+    )
+    frame = on_desk((squashed, (320, 240), angle), seed=2)
+    whole_frame = np.array([[[0, 0]], [[639, 0]], [[639, 479]], [[0, 479]]], np.int32)
+    [group] = [g for g in pip_groups(frame, whole_frame, width) if len(g) >= 3]
+    pips = int(card[0])
+    assert len(group) in (pips, pips - 1), len(group)  # a pip may touch an index and be left out
+    seen = squash(group)
+    # measured less squashed than it is: a pip prints 0.75-0.85 as wide as tall, or as tall as wide
+    assert seen is not None and abs(seen[0] - ratio) < 0.2, seen
+    turn = np.radians(angle)
+    along_length = abs(np.sin(turn) * seen[1][0] + np.cos(turn) * seen[1][1])  # the card's long axis
+    assert along_length > 0.9, (seen, angle)  # squashed along it, as the view squashed it
+    centres = np.array([pip.centre for pip in group], np.float32)
+    quad = _card_round(centres, width, seen)
+    assert abs(cv2.contourArea(quad) / (width * width * 1.4 * ratio) - 1) < 0.4
+    assert np.hypot(*(quad.mean(axis=0) - (320, 240))) < 12
+    assert light_print(frame, quad).pips == len(group)
+    upright = on_desk((dark_face(card, width), (320, 240), angle), seed=2)
+    assert all(squash(g) is None for g in pip_groups(upright, whole_frame, width) if len(g) >= 3)
+
+
 def test_a_black_decks_faces_with_no_index_read_show_by_their_pips(reader: CardReader) -> None:
     """backs-cardcounter's black deck without calibration: IMG_7812's five of clubs (its silver
-    index not read), IMG_7808's four of clubs (on one blob with the dark floor) and IMG_7824's six
-    of clubs lying against the mat are face up by their pips, unnamed; photos of face-down cards
-    only still show no face."""
+    index not read), IMG_7808's four of clubs (on one blob with the dark floor), IMG_7824's six
+    of clubs lying against the mat and its three of spades on one blob with the keyboard (its pips
+    squashed to 0.4 by the slanted view and the photo's resizing to a square) are face up by their
+    pips, unnamed; photos of face-down cards only still show no face."""
     up = [(c.card, c.why) for c in reader.read(_black_deck("IMG_7812.jpg")) if c.facing is Facing.UP]
     assert [card for card, _ in up] == ["6d", None] and up[1][1].endswith(PIPS_UNREAD)
     [four] = [c for c in reader.read(_black_deck("IMG_7808.jpg")) if c.card is None]
     assert four.facing is Facing.UP and four.why.endswith("outlined round them")  # on the floor's blob
     assert np.hypot(*(np.mean(four.corners, axis=0) - (420, 440))) < 30
-    up = [(c.card, c.why) for c in reader.read(_black_deck("IMG_7824.jpg")) if c.facing is Facing.UP]
-    assert len(up) == 2 and all(card is None and why.endswith(PIPS_UNREAD) for card, why in up)
+    up = [c for c in reader.read(_black_deck("IMG_7824.jpg")) if c.facing is Facing.UP]
+    assert len(up) == 3 and all(c.card is None for c in up)
+    assert sum(c.why.endswith(PIPS_UNREAD) for c in up) == 2
+    [three] = [c for c in up if c.why.endswith("outlined round them")]
+    assert np.hypot(*(np.mean(three.corners, axis=0) - (197, 257))) < 20
     for backs in ("IMG_7801.jpg", "IMG_7802.jpg", "IMG_7736.jpg"):
         assert [c for c in reader.read(_black_deck(backs)) if c.facing is Facing.UP] == []
 
