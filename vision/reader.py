@@ -42,12 +42,14 @@ from vision.faces import (
     INDEX_PRINT,
     PALE_BACK_VERDICTS,
     PRINT_RISE,
+    WINDOW_INDEX_PRINT,
     PrintLook,
     in_frame,
     light_print,
     pip_groups,
     squash,
     white_face_verdict,
+    window_print,
 )
 from vision.index_patch import PATCH_H, PATCH_W, cut_patches, normalise_all
 from vision.index_reader import NONE_RANK, NONE_SUIT, PRINT_MODEL_PATH, RANK_LABELS, IndexRead, IndexReader
@@ -370,6 +372,10 @@ class CardReader:
                 outlined.add(card.frame.blob)
             card.quad = quad
         sightings = [self._unless_a_back(self._sighting(c, scale), c, work) for c in cards]
+        sightings = [
+            _unless_unprinted(sighting, card, patches[number_of[id(card.frame)]])
+            for sighting, card in zip(sightings, cards, strict=True)
+        ]
         sightings = self._unless_print(
             blobs, cards, sightings, [patches[number_of[id(c.frame)]] for c in cards]
         )
@@ -893,11 +899,18 @@ class CardReader:
         lit = np.zeros(len(frames), bool)
         if on_dark:
             lit[on_dark] = _corners_lit(patches[on_dark])
-        for frame, read, corner_lit in zip(frames, reads, lit, strict=True):
+        for frame, read, corner_lit, window in zip(frames, reads, lit, patches, strict=True):
             blob = blobs[frame.blob]
-            rank_seen = read.rank != NONE_RANK and read.rank_p >= FACE_RANK_P
             if not blob.dark:
                 continue
+            # a rank seen where the window shows too little print for an index is a lattice's
+            # lines lifted by the classifier's normalising (_unless_unprinted)
+            rank_seen = (
+                read.rank != NONE_RANK
+                and read.rank_p >= FACE_RANK_P
+                and corner_lit
+                and window_print(window) >= WINDOW_INDEX_PRINT
+            )
             if not rank_seen and not (corner_lit and print_may_show):
                 continue  # nothing light at the corner: no index there (most corners of a dark back)
             if not rank_seen and frame.width < narrowest:
@@ -1348,6 +1361,18 @@ def _confirmed(confidence: float, other: float) -> float:
     """A read's confidence with another index corner of the card agreeing (at ``other``): both
     wrong alike is much less likely than one."""
     return 1.0 - (1.0 - confidence) * (1.0 - other)
+
+
+def _unless_unprinted(sighting: CardSighting, card: _Candidate, window: np.ndarray) -> CardSighting:
+    """A dark card read where its index window (``window``, as the first look cut it) shows too
+    little light print for an index (vision.faces.window_print, WINDOW_INDEX_PRINT) is no face: a
+    dark back's lattice, its faint lines lifted by the classifier's normalising, read as a king at
+    0.55-0.85 (casino backs overlapping or seen across the table). Unknown, not face up: a face up
+    at a seat is an exposed-card ruling. A paper card's index is dark ink: not looked at here."""
+    if not card.dark or sighting.card is None or window_print(window) >= WINDOW_INDEX_PRINT:
+        return sighting
+    why = f"read as {sighting.card} at {sighting.confidence:.2f} on a dark card, no print at its index"
+    return CardSighting(sighting.corners, Facing.UNKNOWN, None, None, 0.0, why)
 
 
 def _on_a_dark_card(confidence: float, why: str) -> tuple[float, str]:

@@ -161,3 +161,20 @@ def test_a_faces_pips_are_counted_alike_in_size_and_shape() -> None:
         faces.alike_pips(marks_of(("bar", (42, 30), 16), ("bar", (42, 60), 16), ("bar", (42, 90), 16))) == 0
     )
     assert faces.alike_pips(marks_of(*[("disc", (20 + 20 * k, 60), 2) for k in range(3)])) == 0
+
+
+def test_an_index_window_shows_its_light_print_and_a_faint_lattice_none() -> None:
+    """window_print on a dark card's index window (24 x 40, as the reader cuts it): a gold rank
+    and suit stand out well past WINDOW_INDEX_PRINT; a dark back's faint lattice (lines 25 levels
+    above the field), which the classifier's normalising can lift into a king, stands out nowhere;
+    a plain dark window neither."""
+    index = np.full((40, 24, 3), 20, np.uint8)
+    cv2.putText(index, "K", (3, 17), cv2.FONT_HERSHEY_SIMPLEX, 0.55, (60, 170, 200), 2)
+    cv2.circle(index, (10, 28), 5, (60, 170, 200), -1)
+    assert faces.window_print(index) >= 2 * faces.WINDOW_INDEX_PRINT
+    lattice = np.full((40, 24, 3), 20, np.uint8)
+    for k in range(-40, 40, 6):
+        cv2.line(lattice, (k, 0), (k + 40, 40), (45, 45, 45), 1)
+        cv2.line(lattice, (k + 40, 0), (k, 40), (45, 45, 45), 1)
+    assert faces.window_print(lattice) == 0.0
+    assert faces.window_print(np.full((40, 24, 3), 20, np.uint8)) == 0.0
