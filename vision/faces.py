@@ -197,6 +197,12 @@ def window_print(window: BGRImage) -> float:
     return float(_risen(value, _WINDOW_SPOT).mean())
 
 
+def index_printed(window: BGRImage) -> bool:
+    """Whether an index window of a dark card shows light print enough for an index
+    (WINDOW_INDEX_PRINT): what a rank read or seen there needs to be a face's."""
+    return window_print(window) >= WINDOW_INDEX_PRINT
+
+
 def _risen(value: np.ndarray, spot: np.ndarray) -> np.ndarray:
     """Where ``value`` (an HSV image's brightness) stands PRINT_RISE above its local level (its
     opening by ``spot``, wider than a stroke or a pip's arm, narrower than a glare)."""

@@ -42,14 +42,13 @@ from vision.faces import (
     INDEX_PRINT,
     PALE_BACK_VERDICTS,
     PRINT_RISE,
-    WINDOW_INDEX_PRINT,
     PrintLook,
     in_frame,
+    index_printed,
     light_print,
     pip_groups,
     squash,
     white_face_verdict,
-    window_print,
 )
 from vision.index_patch import PATCH_H, PATCH_W, cut_patches, normalise_all
 from vision.index_reader import NONE_RANK, NONE_SUIT, PRINT_MODEL_PATH, RANK_LABELS, IndexRead, IndexReader
@@ -274,6 +273,12 @@ class CardReader:
         other.faces_by_pips = False
         return other
 
+    @property
+    def _print_may_show(self) -> bool:
+        """Whether a dark card's print can make it a face here: with calibrated backs to be unlike,
+        or by its pips. Calibration's reader has neither: only a rank seen makes a face there."""
+        return self.backs is not None or self.faces_by_pips
+
     def _pips_show_a_face(self, look: PrintLook) -> bool:
         """Whether a dark card's print (light_print) shows a face by its pips alone (FACE_PIPS),
         as this reader decides faces (not calibration's: for_calibration)."""
@@ -371,14 +376,12 @@ class CardReader:
             if quad is not card.quad:
                 outlined.add(card.frame.blob)
             card.quad = quad
-        sightings = [self._unless_a_back(self._sighting(c, scale), c, work) for c in cards]
+        windows = [patches[number_of[id(card.frame)]] for card in cards]  # each card's read window
         sightings = [
-            _unless_unprinted(sighting, card, patches[number_of[id(card.frame)]])
-            for sighting, card in zip(sightings, cards, strict=True)
+            _unless_unprinted(self._unless_a_back(self._sighting(card, scale), card, work), card, window)
+            for card, window in zip(cards, windows, strict=True)
         ]
-        sightings = self._unless_print(
-            blobs, cards, sightings, [patches[number_of[id(c.frame)]] for c in cards]
-        )
+        sightings = self._unless_print(blobs, cards, sightings, windows)
         sightings = self._unless_a_larger_index(work, blobs, cards, sightings)
         seen: list[np.ndarray] = [card.quad for card in cards]
         if STRETCHED_CARDS:
@@ -892,8 +895,6 @@ class CardReader:
         # narrower than the cards already found on it is something else (a screen's text)
         width = _cards_width(blobs, seen)
         narrowest = NARROWEST_DARK_FACE * width if width is not None else 0.0
-        # with no calibrated back and no pips rule (calibration's reader), only a rank seen makes a face
-        print_may_show = self.backs is not None or self.faces_by_pips
         found: dict[int, list[np.ndarray]] = {}  # the dark faces found, by blob
         on_dark = [i for i, frame in enumerate(frames) if blobs[frame.blob].dark]
         lit = np.zeros(len(frames), bool)
@@ -905,13 +906,8 @@ class CardReader:
                 continue
             # a rank seen where the window shows too little print for an index is a lattice's
             # lines lifted by the classifier's normalising (_unless_unprinted)
-            rank_seen = (
-                read.rank != NONE_RANK
-                and read.rank_p >= FACE_RANK_P
-                and corner_lit
-                and window_print(window) >= WINDOW_INDEX_PRINT
-            )
-            if not rank_seen and not (corner_lit and print_may_show):
+            rank_seen = read.rank != NONE_RANK and read.rank_p >= FACE_RANK_P and index_printed(window)
+            if not rank_seen and not (corner_lit and self._print_may_show):
                 continue  # nothing light at the corner: no index there (most corners of a dark back)
             if not rank_seen and frame.width < narrowest:
                 continue
@@ -1033,8 +1029,7 @@ class CardReader:
             # a white card is matched only when it shows no face (a pale back in a bright light)
             compared = inside < 0.6 or pattern is not None
             back = self.backs.match(image, quad) if self.backs is not None and compared else None
-            print_may_show = self.backs is not None or self.faces_by_pips
-            look = light_print(image, quad) if blob.dark and inside < 0.6 and print_may_show else None
+            look = light_print(image, quad) if blob.dark and inside < 0.6 and self._print_may_show else None
             printed = look is not None and look.printed  # in a face's few marks
             # a court card: its picture is one mark across most of the card, no face's few marks,
             # and the classifier sees its rank at its two index corners and none at the other two
@@ -1365,11 +1360,11 @@ def _confirmed(confidence: float, other: float) -> float:
 
 def _unless_unprinted(sighting: CardSighting, card: _Candidate, window: np.ndarray) -> CardSighting:
     """A dark card read where its index window (``window``, as the first look cut it) shows too
-    little light print for an index (vision.faces.window_print, WINDOW_INDEX_PRINT) is no face: a
+    little light print for an index (vision.faces.index_printed) is no face: a
     dark back's lattice, its faint lines lifted by the classifier's normalising, read as a king at
     0.55-0.85 (casino backs overlapping or seen across the table). Unknown, not face up: a face up
     at a seat is an exposed-card ruling. A paper card's index is dark ink: not looked at here."""
-    if not card.dark or sighting.card is None or window_print(window) >= WINDOW_INDEX_PRINT:
+    if not card.dark or sighting.card is None or index_printed(window):
         return sighting
     why = f"read as {sighting.card} at {sighting.confidence:.2f} on a dark card, no print at its index"
     return CardSighting(sighting.corners, Facing.UNKNOWN, None, None, 0.0, why)
@@ -1483,8 +1478,8 @@ def _card_round(
         middle = centres.mean(axis=0)
         upright = (centres - middle) @ stretch.T + middle
         quad = _card_round(upright.astype(np.float32), width)
-        seen: np.ndarray = ((quad - middle) @ np.linalg.inv(stretch).T + middle).astype(np.float32)
-        return seen
+        outline: np.ndarray = ((quad - middle) @ np.linalg.inv(stretch).T + middle).astype(np.float32)
+        return outline
     (cx, cy), (w, h), angle = cv2.minAreaRect(centres)
     turn = math.radians(angle if w >= h else angle + 90.0)  # along the longer extent
     down = np.array([math.cos(turn), math.sin(turn)], np.float32)
