@@ -71,9 +71,12 @@ sys.path.insert(0, str(ROOT))
 
 from vision.backs import Backs, learn  # noqa: E402
 from vision.calibrate import back_samples  # noqa: E402
+from vision.crops import Reader, camera_reader  # noqa: E402
 from vision.index_reader import PRINT_MODEL_PATH, IndexReader  # noqa: E402
 from vision.reader import ACT_CONFIDENCE, CardReader, CardSighting, Facing  # noqa: E402
 from vision.sources import Frame, read_image  # noqa: E402
+from vision.view import View  # noqa: E402
+from vision.zones import CameraConfig, CameraSource, TablePlane, ZoneArea, rectangle  # noqa: E402
 
 CARDS = ROOT.parent / "shared" / "data" / "cards"
 TEST = CARDS / "photos-tfod-test"
@@ -389,7 +392,9 @@ def _tabled(
     return np.clip(lit, 0, 255).astype(np.uint8)
 
 
-def rendered_backs(reader: CardReader, tables: int) -> dict[str, object]:
+def rendered_backs(
+    reader: CardReader, tables: int, across: bool = False, plane: bool = False
+) -> dict[str, object]:
     """Casino backs rendered faithfully (one repeated pattern in one field colour, a white border:
     tests/helpers/camera_frames.py's two styles) in BACK_COLOURS, on ``tables`` tables of seed
     1..``tables``: each a cloth, two back colours and one light (gain 0.55-1.3, tint +-15 %, the
@@ -398,7 +403,12 @@ def rendered_backs(reader: CardReader, tables: int) -> dict[str, object]:
     uncalibrated), then five frames of six backs of the two. Counted: backs called face up,
     without and with calibration, and the colours calibration could not learn. And six rendered
     faces on each table under its light: the share called face up, and those called face down,
-    without and with the table's backs calibrated."""
+    without and with the table's backs calibrated. ``across``: each table seen by a camera looking
+    across it, every frame (calibration's too) squashed to 0.5-0.8 of its height (a table's own
+    squash, drawn apart from the tables' other draws: the same tables as square on); the fields
+    then end in ``_across``. ``plane``: those views read as the camera adapter reads a camera whose
+    config gives its table plane (vision/view.py: the frame's corners, a rectangle on the table),
+    calibration too; the fields then end in ``_across_plane``."""
     from tests.helpers.camera_frames import face, render_back, white_lattice_back
     from vision.backs import BacksError
 
@@ -412,33 +422,52 @@ def rendered_backs(reader: CardReader, tables: int) -> dict[str, object]:
         colours = rng.sample(BACK_COLOURS, 2)
         lamp = rng.uniform(0.55, 1.3) * np.array([rng.uniform(0.85, 1.15) for _ in range(3)])
         lattice = rng.random() < 0.5
+        squash = random.Random(-table).uniform(0.5, 0.8) if across else 1.0
+
+        def view(frame: np.ndarray, squash: float = squash) -> np.ndarray:
+            if squash == 1.0:
+                return frame
+            height = round(frame.shape[0] * squash)
+            return cv2.resize(frame, (frame.shape[1], height), interpolation=cv2.INTER_AREA)
+
+        camera = _across_the_table(squash) if plane else None
+
+        def seen(reader: CardReader, camera: CameraConfig | None = camera) -> Reader:
+            return camera_reader(reader, camera) if camera is not None else reader
+
+        def learnable(frame: np.ndarray, camera: CameraConfig | None = camera) -> np.ndarray:
+            if camera is None or camera.plane is None:
+                return frame
+            return View.of(camera.plane, camera.size, camera.zones).warp(frame)
+
         styles = {
             colour: white_lattice_back(random.Random(table), colour) if lattice else render_back(colour, 90)
             for colour in colours
         }
         learned = []
         for colour in colours:
-            calibration = _tabled(rng, felt, [styles[colour]] * 6, lamp)
+            calibration = learnable(view(_tabled(rng, felt, [styles[colour]] * 6, lamp)))
             try:
                 learned.append(learn(str(colour), back_samples([calibration], reader))[0])
             except BacksError:
                 not_learned += 1
-        calibrated = CardReader(index, Backs(tuple(learned)), check)
+        calibrated = seen(CardReader(index, Backs(tuple(learned)), check))
+        plain = seen(reader)
         for _ in range(5):
-            frame = _tabled(rng, felt, [styles[rng.choice(colours)] for _ in range(6)], lamp)
-            up += sum(s.facing is Facing.UP for s in reader.read(frame))
+            frame = view(_tabled(rng, felt, [styles[rng.choice(colours)] for _ in range(6)], lamp))
+            up += sum(s.facing is Facing.UP for s in plain.read(frame))
             up_calibrated += sum(s.facing is Facing.UP for s in calibrated.read(frame))
             backs += 6
         shown = [face(card, rng.choice([70, 90, 110])) for card in rng.sample(deck, 6)]
-        table_faces = _tabled(rng, felt, shown, lamp)
-        sightings = reader.read(table_faces)
+        table_faces = view(_tabled(rng, felt, shown, lamp))
+        sightings = plain.read(table_faces)
         faces_up += min(sum(s.facing is Facing.UP for s in sightings), 6)
         faces_down += sum(s.facing is Facing.DOWN for s in sightings)
         sightings = calibrated.read(table_faces)
         faces_up_calibrated += min(sum(s.facing is Facing.UP for s in sightings), 6)
         faces_down_calibrated += sum(s.facing is Facing.DOWN for s in sightings)
         faces += 6
-    return {
+    report: dict[str, object] = {
         "rendered_backs_called_up": up,
         "rendered_backs_called_up_calibrated": up_calibrated,
         "rendered_backs": backs,
@@ -448,6 +477,22 @@ def rendered_backs(reader: CardReader, tables: int) -> dict[str, object]:
         "rendered_faces_up_recall_calibrated": round(faces_up_calibrated / faces, 4),
         "rendered_faces_called_down_calibrated": faces_down_calibrated,
     }
+    suffix = "_across_plane" if plane else "_across" if across else ""
+    return {key + suffix: value for key, value in report.items()}
+
+
+def _across_the_table(squash: float) -> CameraConfig:
+    """A 640x480 camera's view squashed to ``squash`` of its height, its table plane the frame's
+    own corners (a 640 x 480 rectangle on the table) and one zone over all of it."""
+    height = round(480 * squash)
+    whole = rectangle(0, 0, 640, height)
+    return CameraConfig(
+        "table",
+        CameraSource("images", path=Path(".")),
+        (640, height),
+        (ZoneArea("board", whole),),
+        TablePlane(whole, (640.0, 480.0)),
+    )
 
 
 def _face_mask(face: np.ndarray) -> np.ndarray:
@@ -558,6 +603,8 @@ def main() -> int:
         report.update(backs_set(reader, args.limit))
         report.update(backs_set(reader, args.limit, calibrated=True))
         report.update(rendered_backs(reader, 4 if args.limit else 40))
+        report.update(rendered_backs(reader, 4 if args.limit else 40, across=True))
+        report.update(rendered_backs(reader, 4 if args.limit else 40, across=True, plane=True))
     if args.only in (None, "rows"):
         report.update(board_rows(reader, 4 if args.limit else 30, args.row_seeds))
     if args.unseen_decks is not None:

@@ -32,6 +32,7 @@ ZONE_COLOURS = {  # BGR
     "seat": (0, 255, 0),
 }
 FACING_COLOURS = {Facing.UP: (0, 0, 255), Facing.DOWN: (255, 0, 0), Facing.UNKNOWN: (0, 255, 255)}
+PLANE_COLOUR = (255, 255, 255)  # the table plane's rectangle (BGR)
 GRAB_TRIES = 90  # frames a camera may skip before calibration gives up on it (3 s at 30 fps)
 
 
@@ -86,6 +87,23 @@ def draw_zones(image: BGRImage, camera: CameraConfig, cards: Iterable[CardSighti
         cv2.polylines(out, [points], True, colour, thick + 1, cv2.LINE_AA)
         left, top, _, _ = zone.bounds()
         _label(out, zone.name, (int(left) + 4, int(top) + int(22 * scale) + 2), colour, scale, thick)
+    if camera.plane is not None:
+        # the rectangle on the cloth that the frames are seen from above by: its corners numbered,
+        # so that the installer sees them where the sheet lies, in the order given
+        points = np.array(camera.plane.corners, np.int32).reshape(-1, 1, 2)
+        cv2.polylines(out, [points], True, PLANE_COLOUR, thick, cv2.LINE_AA)
+        for number, (x, y) in enumerate(camera.plane.corners, start=1):
+            _label(out, str(number), (int(x) + 4, int(y) - 4), PLANE_COLOUR, scale * 0.8, thick)
+        width_mm, height_mm = camera.plane.size_mm
+        x, y = np.array(camera.plane.corners).min(axis=0)
+        _label(
+            out,
+            f"plane {width_mm:g} x {height_mm:g} mm",
+            (int(x), int(y) - int(26 * scale)),
+            PLANE_COLOUR,
+            scale * 0.8,
+            thick,
+        )
     for card in cards:
         colour = FACING_COLOURS[card.facing]
         quad = np.array(card.corners, np.int32).reshape(-1, 1, 2)

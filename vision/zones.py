@@ -81,11 +81,20 @@ class CameraSource:
 
 
 @dataclass(frozen=True)
+class TablePlane:
+    """A rectangle lying flat on the table, as a camera looking across it shows it (vision/view.py)."""
+
+    corners: tuple[Point, ...]  # its four corners in the frame's pixels, clockwise from its first
+    size_mm: tuple[float, float]  # its first side's length (corner 1 to 2), then its second's
+
+
+@dataclass(frozen=True)
 class CameraConfig:
     name: str  # the camera's name in the config ([cameras.<name>]), e.g. "mouth"
     source: CameraSource
     size: tuple[int, int]  # width, height of its frames, in pixels
     zones: tuple[ZoneArea, ...]
+    plane: TablePlane | None = None  # looking across the table: its frames are read seen from above
 
     @property
     def device_name(self) -> str:

@@ -39,7 +39,7 @@ from typing import Protocol
 
 from tablectl.core.cards import card_str, parse_card
 from tablectl.core.events import CardSeen, DeviceStatus, Zone
-from vision.crops import ZoneReader
+from vision.crops import camera_reader
 from vision.mouth import MouthCheck, MouthLook, MouthState
 from vision.sighting import ACT_CONFIDENCE, CardSighting, Facing
 from vision.sources import Frame, FrameSource, SourceError, open_camera
@@ -301,7 +301,7 @@ class CameraAdapter:
 
     def _run(self) -> None:
         try:
-            reader = ZoneReader(self._reader(), self.camera)  # a large frame: each zone's crop
+            reader = camera_reader(self._reader(), self.camera)  # by zones; seen from above across the table
             mouth = self._mouth_check(self.camera)
         except Exception as error:  # the model cannot load: the camera is as good as lost
             log.exception("%s: the card reader did not start", self.device)
@@ -328,7 +328,7 @@ class CameraAdapter:
                 return  # a recording is read once
             self._stop.wait(self.retry)
 
-    def _read(self, source: FrameSource, reader: ZoneReader, mouth: MouthCheck | None = None) -> None:
+    def _read(self, source: FrameSource, reader: Reader, mouth: MouthCheck | None = None) -> None:
         width, height = self.camera.size
         for item in source.frames():
             if self._stop.is_set():

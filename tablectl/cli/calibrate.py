@@ -111,7 +111,7 @@ def _draw(args: argparse.Namespace, cameras: Any, reader: Any) -> int:
     import cv2
 
     from vision.calibrate import check_size, draw_zones, grab_frame
-    from vision.crops import ZoneReader
+    from vision.crops import camera_reader
     from vision.sources import Frame, SourceError, read_image
 
     out = Path(args.out)
@@ -132,7 +132,7 @@ def _draw(args: argparse.Namespace, cameras: Any, reader: Any) -> int:
             print(f"{camera.device_name}: {error}")
             failed += 1
             continue
-        cards = ZoneReader(reader, camera).read(image)  # as the camera adapter reads it
+        cards = camera_reader(reader, camera).read(image)  # as the camera adapter reads it
         path = out / f"zones-{camera.name}.png"
         cv2.imwrite(str(path), draw_zones(image, camera, cards))
         zones = ", ".join(zone.name for zone in camera.zones)
@@ -183,12 +183,15 @@ def _backs_file(args: argparse.Namespace, table_file: Any) -> Path:
 
 
 def _frames(args: argparse.Namespace, table_file: Any, images: list[str], option: str) -> Any:
-    """The frames to learn from: the image files given, else five frames from the camera."""
+    """The frames to learn from: the image files given, else five frames from the camera. A camera
+    looking across the table (its config's plane) has them seen from above, as it is read; image
+    files too when --camera names it (they must then be its frames, at its size)."""
     from vision.calibrate import grab_frames
     from vision.sources import Frame, ImageFiles, SourceError
 
     if images:
-        return ImageFiles(images).frames()
+        frames = ImageFiles(images).frames()
+        return _seen_from_above(_cameras(args, table_file)[0], frames) if args.camera else frames
     cameras = _cameras(args, table_file)
     if len(cameras) != 1:
         raise ValueError(f"{option} without images takes frames from one camera: name it with --camera")
@@ -196,7 +199,31 @@ def _frames(args: argparse.Namespace, table_file: Any, images: list[str], option
         grabbed = grab_frames(cameras[0], 5)
     except SourceError as error:
         raise ValueError(f"{error}: check the camera, or give image files after {option}") from None
-    return (Frame(f"{cameras[0].device_name} frame {n}", image) for n, image in enumerate(grabbed))
+    frames = (Frame(f"{cameras[0].device_name} frame {n}", image) for n, image in enumerate(grabbed))
+    return _seen_from_above(cameras[0], frames)
+
+
+def _seen_from_above(camera: Any, frames: Any) -> Any:
+    """``frames`` of ``camera`` as its reader sees them: warped to the table seen from above where
+    it looks across the table; a frame of another size is skipped, with why."""
+    from vision.calibrate import check_size
+    from vision.sources import Frame, Skipped, SourceError
+    from vision.view import View
+
+    if camera.plane is None:
+        yield from frames
+        return
+    view = View.of(camera.plane, camera.size, camera.zones)
+    for item in frames:
+        if isinstance(item, Frame):
+            try:
+                check_size(camera, item.image, item.label)
+            except SourceError as error:
+                yield Skipped(item.label, str(error))
+                continue
+            yield Frame(item.label, view.warp(item.image))
+        else:
+            yield item
 
 
 def _learn_faces(args: argparse.Namespace, table_file: Any) -> int:

@@ -60,10 +60,10 @@ class LiveZones:
     """The newest drawn frame of one camera and what its zones hold, for any number of viewers."""
 
     def __init__(self, camera: Any, reader: Any) -> None:
-        from vision.crops import ZoneReader
+        from vision.crops import camera_reader
 
         self.camera = camera
-        self.zone_reader = ZoneReader(reader, camera)
+        self.zone_reader = camera_reader(reader, camera)
         self._changed = threading.Condition()
         self.jpeg: bytes | None = None
         self.frames = 0  # frames drawn

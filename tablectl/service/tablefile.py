@@ -39,6 +39,7 @@ from vision.zones import (
     SEAT_ZONE,
     CameraConfig,
     CameraSource,
+    TablePlane,
     VisionConfig,
     ZoneArea,
     polygon_area,
@@ -59,7 +60,7 @@ SHOE_KEYS = ("port", "baudrate")
 DECKS_KEYS = ("registry", "enrol_order", "start_without_decks")
 PANEL_KEYS = ("pins", "debounce", "hold_time", "hold_buttons", "amount_step", "pull_up")
 VISION_KEYS = ("backs", "agree_frames", "release_frames")
-CAMERA_KEYS = ("source", "size", "zones")
+CAMERA_KEYS = ("source", "size", "zones", "plane", "plane_mm")
 ZONE_NAMES = ("shoe", "board", "burn", "muck", "seat1", "seat2", "...")
 CAMERA_NAME = re.compile(r"[a-z][a-z0-9_-]{0,15}")
 FRAME_SIDES = range(16, 8193)  # pixels
@@ -551,7 +552,56 @@ class _Reader:
                 )
             seen[zone_name] = name
             zones.append(ZoneArea(zone_name, self.zone_points(key, value, width, height, f"{full}.size")))
-        return CameraConfig(name, source, (width, height), tuple(zones))
+        camera = CameraConfig(name, source, (width, height), tuple(zones))
+        return dataclasses.replace(camera, plane=self.plane(full, data, camera))
+
+    def plane(self, full: str, data: dict[str, Any], camera: CameraConfig) -> TablePlane | None:
+        """The camera's table plane (vision/view.py), checked: four corners in the frame, clockwise,
+        a rectangle's size, and a view from above that holds the camera's zones."""
+        from vision.view import View, ViewError
+
+        if "plane" not in data and "plane_mm" not in data:
+            return None
+        example = (
+            "plane = [[120, 300], [520, 300], [600, 460], [40, 460]] with plane_mm = [297, 210]: the "
+            "corners of a sheet of A4 paper laid flat on the cloth, as the frame shows them, clockwise "
+            "from the top left, and the sheet's sides in mm (the first from corner 1 to 2)"
+        )
+        for key in ("plane", "plane_mm"):
+            if key not in data:
+                raise self.error(
+                    f"{full}.{key}", f"missing: a plane needs both plane and plane_mm, e.g. {example}"
+                )
+        width, height = camera.size
+        corners = self.zone_points(f"{full}.plane", data["plane"], width, height, f"{full}.size")
+        if len(corners) != 4 or not all(isinstance(p, list) for p in data["plane"]):
+            raise self.error(
+                f"{full}.plane", f"expected four [x, y] corners, got {data['plane']!r}: e.g. {example}"
+            )
+        if polygon_area(corners) <= 0 or not _convex(corners):
+            raise self.error(
+                f"{full}.plane",
+                "the corners must go clockwise round the rectangle as the frame shows it (a "
+                f"rectangle seen at a slant is convex): e.g. {example}",
+            )
+        size = data["plane_mm"]
+        if (
+            not isinstance(size, list)
+            or len(size) != 2
+            or any(
+                isinstance(v, bool) or not isinstance(v, (int, float)) or not 10 <= v <= 10_000 for v in size
+            )
+        ):
+            raise self.error(
+                f"{full}.plane_mm",
+                f"expected the rectangle's two sides in mm, 10 to 10000 each, got {size!r}: e.g. {example}",
+            )
+        plane = TablePlane(corners, (float(size[0]), float(size[1])))
+        try:
+            View.of(plane, camera.size, camera.zones)
+        except ViewError as error:
+            raise self.error(f"{full}.plane", str(error)) from None
+        return plane
 
     def source(self, key: str, value: Any) -> CameraSource:
         fix = (
@@ -790,3 +840,13 @@ def _key_lines(text: str) -> dict[str, int]:
             full = f"{section}.{name}" if section else name
             lines.setdefault(full, number)
     return lines
+
+
+def _convex(points: tuple[tuple[float, float], ...]) -> bool:
+    """Whether the polygon turns the same way at every corner."""
+    n = len(points)
+    turns = []
+    for i in range(n):
+        (x0, y0), (x1, y1), (x2, y2) = points[i - 1], points[i], points[(i + 1) % n]
+        turns.append((x1 - x0) * (y2 - y1) - (y1 - y0) * (x2 - x1))
+    return all(t > 0 for t in turns) or all(t < 0 for t in turns)

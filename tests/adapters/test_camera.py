@@ -3,6 +3,7 @@ dealer input; a camera that stops delivering is a device status and never stops 
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import threading
 from collections.abc import Callable, Iterable, Iterator
@@ -99,6 +100,32 @@ def test_recorded_frames_of_a_card_face_up_at_a_seat_give_the_exposed_card_rulin
     assert seen == [CardSeen(Zone.SEAT, parse_card("As"), True, seat, seen[0].at)] and seen[0].at > 0
     # no dealer input but the new hand: the camera alone made the ruling
     assert [e.key for e in events if isinstance(e, DealerInput)] == [DealerKey.NEW_HAND]
+
+
+def test_a_camera_looking_across_the_table_gives_the_exposed_card_ruling_seen_from_above(
+    tmp_path: Path,
+) -> None:
+    """A rail camera with its table plane (vision/view.py): its frames read seen from above, the
+    card placed back in the frame's pixels, in the seat's zone drawn on the frame."""
+    from tests.vision import test_view as view
+
+    table = Table(tmp_path / "table.journal")
+    try:
+        seat = table.deal(DEALT)
+        rail = dataclasses.replace(view.camera(), source=CameraSource("images", path=tmp_path / "frames"))
+        empty = view.across([])
+        exposed = view.across([(face("As", 90), view.FACES[f"seat{seat}"][1], 25.0)])
+        write_frames(tmp_path / "frames", [empty] * 3 + [exposed] * 6)
+        adapter = CameraAdapter(rail, table.service.submit, agree=4)
+        adapter.start()
+        try:
+            assert table.wait(lambda: bool(table.ruled("IRR-6")))
+        finally:
+            assert adapter.stop()
+        assert f"at seat {seat}" in str(table.ruled("IRR-6")[0].said)
+        assert [(s.zone, s.card) for s in adapter.decisions] == [(f"seat{seat}", "As")]
+    finally:
+        table.stop()
 
 
 def test_frames_of_face_down_cards_and_a_hand_passing_raise_nothing(tmp_path: Path) -> None:

@@ -54,7 +54,7 @@ def test_the_examples_cameras_load() -> None:
     assert vision is not None
     assert vision.agree_frames == 4 and vision.release_frames == 15
     assert vision.backs == Path("/var/lib/tablectl/backs.json")
-    mouth, table = vision.cameras
+    mouth, table, rail = vision.cameras
     assert mouth.name == "mouth" and mouth.device_name == "mouth camera"
     assert mouth.source == CameraSource("device", device="/dev/video0") and mouth.size == (640, 480)
     assert [z.name for z in mouth.zones] == ["shoe"]
@@ -71,6 +71,9 @@ def test_the_examples_cameras_load() -> None:
     assert seat1.seat == 1 and seat1.contains((350, 1000)) and not seat1.contains((100, 1000))
     assert table.zone_at((900, 500)) is table.zones[0]  # the board
     assert table.zone_at((10, 10)) is None
+    assert mouth.plane is None and table.plane is None
+    assert rail.plane is not None and rail.plane.size_mm == (297.0, 210.0)
+    assert rail.plane.corners == ((500, 430), (780, 430), (830, 560), (450, 560))
 
 
 def test_the_example_documents_every_camera_key() -> None:
@@ -147,6 +150,41 @@ def test_camera_mistakes_name_the_key_and_the_fix(old: str, new: str, key: str, 
     first = new.split(" =")[0]
     assert message.startswith(f"table.toml:{line_of(text, first + ' =')}: {key}: "), message
     assert said in message
+
+
+PLANE = "plane = [[500, 430], [780, 430], [830, 560], [450, 560]]"
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "key", "said"),
+    [
+        (PLANE, "plane = [[500, 430], [780, 430], [830, 560]]", "plane", "expected four [x, y] corners"),
+        (PLANE, "plane = [500, 430, 280, 130]", "plane", "expected four [x, y] corners"),
+        (PLANE, "plane = [[500, 430], [450, 560], [830, 560], [780, 430]]", "plane", "clockwise"),
+        (PLANE, "plane = [[500, 430], [780, 430], [830, 760], [450, 560]]", "plane", "outside the camera's"),
+        (PLANE, "plane = [[600, 430], [680, 430], [830, 560], [450, 560]]", "plane", "horizon"),
+        ("plane_mm = [297, 210]", "plane_mm = [297, 0]", "plane_mm", "10 to 10000"),
+        ("plane_mm = [297, 210]", 'plane_mm = "A4"', "plane_mm", "the rectangle's two sides in mm"),
+        ("plane_mm = [297, 210]", "plane_mn = [297, 210]", "plane_mn", "did you mean plane_mm?"),
+    ],
+)
+def test_a_cameras_plane_is_refused_with_its_line_and_the_fix(
+    old: str, new: str, key: str, said: str
+) -> None:
+    """A camera looking across the table gives a rectangle lying on the cloth (vision/view.py):
+    its corners in the frame, clockwise, in front of the camera's horizon, and its size."""
+    text = with_cameras().replace(old, new, 1)
+    message = error(text)
+    first = new.split(" =")[0]
+    assert message.startswith(f"table.toml:{line_of(text, first + ' =')}: cameras.rail.{key}: "), message
+    assert said in message
+
+
+def test_a_plane_needs_its_size_and_its_size_a_plane() -> None:
+    text = with_cameras().replace("plane_mm = [297, 210]\n", "")
+    assert "cameras.rail.plane_mm: missing: a plane needs both plane and plane_mm" in error(text)
+    text = with_cameras().replace(PLANE + "\n", "")
+    assert "cameras.rail.plane: missing" in error(text)
 
 
 def test_a_camera_without_zones_or_source_is_refused() -> None:

@@ -1,0 +1,148 @@
+"""A camera looking across the table, its frames seen from above.
+
+The reader is made for cards seen from above: a card is a rectangle of the poker aspect, its
+corners square, its pips as wide as tall. A camera at a seat's rail or on a stand at the table's
+side looks across the cloth, and the cards it sees are squashed along its line of sight: at a
+third of the way down from overhead (a squash of 0.75) calibration finds no back and a fifth of the
+faces are lost (bench/vision.py, ``rendered_backs`` ``_across``). A card room's camera does not
+move, so its view is measured once: the installer lays a rectangle of known size flat on the
+cloth (a sheet of A4 paper, 210 x 297 mm) and writes its four corners as the frame shows them
+(``plane`` and ``plane_mm`` in the camera's config section). Every frame is then warped to the
+table seen from above (a homography) before it is read, and the cards found are placed back in
+the frame's coordinates, where the zones are.
+
+The warped view is as fine as the frame where the camera's zones see the cloth coarsest (their far
+side: nowhere finer than the camera resolves) and holds the zones only, with a margin: the far
+side of a steep view would otherwise stretch without end.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, replace
+
+import numpy as np
+
+from vision.zones import CameraConfig, Point, TablePlane, ZoneArea
+
+VIEW_MARGIN = 0.25  # of the zones' box's shorter side (as vision.crops.MARGIN), on every side
+MAX_VIEW_SHARE = 4.0  # the view may hold this many times the frame's pixels, no more
+
+
+class ViewError(ValueError):
+    """A table plane that gives no usable view (said at config load, with the fix)."""
+
+
+def homography(
+    source: list[Point] | tuple[Point, ...], target: list[Point] | tuple[Point, ...]
+) -> np.ndarray:
+    """The 3x3 projective map taking the four ``source`` points to the four ``target`` points."""
+    rows, values = [], []
+    for (x, y), (u, v) in zip(source, target, strict=True):
+        rows.append([x, y, 1.0, 0.0, 0.0, 0.0, -u * x, -u * y])
+        rows.append([0.0, 0.0, 0.0, x, y, 1.0, -v * x, -v * y])
+        values += [u, v]
+    try:
+        h = np.linalg.solve(np.array(rows), np.array(values))
+    except np.linalg.LinAlgError:
+        raise ViewError("three of the plane's corners lie on one line") from None
+    return np.append(h, 1.0).reshape(3, 3)
+
+
+def mapped(matrix: np.ndarray, points: list[Point] | tuple[Point, ...]) -> tuple[Point, ...]:
+    """``points`` taken through the projective ``matrix``."""
+    ones = np.hstack([np.asarray(points, np.float64).reshape(-1, 2), np.ones((len(points), 1))])
+    out = ones @ matrix.T
+    return tuple((float(x / w), float(y / w)) for x, y, w in out)
+
+
+@dataclass(frozen=True)
+class View:
+    """A camera's frames seen from above: ``matrix`` takes the frame's pixels to the view's,
+    ``inverse`` back; the view is ``size`` (width, height) pixels."""
+
+    matrix: np.ndarray
+    inverse: np.ndarray
+    size: tuple[int, int]
+
+    @staticmethod
+    def of(plane: TablePlane, frame_size: tuple[int, int], zones: tuple[ZoneArea, ...]) -> View:
+        """The view of a camera whose frames are ``frame_size`` and show ``plane``, holding
+        ``zones``: as fine as the frame is where its zones see the cloth coarsest (their far side),
+        so that nowhere is finer than the camera resolves (a card too small to read there stays
+        too small: upsampled, a blurred far nine was read as a five at 0.94), unless that takes
+        more than MAX_VIEW_SHARE of the frame's pixels. ViewError where no usable view is: the
+        plane's corners on a line, a zone reaching the horizon, or a view so steep that its far
+        side would lose half its resolution."""
+        width_mm, height_mm = plane.size_mm
+        sheet = ((0.0, 0.0), (width_mm, 0.0), (width_mm, height_mm), (0.0, height_mm))
+        to_mm = homography(plane.corners, sheet)
+        # the side of the horizon the plane lies on: a zone there is on the table, one beyond is sky
+        side = np.sign(_depth(to_mm, plane.corners)).sum()
+        points = [p for zone in zones for p in zone.points] + [_centre(zone.points) for zone in zones]
+        if abs(side) != 4 or (side * _depth(to_mm, points) <= 1e-9).any():
+            raise ViewError(
+                "a zone reaches the horizon that the plane's corners give: check the corners, or "
+                "mark a larger rectangle"
+            )
+        coarsest = min(_frame_px_per_mm(to_mm, point) for point in points)
+        seen = np.array(mapped(to_mm, points))
+        left, top = seen.min(axis=0)
+        right, bottom = seen.max(axis=0)
+        margin = VIEW_MARGIN * min(right - left, bottom - top)
+        left, top, right, bottom = left - margin, top - margin, right + margin, bottom + margin
+        width, height = frame_size
+        frame = ((0.0, 0.0), (float(width), 0.0), (float(width), float(height)), (0.0, float(height)))
+        if (side * _depth(to_mm, frame) > 1e-9).all():
+            # the whole frame lies on the table's side of the horizon: nothing beyond its edges
+            edges = np.array(mapped(to_mm, frame))
+            left, top = max(left, edges[:, 0].min()), max(top, edges[:, 1].min())
+            right, bottom = min(right, edges[:, 0].max()), min(bottom, edges[:, 1].max())
+        scale = coarsest
+        most = MAX_VIEW_SHARE * width * height
+        if (right - left) * (bottom - top) * scale * scale > most:
+            scale = math.sqrt(most / ((right - left) * (bottom - top)))
+            if scale < coarsest / 2:
+                raise ViewError(
+                    "the camera looks too steeply across the table: seen from above, its zones would "
+                    f"take more than {MAX_VIEW_SHARE:g} times the frame's pixels at half the far "
+                    "side's resolution (or the plane's corners are wrong); move it higher, or watch "
+                    "the far zones from another camera"
+                )
+        to_view = np.array([[scale, 0.0, -left * scale], [0.0, scale, -top * scale], [0.0, 0.0, 1.0]])
+        matrix = to_view @ to_mm
+        size = (math.ceil((right - left) * scale), math.ceil((bottom - top) * scale))
+        return View(matrix, np.linalg.inv(matrix), size)
+
+    def warp(self, image: np.ndarray) -> np.ndarray:
+        """``image`` (a frame of the camera) seen from above."""
+        import cv2
+
+        return cv2.warpPerspective(image, self.matrix, self.size, flags=cv2.INTER_LINEAR)
+
+    def camera_seen_from_above(self, camera: CameraConfig) -> CameraConfig:
+        """``camera`` as its view shows it: its frames of ``size``, its zones placed there."""
+        zones = tuple(replace(zone, points=mapped(self.matrix, zone.points)) for zone in camera.zones)
+        return replace(camera, size=self.size, zones=zones, plane=None)
+
+
+def _depth(matrix: np.ndarray, points: list[Point] | tuple[Point, ...]) -> np.ndarray:
+    """The projective depth of ``points`` under ``matrix``: its sign says which side of the
+    horizon a point lies on."""
+    depth: np.ndarray = (
+        np.hstack([np.asarray(points, np.float64).reshape(-1, 2), np.ones((len(points), 1))]) @ matrix[2]
+    )
+    return depth
+
+
+def _centre(points: tuple[Point, ...]) -> Point:
+    return (sum(x for x, _ in points) / len(points), sum(y for _, y in points) / len(points))
+
+
+def _frame_px_per_mm(to_mm: np.ndarray, point: Point) -> float:
+    """How many of the frame's pixels a mm of the cloth takes at ``point``, along the frame's
+    finer axis there."""
+    x, y = point
+    here, right, down = mapped(to_mm, [(x, y), (x + 1.0, y), (x, y + 1.0)])
+    step = min(math.dist(here, right), math.dist(here, down))  # mm a frame pixel covers
+    return 1.0 / max(step, 1e-9)
