@@ -151,6 +151,10 @@ MOST_STRETCHED = 5.0  # a longer blob is a line or an edge, no card
 ONE_CARD_FILL = 0.85  # of its rotated box, a lone card's outline fills at least this
 ONE_CARD_VERTICES = 8  # and its simplified outline has no more corners than this
 _NO_READ = IndexRead(NONE_RANK, NONE_SUIT, 1.0, 1.0)  # a window not read: no index
+PATTERN_WINDOWS = True
+PATTERN_GRID = (2, 4)  # columns, rows: the blocks of an index window looked at for ink
+PATTERN_INK = 0.15  # of a block's pixels inked past half: every block so is a pattern, no index
+PATTERN_MEAN = 0.2  # or a block's mean ink
 MAX_SIDE = 960  # larger frames are read scaled down: glyphs stay >= ~10 px on a card a tenth as wide
 # A frame this many times MAX_SIDE or larger is read at finer levels too (CardReader._read_levels):
 # rendered cards 70-120 px wide on 1600x1200-2880x2160 felt, a scratch measure of the second
@@ -458,12 +462,18 @@ class CardReader:
         frames: list[CornerFrame],
         classifier: IndexReader | None = None,
     ) -> list[IndexRead]:
-        """The windows of ``frames`` read by ``classifier`` (the reader's own by default)."""
-        return (classifier or self._index).read(
-            normalise_all(
-                patches, np.array([blobs[frame.blob].dark for frame in frames], bool), self.four_colour
-            )
-        )
+        """The windows of ``frames`` read by ``classifier`` (the reader's own by default). A window
+        on paper inked all over (PATTERN_WINDOWS) is no index, whatever it reads as."""
+        dark = np.array([blobs[frame.blob].dark for frame in frames], bool)
+        planes = normalise_all(patches, dark, self.four_colour)
+        reads = (classifier or self._index).read(planes)
+        if PATTERN_WINDOWS and len(reads):
+            patterned = _inked_all_over(planes) & ~dark
+            if patterned.any():
+                reads = [
+                    _NO_READ if all_over else read for read, all_over in zip(reads, patterned, strict=True)
+                ]
+        return reads
 
     def _second_look(
         self, image: BGRImage, blobs: list[PaperBlob], frames: list[CornerFrame], reads: list[IndexRead]
@@ -1086,6 +1096,24 @@ class CardReader:
             back_like = facing is Facing.DOWN or (facing is Facing.UNKNOWN and pale)
             sightings.append(CardSighting(_points(quad, scale), facing, None, None, 0.0, why, back_like))
         return sightings
+
+
+def _inked_all_over(planes: np.ndarray) -> np.ndarray:
+    """For each normalised index window (vision.index_patch.normalise_all), whether every block
+    of a PATTERN_GRID over it shows ink: PATTERN_INK of its pixels inked past half, or a mean ink
+    of PATTERN_MEAN (a faint lattice). A back's lattice runs through the whole window, a face's
+    index leaves paper round its glyphs: of 1,438 windows read at 0.5 or more on the training
+    photos, 1.3 % had every block's mean over 0.2 (none of them a card the photos lose); of the
+    windows read on pale and slanted casino backs, half or more."""
+    columns, rows = PATTERN_GRID
+    ink = planes[:, 0]
+    n, height, width = ink.shape
+    blocks = ink[:, : height - height % rows, : width - width % columns].reshape(
+        n, rows, height // rows, columns, width // columns
+    )
+    shown = ((blocks > 0.5).mean(axis=(2, 4)) >= PATTERN_INK) | (blocks.mean(axis=(2, 4)) >= PATTERN_MEAN)
+    inked: np.ndarray = shown.all(axis=(1, 2))
+    return inked
 
 
 def _corners_lit(patches: np.ndarray) -> np.ndarray:

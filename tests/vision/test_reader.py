@@ -713,7 +713,7 @@ def test_a_four_colour_deck_is_read_with_its_blue_ink_as_red() -> None:
     the classifier a blue index as red ink, as the classifier knows a diamond; a two-colour deck's
     reader shows it as dark ink, as on any other reader."""
     frame = one_card_on_cloth()
-    cv2.rectangle(frame, (254, 154), (266, 180), (200, 40, 30), -1)  # a blue rank at the top left
+    cv2.rectangle(frame, (256, 154), (260, 180), (200, 40, 30), -1)  # a blue rank (a 1) at the top left
     redness = []
     for backs in (Backs((), 1.0, four_colour=True), Backs(())):
         # read at one corner (its pip corners, read as its index corners disagree, no index): its
