@@ -635,13 +635,10 @@ PALE_FIELDS = (
 )  # pink, pale blue, cream, grey
 
 
-def across_the_table(
-    rng: random.Random, fields: tuple[tuple[int, int, int], ...] = DARK_FIELDS
-) -> np.ndarray:
-    """Three casino backs of one colour of ``fields`` (a lattice of light lines, a white border),
-    apart or overlapping, on a cloth or a light desk under a random light, seen across the table:
-    the frame squashed to 0.5-0.7 of its height, as a camera looking across it (or a photo
-    resized) does."""
+def three_backs(rng: random.Random, fields: tuple[tuple[int, int, int], ...]) -> np.ndarray:
+    """Three casino backs of one colour of ``fields`` (either style of tests/helpers/camera_frames:
+    a lattice of light lines, a white border), apart or overlapping, on a cloth or a light desk
+    under a random light."""
     colour = rng.choice(fields)
     width = rng.choice([70, 90, 110])
     back = (
@@ -656,8 +653,21 @@ def across_the_table(
         frame = laid(frame, back, centre, rng.uniform(-45, 45))
     lamp = rng.uniform(0.55, 1.3) * np.array([rng.uniform(0.85, 1.15) for _ in range(3)])
     lit = frame * lamp + np.random.default_rng(rng.randrange(10**6)).normal(0, 4, frame.shape)
-    squashed = round(480 * rng.uniform(0.5, 0.7))
-    return cv2.resize(np.clip(lit, 0, 255).astype(np.uint8), (640, squashed), interpolation=cv2.INTER_AREA)
+    return np.clip(lit, 0, 255).astype(np.uint8)
+
+
+def squashed(frame: np.ndarray, share: float) -> np.ndarray:
+    """``frame`` as a camera looking across the table (or a photo resized) shows it: ``share`` of
+    its height."""
+    return cv2.resize(frame, (frame.shape[1], round(frame.shape[0] * share)), interpolation=cv2.INTER_AREA)
+
+
+def across_the_table(
+    rng: random.Random, fields: tuple[tuple[int, int, int], ...] = DARK_FIELDS
+) -> np.ndarray:
+    """three_backs seen across the table: squashed to 0.5-0.7 of the frame's height."""
+    frame = three_backs(rng, fields)
+    return squashed(frame, rng.uniform(0.5, 0.7))
 
 
 def test_dark_backs_seen_across_the_table_are_never_face_up(reader: CardReader) -> None:
@@ -673,26 +683,10 @@ def test_dark_backs_seen_across_the_table_are_never_face_up(reader: CardReader) 
 
 
 def backs_at_a_slant(seed: int) -> np.ndarray:
-    """Three casino backs of one colour, dark or pale (either style of tests/helpers/camera_frames),
-    apart or overlapping, on a cloth or a desk under a random light, seen square on or across the
-    table (squashed to 0.5-0.9 of the frame's height)."""
+    """three_backs, dark or pale, seen square on or across the table (0.5-0.9 of its height)."""
     rng = random.Random(seed)
-    colour = rng.choice(DARK_FIELDS + PALE_FIELDS)
-    width = rng.choice([70, 90, 110])
-    back = (
-        render_back(colour, width)
-        if rng.random() < 0.5
-        else cv2.resize(white_lattice_back(rng, colour), (width, round(width * 1.4)))
-    )
-    frame = np.full((480, 640, 3), rng.choice([(40, 110, 30), (120, 60, 20), DESK]), np.uint8)
-    step = rng.choice([70, 150])
-    for k in range(3):
-        centre = (170 + k * step + rng.randint(-15, 15), 240 + rng.randint(-40, 40))
-        frame = laid(frame, back, centre, rng.uniform(-45, 45))
-    lamp = rng.uniform(0.55, 1.3) * np.array([rng.uniform(0.85, 1.15) for _ in range(3)])
-    lit = frame * lamp + np.random.default_rng(rng.randrange(10**6)).normal(0, 4, frame.shape)
-    height = round(480 * rng.choice([0.5, 0.6, 0.7, 0.8, 0.9, 1.0]))
-    return cv2.resize(np.clip(lit, 0, 255).astype(np.uint8), (640, height), interpolation=cv2.INTER_AREA)
+    frame = three_backs(rng, DARK_FIELDS + PALE_FIELDS)
+    return squashed(frame, rng.choice([0.5, 0.6, 0.7, 0.8, 0.9, 1.0]))
 
 
 def test_a_backs_lattice_filling_the_index_window_is_no_index(
