@@ -32,7 +32,7 @@ ZONE_COLOURS = {  # BGR
     "seat": (0, 255, 0),
 }
 FACING_COLOURS = {Facing.UP: (0, 0, 255), Facing.DOWN: (255, 0, 0), Facing.UNKNOWN: (0, 255, 255)}
-PLANE_COLOUR = (255, 255, 255)  # the table plane's rectangle (BGR)
+PLANE_COLOUR = (255, 0, 255)  # the table plane's rectangle, magenta (BGR): a white sheet lies under it
 GRAB_TRIES = 90  # frames a camera may skip before calibration gives up on it (3 s at 30 fps)
 
 

@@ -146,3 +146,43 @@ def _frame_px_per_mm(to_mm: np.ndarray, point: Point) -> float:
     here, right, down = mapped(to_mm, [(x, y), (x + 1.0, y), (x, y + 1.0)])
     step = min(math.dist(here, right), math.dist(here, down))  # mm a frame pixel covers
     return 1.0 / max(step, 1e-9)
+
+
+SHEET_MIN_SHARE = 0.002  # of the frame's area: a sheet smaller than this is too few pixels to measure by
+SHEET_LEVEL = 170  # vision.corners.whiteness of paper in ordinary light (the reader's paper level)
+
+
+def find_sheet(image: np.ndarray) -> tuple[Point, ...] | None:
+    """The corners of the largest sheet of white paper lying on the cloth in ``image``, clockwise
+    as the frame shows them from its top left (the corner nearest the frame's top left); None
+    where no white four-sided shape of SHEET_MIN_SHARE of the frame or more is seen. Its shape is
+    the rectangle that ``plane`` gives: the installer lays a sheet of A4 on the cleared cloth for
+    ``tablectl vision calibrate --plane`` (a card is a white four-sided shape too, and of the
+    sheet's proportions: the cloth is cleared, and the drawing shows what was found)."""
+    import cv2
+
+    from vision.corners import whiteness
+
+    white = cv2.threshold(whiteness(image), SHEET_LEVEL - 1, 255, cv2.THRESH_BINARY)[1]
+    white = cv2.morphologyEx(white, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
+    contours, _ = cv2.findContours(white, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    least = SHEET_MIN_SHARE * image.shape[0] * image.shape[1]
+    best: np.ndarray | None = None
+    for contour in sorted(contours, key=cv2.contourArea, reverse=True):
+        area = cv2.contourArea(contour)
+        if area < least:
+            break
+        hull = cv2.convexHull(contour)
+        quad = cv2.approxPolyDP(hull, 0.02 * cv2.arcLength(hull, True), True).reshape(-1, 2)
+        if len(quad) == 4 and area >= 0.9 * cv2.contourArea(quad.astype(np.float32)):
+            best = quad.astype(np.float64)
+            break
+    if best is None:
+        return None
+    centre = best.mean(axis=0)
+    # clockwise on the image (y runs down): by the angle round the centre, then from the top left
+    order = np.argsort(np.arctan2(best[:, 1] - centre[1], best[:, 0] - centre[0]))
+    ring = best[order]
+    first = int(np.argmin(ring.sum(axis=1)))
+    ring = np.roll(ring, -first, axis=0)
+    return tuple((float(x), float(y)) for x, y in ring)

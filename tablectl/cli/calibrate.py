@@ -58,6 +58,23 @@ def add_calibrate_parser(vision_sub: Any) -> None:
         "frames from the camera (--camera)",
     )
     calibrate.add_argument(
+        "--plane",
+        action="store_true",
+        help="measure a camera looking across the table: lay a sheet of A4 flat on the cleared "
+        "cloth, in view, its long side along the table's edge nearest the camera; prints the "
+        "camera's plane and plane_mm lines (needs --camera; --frame reads an image instead of the "
+        "camera)",
+    )
+    calibrate.add_argument(
+        "--sheet-mm",
+        nargs=2,
+        type=float,
+        default=(297.0, 210.0),
+        metavar=("ACROSS", "DEEP"),
+        help="the sheet's sides in mm: across the camera's view, then along it (default: A4 laid "
+        "landscape, 297 210)",
+    )
+    calibrate.add_argument(
         "--deck", default="deck", help="the name of the deck whose back is learned (e.g. red)"
     )
     calibrate.add_argument(
@@ -77,6 +94,8 @@ def cmd_vision_calibrate(args: argparse.Namespace) -> int:
     if args.faces is not None:
         return _learn_faces(args, table_file)
     cameras = _cameras(args, table_file)
+    if args.plane:
+        return _plane(args, cameras)
     if args.live is not None:
         return _live(args, cameras, table_file)
     if args.frame and len(cameras) != 1:
@@ -110,26 +129,15 @@ def _reader(backs: Path | None) -> Any:
 def _draw(args: argparse.Namespace, cameras: Any, reader: Any) -> int:
     import cv2
 
-    from vision.calibrate import check_size, draw_zones, grab_frame
+    from vision.calibrate import draw_zones
     from vision.crops import camera_reader
-    from vision.sources import Frame, SourceError, read_image
 
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     failed = 0
     for camera in cameras:
-        try:
-            if args.frame:
-                item = read_image(Path(args.frame))
-                if not isinstance(item, Frame):
-                    raise SourceError(f"{item.label}: {item.reason}")
-                image = item.image
-                check_size(camera, image, args.frame)
-            else:
-                image = grab_frame(camera)
-                check_size(camera, image, f"the {camera.device_name}'s frame")
-        except SourceError as error:
-            print(f"{camera.device_name}: {error}")
+        image = _one_frame(args, camera)
+        if image is None:
             failed += 1
             continue
         cards = camera_reader(reader, camera).read(image)  # as the camera adapter reads it
@@ -141,6 +149,70 @@ def _draw(args: argparse.Namespace, cameras: Any, reader: Any) -> int:
             f"{len(cards)} card(s) found)"
         )
     return 1 if failed else 0
+
+
+def _one_frame(args: argparse.Namespace, camera: Any) -> Any:
+    """The frame to draw on: --frame, else one from the camera; None (said why) where there is
+    none or it is of another size than the camera's."""
+    from vision.calibrate import check_size, grab_frame
+    from vision.sources import Frame, SourceError, read_image
+
+    try:
+        if args.frame:
+            item = read_image(Path(args.frame))
+            if not isinstance(item, Frame):
+                raise SourceError(f"{item.label}: {item.reason}")
+            check_size(camera, item.image, args.frame)
+            return item.image
+        image = grab_frame(camera)
+        check_size(camera, image, f"the {camera.device_name}'s frame")
+        return image
+    except SourceError as error:
+        print(f"{camera.device_name}: {error}")
+        return None
+
+
+def _plane(args: argparse.Namespace, cameras: Any) -> int:
+    """The camera's plane measured from a sheet of paper on the cloth: the lines to add to its
+    config section, and the frame drawn with the sheet and the zones seen through it."""
+    import dataclasses
+
+    import cv2
+
+    from vision.calibrate import draw_zones
+    from vision.view import View, ViewError, find_sheet
+    from vision.zones import TablePlane
+
+    if len(cameras) != 1:
+        raise ValueError("--plane measures one camera: name it with --camera")
+    camera = cameras[0]
+    image = _one_frame(args, camera)
+    if image is None:
+        return 1
+    corners = find_sheet(image)
+    if corners is None:
+        print(
+            f"{camera.device_name}: no sheet of paper found: lay a sheet of A4 flat on the cleared "
+            "cloth, all of it in view and nothing on it, and run this again"
+        )
+        return 1
+    plane = TablePlane(tuple((round(x, 1), round(y, 1)) for x, y in corners), tuple(args.sheet_mm))
+    try:
+        View.of(plane, camera.size, camera.zones)
+    except ViewError as error:
+        print(f"{camera.device_name}: the sheet found gives no usable view: {error}")
+        return 1
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    path = out / f"plane-{camera.name}.png"
+    cv2.imwrite(str(path), draw_zones(image, dataclasses.replace(camera, plane=plane)))
+    points = ", ".join(f"[{x:g}, {y:g}]" for x, y in plane.corners)
+    across, deep = plane.size_mm
+    print(
+        f"{camera.device_name}: a sheet found, drawn in {path}; add to [cameras.{camera.name}]:\n"
+        f"plane = [{points}]\nplane_mm = [{across:g}, {deep:g}]"
+    )
+    return 0
 
 
 def _live(args: argparse.Namespace, cameras: Any, table_file: Any) -> int:

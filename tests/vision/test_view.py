@@ -3,6 +3,7 @@ the four corners of a rectangle of known size lying on the cloth (its config's `
 
 from __future__ import annotations
 
+import json
 import math
 from pathlib import Path
 
@@ -10,6 +11,7 @@ import cv2
 import numpy as np
 import pytest
 
+from tablectl.service.tablefile import load_table_config
 from tests.helpers.camera_frames import FELT, face, laid, render_back, write_frames
 from tests.vision.test_calibrate import CONFIG, tablectl
 from vision.backs import Backs, learn
@@ -178,3 +180,42 @@ def test_calibrate_learns_a_rail_cameras_backs_seen_from_above_and_draws_its_pla
         "vision", "calibrate", "--config", str(config), "--backs", "--camera", "rail", "--deck", "red"
     )
     assert result.returncode == 2 and "2 face-down card(s) of one back found" in result.stderr
+
+
+def test_calibrate_plane_measures_a_sheet_on_the_cloth_and_prints_the_lines_to_add(tmp_path: Path) -> None:
+    """The installer lays a sheet of A4 on the cleared cloth and runs `tablectl vision calibrate --plane`:
+    the sheet's corners as the frame shows them, clockwise from the top left, within 2 px of
+    where they are, in the two lines the camera's section takes, and the frame drawn."""
+    sheet = np.full((210, 297, 3), 245, np.uint8)
+    frame = across([(sheet, (170 + 148, 110 + 105), 0.0)])
+    image = tmp_path / "sheet.png"
+    cv2.imwrite(str(image), frame)
+    (tmp_path / "frames").mkdir()  # the camera's source, not read: --frame is
+    config = rail_config(tmp_path, plane=None)
+    result = tablectl(
+        "vision", "calibrate", "--config", str(config), "--camera", "rail", "--plane", "--frame", str(image),
+        "--out", str(tmp_path),
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    head, plane_line, size_line = result.stdout.strip().splitlines()
+    assert (
+        head == f"rail camera: a sheet found, drawn in {tmp_path / 'plane-rail.png'}; add to [cameras.rail]:"
+    )
+    assert size_line == "plane_mm = [297, 210]"
+    corners = json.loads(plane_line.removeprefix("plane = "))
+    assert np.abs(np.array(corners) - np.array(PLANE.corners)).max() < 2.0
+    assert cv2.imread(str(tmp_path / "plane-rail.png")).shape == (480, 640, 3)
+    # the lines as printed make a config that loads, its view from above the one measured
+    config.write_text(
+        config.read_text().replace("[cameras.rail.zones]", f"{plane_line}\n{size_line}\n[cameras.rail.zones]")
+    )
+    vision = load_table_config(config).vision
+    assert vision is not None and vision.cameras[0].plane is not None
+    cv2.imwrite(str(image), across([]))
+    result = tablectl(
+        "vision", "calibrate", "--config", str(config), "--camera", "rail", "--plane", "--frame", str(image)
+    )
+    assert (
+        result.returncode == 1
+        and "no sheet of paper found: lay a sheet of A4 flat on the cleared cloth" in result.stdout
+    )
