@@ -504,11 +504,11 @@ def _face_mask(face: np.ndarray) -> np.ndarray:
     return np.where(mask[1:-1, 1:-1] > 0, 0, 255).astype(np.uint8)
 
 
-def median_ms(reader: CardReader, frames: list[np.ndarray], repeats: int) -> float:
+def median_ms(reader: Reader, frames: list[np.ndarray], repeats: int) -> float:
     return frame_times(reader, frames, repeats)[0]
 
 
-def frame_times(reader: CardReader, frames: list[np.ndarray], repeats: int) -> tuple[float, float]:
+def frame_times(reader: Reader, frames: list[np.ndarray], repeats: int) -> tuple[float, float]:
     """The median ms of every read of ``frames`` (each read ``repeats`` times), and the median
     over the frames of each one's fastest read."""
     times: list[list[float]] = [[] for _ in frames]
@@ -613,6 +613,11 @@ def main() -> int:
         ten = ten_card_frames(4 if args.limit else 20)
         median_ms(reader, ten[:1], 2)  # warm up
         report["frame_ms"], report["frame_ms_best"] = frame_times(reader, ten, args.repeats)
+        # the same frames from a camera looking across the table (squashed to 0.7), read through
+        # its plane: seen from above (vision/view.py), the warp counted
+        across = _across_the_table(0.7)
+        squashed = [cv2.resize(frame, across.size, interpolation=cv2.INTER_AREA) for frame in ten]
+        report["frame_ms_across_plane"] = median_ms(camera_reader(reader, across), squashed, args.repeats)
     if args.only is None:
         photos = []
         for name in sorted(p.name for p in TEST.glob("*.[jJ][pP]*[gG]"))[: args.limit or None]:
