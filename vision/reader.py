@@ -369,6 +369,8 @@ class CardReader:
         ]
         # each frame's place in ``frames``: its first look's read and window (the cards hold frames)
         number_of = {id(frame): n for n, frame in enumerate(frames)}
+        if PATTERN_WINDOWS:
+            cards = self._unless_patterned(cards, patches, number_of)
         if OUTLINE_BY_FIRST_LOOK:
             for card in cards:
                 card.quad = _outline_by_first_look(
@@ -462,18 +464,12 @@ class CardReader:
         frames: list[CornerFrame],
         classifier: IndexReader | None = None,
     ) -> list[IndexRead]:
-        """The windows of ``frames`` read by ``classifier`` (the reader's own by default). A window
-        on paper inked all over (PATTERN_WINDOWS) is no index, whatever it reads as."""
-        dark = np.array([blobs[frame.blob].dark for frame in frames], bool)
-        planes = normalise_all(patches, dark, self.four_colour)
-        reads = (classifier or self._index).read(planes)
-        if PATTERN_WINDOWS and len(reads):
-            patterned = _inked_all_over(planes) & ~dark
-            if patterned.any():
-                reads = [
-                    _NO_READ if all_over else read for read, all_over in zip(reads, patterned, strict=True)
-                ]
-        return reads
+        """The windows of ``frames`` read by ``classifier`` (the reader's own by default)."""
+        return (classifier or self._index).read(
+            normalise_all(
+                patches, np.array([blobs[frame.blob].dark for frame in frames], bool), self.four_colour
+            )
+        )
 
     def _second_look(
         self, image: BGRImage, blobs: list[PaperBlob], frames: list[CornerFrame], reads: list[IndexRead]
@@ -682,6 +678,28 @@ class CardReader:
             else:
                 same.disagreeing += 1
         return cards
+
+    def _unless_patterned(
+        self, cards: list[_Candidate], patches: np.ndarray, number_of: dict[int, int]
+    ) -> list[_Candidate]:
+        """The cards read on paper less those whose every window read is inked all over
+        (_inked_all_over): a pale back's lattice runs through the whole window, where a face's
+        index leaves paper round its glyphs. A face's index beside its court picture or under a
+        neighbour can fill one window too (1.6 % of the training photos' windows read): its
+        other corner's read keeps the card."""
+        on_paper = [card for card in cards if not card.dark]
+        if not on_paper:
+            return cards
+        numbers = [[number_of[id(frame)] for frame in card.corners] for card in on_paper]
+        every = [n for card in numbers for n in card]
+        planes = normalise_all(patches[every], np.zeros(len(every), bool), self.four_colour)
+        inked = dict(zip(every, _inked_all_over(planes).tolist(), strict=True))
+        patterned = {
+            id(card)
+            for card, read_at in zip(on_paper, numbers, strict=True)
+            if all(inked[n] for n in read_at)
+        }
+        return [card for card in cards if id(card) not in patterned]
 
     def _sighting(self, card: _Candidate, scale: float) -> CardSighting:
         read = card.read

@@ -689,12 +689,12 @@ def backs_at_a_slant(seed: int) -> np.ndarray:
     return squashed(frame, rng.choice([0.5, 0.6, 0.7, 0.8, 0.9, 1.0]))
 
 
-def test_a_backs_lattice_filling_the_index_window_is_no_index(
+def test_a_card_read_only_where_a_lattice_fills_the_window_is_no_card(
     reader: CardReader, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A pink casino back seen a little across the table (squashed to 0.9) was read as the three
-    of clubs at 0.95 at two corners: its lattice runs through the whole index window, where a
-    face's index leaves paper round its glyphs (reader._inked_all_over). Of 1,300 such frames, 10
+    of clubs at 0.95 at two corners: its lattice runs through both index windows, where a face's
+    index leaves paper round its glyphs (reader._unless_patterned). Of 1,300 such frames, 10
     had a back face up and 2 named one at acting confidence; now 7 and 1 (a pale blue lattice read
     at one corner through a window half on the next card's white border, not yet answered)."""
     frame = backs_at_a_slant(23)
