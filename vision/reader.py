@@ -152,7 +152,8 @@ ONE_CARD_FILL = 0.85  # of its rotated box, a lone card's outline fills at least
 ONE_CARD_VERTICES = 8  # and its simplified outline has no more corners than this
 _NO_READ = IndexRead(NONE_RANK, NONE_SUIT, 1.0, 1.0)  # a window not read: no index
 PATTERN_WINDOWS = True
-PATTERN_GRID = (2, 4)  # columns, rows: the blocks of an index window looked at for ink
+PATTERN_GRID = (2, 4)  # columns, rows: the blocks of an index window looked at for ink (dividing it)
+assert PATCH_W % PATTERN_GRID[0] == 0 and PATCH_H % PATTERN_GRID[1] == 0
 PATTERN_INK = 0.15  # of a block's pixels inked past half: every block so is a pattern, no index
 PATTERN_MEAN = 0.2  # or a block's mean ink
 MAX_SIDE = 960  # larger frames are read scaled down: glyphs stay >= ~10 px on a card a tenth as wide
@@ -359,7 +360,7 @@ class CardReader:
         )
         blobs = find_blobs(work)
         frames = corner_frames(blobs, work.shape)
-        patches, first_reads = self._first_look(work, blobs, frames)
+        patches, first_reads, inked = self._first_look(work, blobs, frames)
         reads = self._second_look(work, blobs, frames, first_reads)
         masks = _BlobMasks(blobs, work.shape)
         cards = [
@@ -370,7 +371,7 @@ class CardReader:
         # each frame's place in ``frames``: its first look's read and window (the cards hold frames)
         number_of = {id(frame): n for n, frame in enumerate(frames)}
         if PATTERN_WINDOWS:
-            cards = self._unless_patterned(cards, patches, number_of)
+            cards = _unless_patterned(cards, inked, number_of)
         if OUTLINE_BY_FIRST_LOOK:
             for card in cards:
                 card.quad = _outline_by_first_look(
@@ -399,26 +400,34 @@ class CardReader:
 
     def _first_look(
         self, image: BGRImage, blobs: list[PaperBlob], frames: list[CornerFrame]
-    ) -> tuple[np.ndarray, list[IndexRead]]:
-        """The index windows of ``frames`` and their reads, in place of each other. A whole card's
+    ) -> tuple[np.ndarray, list[IndexRead], np.ndarray]:
+        """The index windows of ``frames``, their reads and which are inked all over
+        (_inked_all_over, for _unless_patterned), in place of each other. A whole card's
         pip corners are read only when its two index corners do not read as one card: a card
         covered at one end can be found whole in the shape of its part in view, turned a quarter
         (its index at a 'pip corner'), and so can a group of cards (a third of a ten-card frame's
         windows are at pip corners). So are the corners of its outline found again notched
         (NOTCHED_LATER: a court card's picture notches its paper at a high whiteness level, and
         the card is found whole by its edges; a fifth of a ten-card frame's windows were those)."""
-        if not PIP_CORNERS_LATER:
-            patches = cut_patches(image, frames, self.index_scale)
-            return patches, self._read_patches(patches, blobs, frames)
-        # the windows not read are left blank: only a dark card's are looked at again
         patches = np.zeros((len(frames), PATCH_H, PATCH_W, 3), np.uint8)
+        inked = np.zeros(len(frames), bool)
+        if not PIP_CORNERS_LATER:
+            every = list(range(len(frames)))
+            return (
+                patches,
+                [read for _, read in self._read_frames(image, blobs, frames, every, patches, inked)],
+                inked,
+            )
+        # the windows not read are left blank: only a dark card's are looked at again
         later = whole_pip_corners(blobs, frames)
         notched = notched_wholes(blobs) if NOTCHED_LATER else {}
         if notched:
             later |= np.array([frame.blob in notched for frame in frames], bool)
         reads: list[IndexRead] = [_NO_READ] * len(frames)
         named: dict[int, list[tuple[int, int]]] = {}  # a whole card's index corners' reads
-        for i, read in self._read_frames(image, blobs, frames, np.flatnonzero(~later).tolist(), patches):
+        for i, read in self._read_frames(
+            image, blobs, frames, np.flatnonzero(~later).tolist(), patches, inked
+        ):
             reads[i] = read
             if blobs[frames[i].blob].whole:
                 sure = read.is_index and read.confidence >= READ_CONFIDENCE
@@ -432,9 +441,9 @@ class CardReader:
             for i in np.flatnonzero(later).tolist()
             if notched.get(frames[i].blob, frames[i].blob) not in settled
         ]
-        for i, read in self._read_frames(image, blobs, frames, rest, patches):
+        for i, read in self._read_frames(image, blobs, frames, rest, patches, inked):
             reads[i] = read
-        return patches, reads
+        return patches, reads, inked
 
     def _read_frames(
         self,
@@ -443,14 +452,19 @@ class CardReader:
         frames: list[CornerFrame],
         chosen: list[int],
         patches: np.ndarray,
+        inked: np.ndarray,
     ) -> list[tuple[int, IndexRead]]:
         """The reads of the ``chosen`` frames, each with its number; their windows cut into
-        ``patches``."""
+        ``patches``, and whether each is inked all over into ``inked``."""
         if not chosen:
             return []
-        cut = cut_patches(image, [frames[i] for i in chosen], self.index_scale)
+        looked_at = [frames[i] for i in chosen]
+        cut = cut_patches(image, looked_at, self.index_scale)
         patches[chosen] = cut
-        return list(zip(chosen, self._read_patches(cut, blobs, [frames[i] for i in chosen]), strict=True))
+        planes = self._planes(cut, blobs, looked_at)
+        if PATTERN_WINDOWS:
+            inked[chosen] = _inked_all_over(planes)
+        return list(zip(chosen, self._index.read(planes), strict=True))
 
     def _read_all(
         self, image: BGRImage, blobs: list[PaperBlob], frames: list[CornerFrame]
@@ -465,11 +479,13 @@ class CardReader:
         classifier: IndexReader | None = None,
     ) -> list[IndexRead]:
         """The windows of ``frames`` read by ``classifier`` (the reader's own by default)."""
-        return (classifier or self._index).read(
-            normalise_all(
-                patches, np.array([blobs[frame.blob].dark for frame in frames], bool), self.four_colour
-            )
-        )
+        return (classifier or self._index).read(self._planes(patches, blobs, frames))
+
+    def _planes(self, patches: np.ndarray, blobs: list[PaperBlob], frames: list[CornerFrame]) -> np.ndarray:
+        """The windows of ``frames`` as the classifier sees them (vision.index_patch.normalise)."""
+        dark = np.array([blobs[frame.blob].dark for frame in frames], bool)
+        planes: np.ndarray = normalise_all(patches, dark, self.four_colour)
+        return planes
 
     def _second_look(
         self, image: BGRImage, blobs: list[PaperBlob], frames: list[CornerFrame], reads: list[IndexRead]
@@ -678,28 +694,6 @@ class CardReader:
             else:
                 same.disagreeing += 1
         return cards
-
-    def _unless_patterned(
-        self, cards: list[_Candidate], patches: np.ndarray, number_of: dict[int, int]
-    ) -> list[_Candidate]:
-        """The cards read on paper less those whose every window read is inked all over
-        (_inked_all_over): a pale back's lattice runs through the whole window, where a face's
-        index leaves paper round its glyphs. A face's index beside its court picture or under a
-        neighbour can fill one window too (1.6 % of the training photos' windows read): its
-        other corner's read keeps the card."""
-        on_paper = [card for card in cards if not card.dark]
-        if not on_paper:
-            return cards
-        numbers = [[number_of[id(frame)] for frame in card.corners] for card in on_paper]
-        every = [n for card in numbers for n in card]
-        planes = normalise_all(patches[every], np.zeros(len(every), bool), self.four_colour)
-        inked = dict(zip(every, _inked_all_over(planes).tolist(), strict=True))
-        patterned = {
-            id(card)
-            for card, read_at in zip(on_paper, numbers, strict=True)
-            if all(inked[n] for n in read_at)
-        }
-        return [card for card in cards if id(card) not in patterned]
 
     def _sighting(self, card: _Candidate, scale: float) -> CardSighting:
         read = card.read
@@ -1116,6 +1110,19 @@ class CardReader:
         return sightings
 
 
+def _unless_patterned(
+    cards: list[_Candidate], inked: np.ndarray, number_of: dict[int, int]
+) -> list[_Candidate]:
+    """The cards less those on paper whose every window read is inked all over (_inked_all_over,
+    ``inked`` by frame): a pale back's lattice runs through the whole window, where a face's index
+    leaves paper round its glyphs. A face's index beside its court picture or under a neighbour
+    can fill one window too (1.6 % of the training photos' windows read): its other corner's read
+    keeps the card."""
+    return [
+        card for card in cards if card.dark or not all(inked[number_of[id(frame)]] for frame in card.corners)
+    ]
+
+
 def _inked_all_over(planes: np.ndarray) -> np.ndarray:
     """For each normalised index window (vision.index_patch.normalise_all), whether every block
     of a PATTERN_GRID over it shows ink: PATTERN_INK of its pixels inked past half, or a mean ink
@@ -1124,13 +1131,17 @@ def _inked_all_over(planes: np.ndarray) -> np.ndarray:
     photos, 23 are inked all over (none of them a card the photos lose); of the windows read on
     pale and slanted casino backs, half or more."""
     columns, rows = PATTERN_GRID
-    ink = planes[:, 0]
+    ink = np.ascontiguousarray(planes[:, 0])
     n, height, width = ink.shape
-    blocks = ink[:, : height - height % rows, : width - width % columns].reshape(
-        n, rows, height // rows, columns, width // columns
-    )
-    shown = ((blocks > 0.5).mean(axis=(2, 4)) >= PATTERN_INK) | (blocks.mean(axis=(2, 4)) >= PATTERN_MEAN)
-    inked: np.ndarray = shown.all(axis=(1, 2))
+    # each block's mean, for all windows at once: an area resize of the windows stacked is exact
+    # where the grid divides the window (the blocks of two windows never mix), and 7 times faster
+    # than numpy's mean over a reshaped array's strided axes
+    stacked = ink.reshape(n * height, width)
+    blocks = (columns, n * rows)
+    means = cv2.resize(stacked, blocks, interpolation=cv2.INTER_AREA)
+    shares = cv2.resize((stacked > 0.5).astype(np.float32), blocks, interpolation=cv2.INTER_AREA)
+    shown = (shares >= PATTERN_INK) | (means >= PATTERN_MEAN)
+    inked: np.ndarray = np.asarray(shown.reshape(n, rows * columns).all(axis=1))
     return inked
 
 
