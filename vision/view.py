@@ -2,9 +2,10 @@
 
 The reader is made for cards seen from above: a card is a rectangle of the poker aspect, its
 corners square, its pips as wide as tall. A camera at a seat's rail or on a stand at the table's
-side looks across the cloth, and the cards it sees are squashed along its line of sight: at a
-third of the way down from overhead (a squash of 0.75) calibration finds no back and a fifth of the
-faces are lost (bench/vision.py, ``rendered_backs`` ``_across``). A card room's camera does not
+side looks across the cloth, and the cards it sees are squashed along its line of sight: seen
+from 50 degrees above the cloth (a squash of 0.75) calibration learned none of the rendered backs'
+colours and a fifth of the faces were lost (bench/vision.py's ``rendered_backs`` ``_across``, at
+one squash a run; at 0.85 all was as from above). A card room's camera does not
 move, so its view is measured once: the installer lays a rectangle of known size flat on the
 cloth (a sheet of A4 paper, 210 x 297 mm) and writes its four corners as the frame shows them
 (``plane`` and ``plane_mm`` in the camera's config section). Every frame is then warped to the
