@@ -151,7 +151,7 @@ MOST_STRETCHED = 5.0  # a longer blob is a line or an edge, no card
 ONE_CARD_FILL = 0.85  # of its rotated box, a lone card's outline fills at least this
 ONE_CARD_VERTICES = 8  # and its simplified outline has no more corners than this
 _NO_READ = IndexRead(NONE_RANK, NONE_SUIT, 1.0, 1.0)  # a window not read: no index
-PATTERN_WINDOWS = True
+PATTERN_WINDOWS = True  # a card read only through windows a pattern fills is no card (_unless_patterned)
 PATTERN_GRID = (2, 4)  # columns, rows: the blocks of an index window looked at for ink (dividing it)
 assert PATCH_W % PATTERN_GRID[0] == 0 and PATCH_H % PATTERN_GRID[1] == 0
 PATTERN_INK = 0.15  # of a block's pixels inked past half: every block so is a pattern, no index
