@@ -168,7 +168,7 @@ def _frame_px_per_mm(to_mm: np.ndarray, point: Point) -> float:
 
 
 SHEET_MIN_SHARE = 0.002  # of the frame's area: a sheet smaller than this is too few pixels to measure by
-SHEET_LEVEL = 170  # vision.corners.whiteness of paper in ordinary light (the reader's paper level)
+SHEET_LEVELS = (210, 170, 130, 100)  # vision.corners.whiteness of paper, bright light to dim
 
 
 def find_sheet(image: np.ndarray) -> tuple[Point, ...] | None:
@@ -182,19 +182,15 @@ def find_sheet(image: np.ndarray) -> tuple[Point, ...] | None:
 
     from vision.corners import whiteness
 
-    white = cv2.threshold(whiteness(image), SHEET_LEVEL - 1, 255, cv2.THRESH_BINARY)[1]
-    white = cv2.morphologyEx(white, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
-    contours, _ = cv2.findContours(white, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    score = whiteness(image)
     least = SHEET_MIN_SHARE * image.shape[0] * image.shape[1]
-    best: np.ndarray | None = None
-    for contour in sorted(contours, key=cv2.contourArea, reverse=True):
-        area = cv2.contourArea(contour)
-        if area < least:
-            break
-        hull = cv2.convexHull(contour)
-        quad = cv2.approxPolyDP(hull, 0.02 * cv2.arcLength(hull, True), True).reshape(-1, 2)
-        if len(quad) == 4 and area >= 0.9 * cv2.contourArea(quad.astype(np.float32)):
-            best = quad.astype(np.float64)
+    best = None
+    for level in SHEET_LEVELS:  # the brightest level that shows a sheet: a dim room's is lower
+        white = cv2.threshold(score, level - 1, 255, cv2.THRESH_BINARY)[1]
+        best = _largest_quadrilateral(
+            cv2.morphologyEx(white, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8)), least
+        )
+        if best is not None:
             break
     if best is None:
         return None
@@ -205,3 +201,21 @@ def find_sheet(image: np.ndarray) -> tuple[Point, ...] | None:
     first = int(np.argmin(ring.sum(axis=1)))
     ring = np.roll(ring, -first, axis=0)
     return tuple((float(x), float(y)) for x, y in ring)
+
+
+def _largest_quadrilateral(mask: np.ndarray, least: float) -> np.ndarray | None:
+    """The corners of the largest shape of ``mask`` of ``least`` pixels or more that is four-sided
+    (its hull simplified to four corners and filled by it); None where there is none."""
+    import cv2
+
+    contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    for contour in sorted(contours, key=cv2.contourArea, reverse=True):
+        area = cv2.contourArea(contour)
+        if area < least:
+            return None
+        hull = cv2.convexHull(contour)
+        quad = cv2.approxPolyDP(hull, 0.02 * cv2.arcLength(hull, True), True).reshape(-1, 2)
+        if len(quad) == 4 and area >= 0.9 * cv2.contourArea(quad.astype(np.float32)):
+            corners: np.ndarray = quad.astype(np.float64)
+            return corners
+    return None

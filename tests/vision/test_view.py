@@ -19,7 +19,7 @@ from vision.calibrate import PLANE_COLOUR, back_samples
 from vision.crops import camera_reader
 from vision.reader import ACT_CONFIDENCE, CardReader, Facing
 from vision.stability import ZoneWatch
-from vision.view import View, ViewError, homography, mapped
+from vision.view import View, ViewError, find_sheet, homography, mapped
 from vision.zones import CameraConfig, CameraSource, TablePlane, ZoneArea, rectangle
 
 TABLE = (640, 430)  # the cloth seen from above, a pixel a unit
@@ -219,3 +219,14 @@ def test_calibrate_plane_measures_a_sheet_on_the_cloth_and_prints_the_lines_to_a
         result.returncode == 1
         and "no sheet of paper found: lay a sheet of A4 flat on the cleared cloth" in result.stdout
     )
+
+
+@pytest.mark.parametrize("light", [1.0, 0.55])
+def test_the_sheet_is_found_in_a_bright_room_and_a_dim_one(light: float) -> None:
+    """A sheet under a dim light is greyer than paper in a bright one (its whiteness about 130):
+    the brightest level that shows a four-sided shape is taken."""
+    sheet = np.full((210, 297, 3), 245, np.uint8)
+    frame = np.clip(across([(sheet, (170 + 148, 110 + 105), 0.0)]) * light, 0, 255).astype(np.uint8)
+    corners = find_sheet(frame)
+    assert corners is not None
+    assert np.abs(np.array(corners) - np.array(PLANE.corners)).max() < 2.0
