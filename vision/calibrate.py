@@ -95,11 +95,13 @@ def draw_zones(image: BGRImage, camera: CameraConfig, cards: Iterable[CardSighti
         for number, (x, y) in enumerate(camera.plane.corners, start=1):
             _label(out, str(number), (int(x) + 4, int(y) - 4), PLANE_COLOUR, scale * 0.8, thick)
         width_mm, height_mm = camera.plane.size_mm
-        x, y = np.array(camera.plane.corners).min(axis=0)
+        # under the sheet, clear of its numbered corners
+        x = float(np.array(camera.plane.corners)[:, 0].min())
+        y = float(np.array(camera.plane.corners)[:, 1].max())
         _label(
             out,
             f"plane {width_mm:g} x {height_mm:g} mm",
-            (int(x), int(y) - int(26 * scale)),
+            (int(x), int(y) + int(30 * scale)),
             PLANE_COLOUR,
             scale * 0.8,
             thick,
