@@ -431,14 +431,13 @@ def rendered_backs(
             return cv2.resize(frame, (frame.shape[1], height), interpolation=cv2.INTER_AREA)
 
         camera = _across_the_table(squash) if plane else None
+        above = View.of(camera.plane, camera.size, camera.zones) if camera and camera.plane else None
 
         def seen(reader: CardReader, camera: CameraConfig | None = camera) -> Reader:
             return camera_reader(reader, camera) if camera is not None else reader
 
-        def learnable(frame: np.ndarray, camera: CameraConfig | None = camera) -> np.ndarray:
-            if camera is None or camera.plane is None:
-                return frame
-            return View.of(camera.plane, camera.size, camera.zones).warp(frame)
+        def learnable(frame: np.ndarray, above: View | None = above) -> np.ndarray:
+            return above.warp(frame) if above is not None else frame  # calibration sees what is read
 
         styles = {
             colour: white_lattice_back(random.Random(table), colour) if lattice else render_back(colour, 90)

@@ -23,6 +23,7 @@ import math
 from dataclasses import dataclass, replace
 from functools import cached_property
 
+import cv2
 import numpy as np
 
 from vision.zones import CameraConfig, Point, TablePlane, ZoneArea
@@ -38,24 +39,27 @@ class ViewError(ValueError):
 def homography(
     source: list[Point] | tuple[Point, ...], target: list[Point] | tuple[Point, ...]
 ) -> np.ndarray:
-    """The 3x3 projective map taking the four ``source`` points to the four ``target`` points."""
-    rows, values = [], []
-    for (x, y), (u, v) in zip(source, target, strict=True):
-        rows.append([x, y, 1.0, 0.0, 0.0, 0.0, -u * x, -u * y])
-        rows.append([0.0, 0.0, 0.0, x, y, 1.0, -v * x, -v * y])
-        values += [u, v]
-    try:
-        h = np.linalg.solve(np.array(rows), np.array(values))
-    except np.linalg.LinAlgError:
-        raise ViewError("three of the plane's corners lie on one line") from None
-    return np.append(h, 1.0).reshape(3, 3)
+    """The 3x3 projective map taking the four ``source`` points to the four ``target`` points (as
+    vision.backs.upright makes its own). ViewError where three of ``source`` lie on one line:
+    OpenCV then returns a map of nothing, not an error."""
+    matrix: np.ndarray = cv2.getPerspectiveTransform(
+        np.asarray(source, np.float32), np.asarray(target, np.float32)
+    ).astype(np.float64)
+    if abs(np.linalg.det(matrix)) < 1e-12:
+        raise ViewError("three of the plane's corners lie on one line")
+    return matrix
 
 
 def mapped(matrix: np.ndarray, points: list[Point] | tuple[Point, ...]) -> tuple[Point, ...]:
     """``points`` taken through the projective ``matrix``."""
-    ones = np.hstack([np.asarray(points, np.float64).reshape(-1, 2), np.ones((len(points), 1))])
-    out = ones @ matrix.T
+    out = _homogeneous(points) @ matrix.T
     return tuple((float(x / w), float(y / w)) for x, y, w in out)
+
+
+def _homogeneous(points: list[Point] | tuple[Point, ...]) -> np.ndarray:
+    """``points`` as rows of (x, y, 1)."""
+    rows: np.ndarray = np.hstack([np.asarray(points, np.float64).reshape(-1, 2), np.ones((len(points), 1))])
+    return rows
 
 
 @dataclass(frozen=True)
@@ -121,8 +125,6 @@ class View:
         """For each of the view's pixels, where it lies in the frame, in OpenCV's fixed-point
         form: made once, a frame's warp is then a remap (0.8 ms a 640x480 view here, against 1.9
         for warpPerspective, which works each pixel's place out again, to the same result)."""
-        import cv2
-
         width, height = self.size
         ys, xs = np.mgrid[0:height, 0:width].astype(np.float64)
         seen = np.stack([xs, ys, np.ones_like(xs)], axis=-1) @ self.inverse.T
@@ -133,8 +135,6 @@ class View:
 
     def warp(self, image: np.ndarray) -> np.ndarray:
         """``image`` (a frame of the camera) seen from above."""
-        import cv2
-
         first, second = self._maps
         warped: np.ndarray = cv2.remap(image, first, second, cv2.INTER_LINEAR)
         return warped
@@ -148,9 +148,7 @@ class View:
 def _depth(matrix: np.ndarray, points: list[Point] | tuple[Point, ...]) -> np.ndarray:
     """The projective depth of ``points`` under ``matrix``: its sign says which side of the
     horizon a point lies on."""
-    depth: np.ndarray = (
-        np.hstack([np.asarray(points, np.float64).reshape(-1, 2), np.ones((len(points), 1))]) @ matrix[2]
-    )
+    depth: np.ndarray = _homogeneous(points) @ matrix[2]
     return depth
 
 
@@ -178,8 +176,6 @@ def find_sheet(image: np.ndarray) -> tuple[Point, ...] | None:
     the rectangle that ``plane`` gives: the installer lays a sheet of A4 on the cleared cloth for
     ``tablectl vision calibrate --plane`` (a card is a white four-sided shape too, and of the
     sheet's proportions: the cloth is cleared, and the drawing shows what was found)."""
-    import cv2
-
     from vision.corners import whiteness
 
     score = whiteness(image)
@@ -206,8 +202,6 @@ def find_sheet(image: np.ndarray) -> tuple[Point, ...] | None:
 def _largest_quadrilateral(mask: np.ndarray, least: float) -> np.ndarray | None:
     """The corners of the largest shape of ``mask`` of ``least`` pixels or more that is four-sided
     (its hull simplified to four corners and filled by it); None where there is none."""
-    import cv2
-
     contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
     for contour in sorted(contours, key=cv2.contourArea, reverse=True):
         area = cv2.contourArea(contour)

@@ -135,6 +135,16 @@ def polygon_area(points: tuple[Point, ...]) -> float:
     return total / 2.0
 
 
+def polygon_is_convex(points: tuple[Point, ...]) -> bool:
+    """Whether the polygon turns the same way at every corner."""
+    n = len(points)
+    turns = []
+    for i in range(n):
+        (x0, y0), (x1, y1), (x2, y2) = points[i - 1], points[i], points[(i + 1) % n]
+        turns.append((x1 - x0) * (y2 - y1) - (y1 - y0) * (x2 - x1))
+    return all(t > 0 for t in turns) or all(t < 0 for t in turns)
+
+
 def polygon_is_simple(points: tuple[Point, ...]) -> bool:
     """No two edges that do not share a corner cross (a bow tie is not a zone)."""
     n = len(points)

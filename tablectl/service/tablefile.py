@@ -43,6 +43,7 @@ from vision.zones import (
     VisionConfig,
     ZoneArea,
     polygon_area,
+    polygon_is_convex,
     polygon_is_simple,
     rectangle,
 )
@@ -578,7 +579,7 @@ class _Reader:
             raise self.error(
                 f"{full}.plane", f"expected four [x, y] corners, got {data['plane']!r}: e.g. {example}"
             )
-        if polygon_area(corners) <= 0 or not _convex(corners):
+        if polygon_area(corners) <= 0 or not polygon_is_convex(corners):
             raise self.error(
                 f"{full}.plane",
                 "the corners must go clockwise round the rectangle as the frame shows it (a "
@@ -840,13 +841,3 @@ def _key_lines(text: str) -> dict[str, int]:
             full = f"{section}.{name}" if section else name
             lines.setdefault(full, number)
     return lines
-
-
-def _convex(points: tuple[tuple[float, float], ...]) -> bool:
-    """Whether the polygon turns the same way at every corner."""
-    n = len(points)
-    turns = []
-    for i in range(n):
-        (x0, y0), (x1, y1), (x2, y2) = points[i - 1], points[i], points[(i + 1) % n]
-        turns.append((x1 - x0) * (y2 - y1) - (y1 - y0) * (x2 - x1))
-    return all(t > 0 for t in turns) or all(t < 0 for t in turns)

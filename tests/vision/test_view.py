@@ -125,6 +125,10 @@ def test_a_view_past_the_horizon_or_too_steep_is_refused() -> None:
     grazing = TablePlane(((100.0, 300.0), (400.0, 300.0), (400.0, 309.0), (100.0, 309.0)), (297.0, 210.0))
     with pytest.raises(ViewError, match="too steeply"):
         View.of(grazing, FRAME, (ZoneArea("board", rectangle(0, 0, 640, 480)),))
+    # three corners on one line: no rectangle, and OpenCV's map of it says nothing by itself
+    flat = TablePlane(((100.0, 300.0), (200.0, 350.0), (300.0, 400.0), (100.0, 400.0)), (297.0, 210.0))
+    with pytest.raises(ViewError, match="on one line"):
+        View.of(flat, FRAME, (ZoneArea("board", rectangle(0, 0, 640, 480)),))
 
 
 RAIL = (
