@@ -152,6 +152,10 @@ ONE_CARD_FILL = 0.85  # of its rotated box, a lone card's outline fills at least
 ONE_CARD_VERTICES = 8  # and its simplified outline has no more corners than this
 _NO_READ = IndexRead(NONE_RANK, NONE_SUIT, 1.0, 1.0)  # a window not read: no index
 PATTERN_WINDOWS = True  # a card read only through windows a pattern fills is no card (_unless_patterned)
+# a card read at two opposite index corners of a whole blob is alone there: another read at a
+# corner this far inside it (of that read's width guess) is of the card's own print
+ONE_CARD_ALONE = True
+LONE_CARD_MARGIN = 0.05
 PATTERN_GRID = (2, 4)  # columns, rows: the blocks of an index window looked at for ink (dividing it)
 assert PATCH_W % PATTERN_GRID[0] == 0 and PATCH_H % PATTERN_GRID[1] == 0
 PATTERN_INK = 0.15  # of a block's pixels inked past half: every block so is a pattern, no index
@@ -372,6 +376,8 @@ class CardReader:
         number_of = {id(frame): n for n, frame in enumerate(frames)}
         if PATTERN_WINDOWS:
             cards = _unless_patterned(cards, inked, number_of)
+        if ONE_CARD_ALONE:
+            cards = _unless_inside_a_lone_card(cards, blobs)
         if OUTLINE_BY_FIRST_LOOK:
             for card in cards:
                 card.quad = _outline_by_first_look(
@@ -1121,6 +1127,37 @@ def _unless_patterned(
     return [
         card for card in cards if card.dark or not all(inked[number_of[id(frame)]] for frame in card.corners)
     ]
+
+
+def _unless_inside_a_lone_card(cards: list[_Candidate], blobs: list[PaperBlob]) -> list[_Candidate]:
+    """The cards less those read at a corner inside a lone card of paper read as another card:
+    a whole blob (one card filling its box) that one card is read at two opposite index corners
+    of is that card alone, and any other corner in it is of its own print. A court card's
+    picture frame parts its paper into smaller blobs at a stricter whiteness, whose corners
+    inside the card read its pips as an index (IMG_2592's queen of clubs: two sevens of spades
+    at acting confidence, each outlined over the cloth or the next card)."""
+    alone: list[tuple[int, _Candidate]] = []
+    for card in cards:
+        blob = blobs[card.frame.blob]
+        if blob.whole and any(
+            _opposite_corners(one, other)
+            for n, one in enumerate(card.corners)
+            for other in card.corners[n + 1 :]
+        ):
+            alone.append((card.frame.blob, card))
+    if not alone:
+        return cards
+
+    def inside_another(card: _Candidate) -> bool:
+        return any(
+            number != card.frame.blob
+            and (other.read.rank, other.read.suit) != (card.read.rank, card.read.suit)
+            and cv2.pointPolygonTest(blobs[number].contour, card.frame.point, True)
+            >= LONE_CARD_MARGIN * card.frame.width
+            for number, other in alone
+        )
+
+    return [card for card in cards if not inside_another(card)]
 
 
 def _inked_all_over(planes: np.ndarray) -> np.ndarray:

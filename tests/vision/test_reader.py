@@ -47,6 +47,9 @@ def confident(reader: CardReader, image: np.ndarray) -> set[str]:
         ("photos-tfod-test/IMG_2560.JPG", {"Kc", "Qd", "Qs", "Tc"}),
         # a jack lying over a ten, on carpet
         ("photos-tfod-test/IMG_2639.JPG", {"Jc", "Tc"}),
+        # four cards on dark cloth; the queen of clubs' picture frame once made two sevens of
+        # spades at acting confidence (_unless_inside_a_lone_card)
+        ("photos-tfod-test/IMG_2592.JPG", {"Ts", "Qc", "Kc", "Ac"}),
     ],
 )
 def test_real_photos_are_read_with_the_right_cards(reader: CardReader, path: str, cards: set[str]) -> None:
@@ -377,6 +380,37 @@ def test_a_read_at_the_opposite_corner_of_an_outline_off_its_blob_is_another_car
         ("A", 0),
         ("K", 0),
     ]
+
+
+def test_a_read_inside_a_lone_card_read_at_both_index_corners_is_its_own_print() -> None:
+    # a whole card read as the ace at its two index corners; a smaller blob inside it (its
+    # picture frame at a stricter whiteness) read as a king at one of its corners
+    blobs = [
+        PaperBlob(
+            rectangle_blob(100, 100, 200, 240).contour,
+            rectangle_blob(100, 100, 200, 240).polygon,
+            False,
+            True,
+        ),
+        rectangle_blob(115, 120, 185, 220),
+    ]
+    top_left = CornerFrame((100.0, 100.0), *DOWNWARDS, 100.0, 0)
+    bottom_right = CornerFrame((200.0, 240.0), *UPWARDS, 100.0, 0)
+    inner = CornerFrame((115.0, 120.0), *DOWNWARDS, 100.0, 1)
+    ace = reader_module._Candidate(top_left, ACE_READ, top_left.card_quad(), corners=[top_left, bottom_right])
+    king = reader_module._Candidate(inner, KING_READ, inner.card_quad(), corners=[inner])
+    assert reader_module._unless_inside_a_lone_card([ace, king], blobs) == [ace]
+    # read at one index corner only, the whole blob may be two cards stacked: both kept
+    alone_at_one = replace(ace, corners=[top_left])
+    assert reader_module._unless_inside_a_lone_card([alone_at_one, king], blobs) == [alone_at_one, king]
+    # the same card read inside it is kept (the merge makes it one); so is a read at its edge
+    same = replace(king, read=ACE_READ)
+    assert reader_module._unless_inside_a_lone_card([ace, same], blobs) == [ace, same]
+    at_edge = replace(king, frame=replace(inner, point=(102.0, 150.0)))
+    assert reader_module._unless_inside_a_lone_card([ace, at_edge], blobs) == [ace, at_edge]
+    # a blob of card shape that is no whole card: nothing known of what lies on it
+    blobs[0] = rectangle_blob(100, 100, 200, 240)
+    assert reader_module._unless_inside_a_lone_card([ace, king], blobs) == [ace, king]
 
 
 def test_two_reads_at_one_point_turned_differently_are_two_cards() -> None:
