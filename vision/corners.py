@@ -72,7 +72,9 @@ NOTCH_ANGLES = (20.0, 160.0)  # degrees: a straighter notch is one side simplifi
 EDGE_PROPOSALS = True
 EDGE_STEP = 0.1  # card widths between frames proposed along a spread's edge
 EDGE_MIN_CARDS = 0.6
-EDGE_MAX_SHORT_SIDE = 0.5  # of the frame's short side: a larger blob is not a spread of cards
+# of the frame's short side: a larger blob is not a spread of cards (a cloth, a wall); a fan of
+# three photographed close fills over half of it (IMG_2656's; 0.5 before: training photos 490 -> 491)
+EDGE_MAX_SHORT_SIDE = 0.7
 EDGE_MAX_VERTICES = 16
 EDGE_BUDGET = 128  # edge proposals in one frame at most (a row of five cards takes about 100)
 EDGE_AT_CARD_WIDTH = True  # along a spread's edges, the width of the frame's whole cards alone

@@ -159,6 +159,14 @@ def test_the_covered_cards_of_a_spread_have_their_index_corner_proposed(angle: f
     assert all(proposed_at(frames, quad, 90) for quad in cards)
 
 
+def test_a_spread_photographed_close_has_its_covered_corners_proposed() -> None:
+    # three cards 180 px wide, the spread 252 px high: over half the frame's short side (a fan
+    # photographed close, IMG_2656's), not yet a cloth
+    image, cards = spread(3, 180, 140, 0.0)
+    frames = corner_frames(find_blobs(image), image.shape)
+    assert all(proposed_at(frames, quad, 180) for quad in cards)
+
+
 def test_without_proposals_along_edges_the_covered_corners_are_missed(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
