@@ -76,7 +76,10 @@ EDGE_MIN_CARDS = 0.6
 # three photographed close fills over half of it (IMG_2656's; 0.5 before: training photos 490 -> 491)
 EDGE_MAX_SHORT_SIDE = 0.7
 EDGE_MAX_VERTICES = 16
-EDGE_BUDGET = 128  # edge proposals in one frame at most (a row of five cards takes about 100)
+# edge proposals in one frame at most: a row of five cards takes about 100, a spread photographed
+# close more (128, evenly thinned, lost IMG_2505's ten: training photos 491 -> 492, validation 84 -> 85;
+# the test photos at 640x480 take 15-20 % longer, the ten-card and board-row frames the same)
+EDGE_BUDGET = 256
 EDGE_AT_CARD_WIDTH = True  # along a spread's edges, the width of the frame's whole cards alone
 DARK_SLIT_DEPTH = 0.2  # of its box's short side: a dent this deep makes a dark blob more than one card
 DARK_MERGED_EPSILON = 4.0  # pixels at FIND_SIDE: the outline of merged dark blobs simplified this finely
