@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import cv2
 import numpy as np
@@ -58,6 +58,7 @@ class PaperBlob:
     polygon: np.ndarray  # (m, 2) float32, the simplified outline
     dark: bool  # a dark card on a light surface (its face, or its back)
     whole: bool = False  # one card alone, filling its rotated rectangle: its corners are that rectangle's
+    group: bool = False  # card-shaped but several cards: a whole card of it lies against its edge
 
 
 DARK_MERGED = True
@@ -70,6 +71,7 @@ WHOLE_CORNERS_FIRST = True
 WHOLE_PIP_WIDTHS = True  # a whole blob's pip corners at a covered card's and a group's card width
 NOTCH_ANGLES = (20.0, 160.0)  # degrees: a straighter notch is one side simplified, a sharper one a slit
 EDGE_PROPOSALS = True
+GROUP_EDGES = True  # a card-shaped blob known to be several cards (_groups_not_whole) is proposed along too
 EDGE_STEP = 0.1  # card widths between frames proposed along a spread's edge
 EDGE_MIN_CARDS = 0.6
 # of the frame's short side: a larger blob is not a spread of cards (a cloth, a wall); a fan of
@@ -401,7 +403,9 @@ def find_blobs(image: BGRImage) -> list[PaperBlob]:
     if scale == 1.0:
         return blobs
     return [
-        PaperBlob((blob.contour / scale).astype(np.int32), blob.polygon / scale, blob.dark, blob.whole)
+        PaperBlob(
+            (blob.contour / scale).astype(np.int32), blob.polygon / scale, blob.dark, blob.whole, blob.group
+        )
         for blob in blobs
     ]
 
@@ -436,7 +440,7 @@ def _groups_not_whole(blobs: list[PaperBlob]) -> list[PaperBlob]:
             if on_edge >= 2:
                 group = _simplified(blobs[i].contour, False, False)
                 if group is not None:
-                    result[i] = group
+                    result[i] = replace(group, group=True)
                 break
     return result
 
@@ -615,10 +619,13 @@ def corner_frames(blobs: list[PaperBlob], image_shape: tuple[int, ...]) -> list[
         # (spread across); the long side of a card seen in part is its height
         guesses = _distinct([blob_width, blob_width / CARD_ASPECT, max(rw, rh) / CARD_ASPECT])
         ratio = max(rw, rh) / max(min(rw, rh), 1.0)
-        if 1.2 < ratio < 1.75 or rw * rh < blob_width * blob_width * CARD_ASPECT:
+        card_shaped = 1.2 < ratio < 1.75 and not (GROUP_EDGES and blob.group)
+        if card_shaped or rw * rh < blob_width * blob_width * CARD_ASPECT:
             # a card-shaped box (one card, or a card's white frame around its picture) or a
             # piece of one card: its corners are its vertices. (Proposals along these bought
-            # nothing on the training photos and cost 50 % more patches on the ten-card frames)
+            # nothing on the training photos and cost 50 % more patches on the ten-card frames.)
+            # A group is several cards (_groups_not_whole): a spread's covered index corner lies on
+            # its edge (IMG_2649's jack of hearts: training photos 492 -> 493, frame times as before)
             guesses = []
         if blob_width > EDGE_MAX_SHORT_SIDE * min(h, w) or vertices.stop - vertices.start > EDGE_MAX_VERTICES:
             guesses = []  # the cloth, a wall, a jagged outline: not a spread of cards
