@@ -1129,6 +1129,28 @@ def _unless_patterned(
     ]
 
 
+def _inked_all_over(planes: np.ndarray) -> np.ndarray:
+    """For each normalised index window (vision.index_patch.normalise_all), whether every block
+    of a PATTERN_GRID over it shows ink: PATTERN_INK of its pixels inked past half, or a mean ink
+    of PATTERN_MEAN (a faint lattice). A back's lattice runs through the whole window, a face's
+    index leaves paper round its glyphs: of 1,438 windows read at 0.5 or more on the training
+    photos, 23 are inked all over (none of them a card the photos lose); of the windows read on
+    pale and slanted casino backs, half or more."""
+    columns, rows = PATTERN_GRID
+    ink = np.ascontiguousarray(planes[:, 0])
+    n, height, width = ink.shape
+    # each block's mean, for all windows at once: an area resize of the windows stacked is exact
+    # where the grid divides the window (the blocks of two windows never mix), and 7 times faster
+    # than numpy's mean over a reshaped array's strided axes
+    stacked = ink.reshape(n * height, width)
+    blocks = (columns, n * rows)
+    means = cv2.resize(stacked, blocks, interpolation=cv2.INTER_AREA)
+    shares = cv2.resize((stacked > 0.5).astype(np.float32), blocks, interpolation=cv2.INTER_AREA)
+    shown = (shares >= PATTERN_INK) | (means >= PATTERN_MEAN)
+    inked: np.ndarray = np.asarray(shown.reshape(n, rows * columns).all(axis=1))
+    return inked
+
+
 def _unless_inside_a_lone_card(cards: list[_Candidate], blobs: list[PaperBlob]) -> list[_Candidate]:
     """The cards less those read at a corner inside a lone card of paper read as another card:
     a whole blob (one card filling its box) that one card is read at two opposite index corners
@@ -1158,28 +1180,6 @@ def _unless_inside_a_lone_card(cards: list[_Candidate], blobs: list[PaperBlob]) 
         )
 
     return [card for card in cards if not inside_another(card)]
-
-
-def _inked_all_over(planes: np.ndarray) -> np.ndarray:
-    """For each normalised index window (vision.index_patch.normalise_all), whether every block
-    of a PATTERN_GRID over it shows ink: PATTERN_INK of its pixels inked past half, or a mean ink
-    of PATTERN_MEAN (a faint lattice). A back's lattice runs through the whole window, a face's
-    index leaves paper round its glyphs: of 1,438 windows read at 0.5 or more on the training
-    photos, 23 are inked all over (none of them a card the photos lose); of the windows read on
-    pale and slanted casino backs, half or more."""
-    columns, rows = PATTERN_GRID
-    ink = np.ascontiguousarray(planes[:, 0])
-    n, height, width = ink.shape
-    # each block's mean, for all windows at once: an area resize of the windows stacked is exact
-    # where the grid divides the window (the blocks of two windows never mix), and 7 times faster
-    # than numpy's mean over a reshaped array's strided axes
-    stacked = ink.reshape(n * height, width)
-    blocks = (columns, n * rows)
-    means = cv2.resize(stacked, blocks, interpolation=cv2.INTER_AREA)
-    shares = cv2.resize((stacked > 0.5).astype(np.float32), blocks, interpolation=cv2.INTER_AREA)
-    shown = (shares >= PATTERN_INK) | (means >= PATTERN_MEAN)
-    inked: np.ndarray = np.asarray(shown.reshape(n, rows * columns).all(axis=1))
-    return inked
 
 
 def _corners_lit(patches: np.ndarray) -> np.ndarray:
