@@ -71,7 +71,7 @@ sys.path.insert(0, str(ROOT))
 
 from vision.backs import Backs, learn  # noqa: E402
 from vision.calibrate import back_samples  # noqa: E402
-from vision.crops import Reader, camera_reader  # noqa: E402
+from vision.crops import Reader, ViewReader, camera_reader  # noqa: E402
 from vision.index_reader import PRINT_MODEL_PATH, IndexReader  # noqa: E402
 from vision.reader import ACT_CONFIDENCE, CardReader, CardSighting, Facing  # noqa: E402
 from vision.sources import Frame, read_image  # noqa: E402
@@ -431,10 +431,12 @@ def rendered_backs(
             return cv2.resize(frame, (frame.shape[1], height), interpolation=cv2.INTER_AREA)
 
         camera = _across_the_table(squash) if plane else None
-        above = View.of(camera.plane, camera.size, camera.zones) if camera and camera.plane else None
 
         def seen(reader: CardReader, camera: CameraConfig | None = camera) -> Reader:
             return camera_reader(reader, camera) if camera is not None else reader
+
+        plain = seen(reader)
+        above = plain.view if isinstance(plain, ViewReader) else None
 
         def learnable(frame: np.ndarray, above: View | None = above) -> np.ndarray:
             return above.warp(frame) if above is not None else frame  # calibration sees what is read
@@ -451,7 +453,6 @@ def rendered_backs(
             except BacksError:
                 not_learned += 1
         calibrated = seen(CardReader(index, Backs(tuple(learned)), check))
-        plain = seen(reader)
         for _ in range(5):
             frame = view(_tabled(rng, felt, [styles[rng.choice(colours)] for _ in range(6)], lamp))
             up += sum(s.facing is Facing.UP for s in plain.read(frame))

@@ -90,14 +90,15 @@ def draw_zones(image: BGRImage, camera: CameraConfig, cards: Iterable[CardSighti
     if camera.plane is not None:
         # the rectangle on the cloth that the frames are seen from above by: its corners numbered,
         # so that the installer sees them where the sheet lies, in the order given
-        points = np.array(camera.plane.corners, np.int32).reshape(-1, 1, 2)
-        cv2.polylines(out, [points], True, PLANE_COLOUR, thick, cv2.LINE_AA)
+        corners = np.array(camera.plane.corners)
+        cv2.polylines(
+            out, [corners.astype(np.int32).reshape(-1, 1, 2)], True, PLANE_COLOUR, thick, cv2.LINE_AA
+        )
         for number, (x, y) in enumerate(camera.plane.corners, start=1):
             _label(out, str(number), (int(x) + 4, int(y) - 4), PLANE_COLOUR, scale * 0.8, thick)
         width_mm, height_mm = camera.plane.size_mm
         # under the sheet, clear of its numbered corners
-        x = float(np.array(camera.plane.corners)[:, 0].min())
-        y = float(np.array(camera.plane.corners)[:, 1].max())
+        x, y = float(corners[:, 0].min()), float(corners[:, 1].max())
         _label(
             out,
             f"plane {width_mm:g} x {height_mm:g} mm",

@@ -152,14 +152,14 @@ ONE_CARD_FILL = 0.85  # of its rotated box, a lone card's outline fills at least
 ONE_CARD_VERTICES = 8  # and its simplified outline has no more corners than this
 _NO_READ = IndexRead(NONE_RANK, NONE_SUIT, 1.0, 1.0)  # a window not read: no index
 PATTERN_WINDOWS = True  # a card read only through windows a pattern fills is no card (_unless_patterned)
-# a card read at two opposite index corners of a whole blob is alone there: another read at a
-# corner this far inside it (of that read's width guess) is of the card's own print
-ONE_CARD_ALONE = True
-LONE_CARD_MARGIN = 0.05
 PATTERN_GRID = (2, 4)  # columns, rows: the blocks of an index window looked at for ink (dividing it)
 assert PATCH_W % PATTERN_GRID[0] == 0 and PATCH_H % PATTERN_GRID[1] == 0
 PATTERN_INK = 0.15  # of a block's pixels inked past half: every block so is a pattern, no index
 PATTERN_MEAN = 0.2  # or a block's mean ink
+# a card read at two opposite index corners of a whole blob is alone there: another read at a
+# corner this far inside it (of that read's width guess) is of the card's own print
+ONE_CARD_ALONE = True
+LONE_CARD_MARGIN = 0.05
 MAX_SIDE = 960  # larger frames are read scaled down: glyphs stay >= ~10 px on a card a tenth as wide
 # A frame this many times MAX_SIDE or larger is read at finer levels too (CardReader._read_levels):
 # rendered cards 70-120 px wide on 1600x1200-2880x2160 felt, a scratch measure of the second

@@ -26,6 +26,7 @@ from functools import cached_property
 import cv2
 import numpy as np
 
+from vision.corners import clockwise, whiteness
 from vision.zones import CameraConfig, Point, TablePlane, ZoneArea
 
 VIEW_MARGIN = 0.25  # of the zones' box's shorter side (as vision.crops.MARGIN), on every side
@@ -176,8 +177,6 @@ def find_sheet(image: np.ndarray) -> tuple[Point, ...] | None:
     the rectangle that ``plane`` gives: the installer lays a sheet of A4 on the cleared cloth for
     ``tablectl vision calibrate --plane`` (a card is a white four-sided shape too, and of the
     sheet's proportions: the cloth is cleared, and the drawing shows what was found)."""
-    from vision.corners import whiteness
-
     score = whiteness(image)
     least = SHEET_MIN_SHARE * image.shape[0] * image.shape[1]
     best = None
@@ -190,12 +189,8 @@ def find_sheet(image: np.ndarray) -> tuple[Point, ...] | None:
             break
     if best is None:
         return None
-    centre = best.mean(axis=0)
-    # clockwise on the image (y runs down): by the angle round the centre, then from the top left
-    order = np.argsort(np.arctan2(best[:, 1] - centre[1], best[:, 0] - centre[0]))
-    ring = best[order]
-    first = int(np.argmin(ring.sum(axis=1)))
-    ring = np.roll(ring, -first, axis=0)
+    ring = clockwise(best)  # a hull's corners, in its order: clockwise, then from the top left
+    ring = np.roll(ring, -int(np.argmin(ring.sum(axis=1))), axis=0)
     return tuple((float(x), float(y)) for x, y in ring)
 
 

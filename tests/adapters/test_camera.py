@@ -71,6 +71,14 @@ class Table(Sink):
         assert self.state is not None
         return self.state.hand.hole_dealt if self.state.hand is not None else -1
 
+    def until_ruled(self, adapter: CameraAdapter, rule: str) -> None:
+        """``adapter`` run until the table makes a ruling under ``rule``, then stopped."""
+        adapter.start()
+        try:
+            assert self.wait(lambda: bool(self.ruled(rule)))
+        finally:
+            assert adapter.stop()
+
     def stop(self) -> None:
         self.service.stop()
 
@@ -83,11 +91,7 @@ def test_recorded_frames_of_a_card_face_up_at_a_seat_give_the_exposed_card_rulin
         exposed = with_card(felt(), "As", seat_centre(camera, seat))
         write_frames(tmp_path / "frames", [felt()] * 3 + [exposed] * 6)
         adapter = CameraAdapter(camera, table.service.submit, agree=4)
-        adapter.start()
-        try:
-            assert table.wait(lambda: bool(table.ruled("IRR-6")))
-        finally:
-            assert adapter.stop()
+        table.until_ruled(adapter, "IRR-6")
         ruling = table.ruled("IRR-6")[0]
         assert f"at seat {seat}" in str(ruling.said)
         assert [(s.zone, s.card) for s in adapter.decisions] == [(f"seat{seat}", "As")]
@@ -117,11 +121,7 @@ def test_a_camera_looking_across_the_table_gives_the_exposed_card_ruling_seen_fr
         exposed = view.across([(face("As", 90), view.FACES[f"seat{seat}"][1], 25.0)])
         write_frames(tmp_path / "frames", [empty] * 3 + [exposed] * 6)
         adapter = CameraAdapter(rail, table.service.submit, agree=4)
-        adapter.start()
-        try:
-            assert table.wait(lambda: bool(table.ruled("IRR-6")))
-        finally:
-            assert adapter.stop()
+        table.until_ruled(adapter, "IRR-6")
         assert f"at seat {seat}" in str(table.ruled("IRR-6")[0].said)
         assert [(s.zone, s.card) for s in adapter.decisions] == [(f"seat{seat}", "As")]
     finally:
@@ -429,11 +429,7 @@ def test_a_video_of_a_real_photograph_gives_the_exposed_card_ruling(tmp_path: Pa
         zone = ZoneArea(f"seat{seat}", rectangle(0, 0, 378, 504))
         camera = CameraConfig("seat", CameraSource("video", path=video), (378, 504), (zone,))
         adapter = CameraAdapter(camera, table.service.submit, agree=4)
-        adapter.start()
-        try:
-            assert table.wait(lambda: bool(table.ruled("IRR-6")))
-        finally:
-            assert adapter.stop()
+        table.until_ruled(adapter, "IRR-6")
         assert "Exposed card" in str(table.ruled("IRR-6")[0].said)
         assert [(s.zone, s.card) for s in adapter.decisions] == [(f"seat{seat}", "Ah")]
     finally:
