@@ -138,11 +138,6 @@ LARGER_WINDOW = 1.6  # read first, for every card acted on; the others only wher
 LARGER_AGREE = 2
 LARGER_INDEX_CONFIDENCE = 0.5
 LARGER_OTHER_CONFIDENCE = 0.85
-# or where one of them reads another card at acting confidence, and surer than the card is read:
-# a jumbo six seen whole through 2.0 at 0.99, read as a queen at 0.91 through the window's cut
-# glyph (Kennard's TcB rows, the session of 2026-12-05: 12 -> 8 read wrongly at acting
-# confidence, FcB's 9 -> 7, TcB's spreads 3 -> 2; every other figure as before)
-LARGER_SURER = True
 CROSS_CORNER = True  # a whole card's read in doubt, confirmed by its opposite corner's second look
 # One card alone whose shape is no card's as the corner frames see it (SEEN_ASPECTS): a camera
 # looking steeply across the table, or a photo stretched to a square, shortens a card to three or
@@ -801,9 +796,8 @@ class CardReader:
         reader's own window: on a deck calibrated with a larger index, larger than that). Each card is read
         through LARGER_WINDOW first; where that reads another card, also through LARGER_WINDOWS'
         others; where LARGER_AGREE of them read one other card at LARGER_OTHER_CONFIDENCE (a whole
-        jumbo index seen through a window twice the normal one reads a little less surely), or one
-        reads another card at acting confidence and surer than the card is read (LARGER_SURER), the
-        read is held below acting (the card keeps its face: it is still one). The second step costs a tenth
+        jumbo index seen through a window twice the normal one reads a little less surely), the read is
+        held below acting (the card keeps its face: it is still one). The second step costs a tenth
         of the cards of a normal deck a window or two."""
         chosen = [
             k
@@ -825,16 +819,12 @@ class CardReader:
         more = self._read_all(image, blobs, [_wider(cards[k].frame, f) for k, _ in doubted for f in others])
         result = list(sightings)
         for j, (k, read) in enumerate(doubted):
-            looks = [
-                r
+            named = Counter(
+                (r.rank, r.suit)
                 for r in [read, *more[j * len(others) : (j + 1) * len(others)]]
-                if r.is_index and (r.rank, r.suit) != own[k]
-            ]
-            named = Counter((r.rank, r.suit) for r in looks if r.confidence >= LARGER_OTHER_CONFIDENCE)
-            surest = max((r.confidence for r in looks), default=0.0)
-            if (named and named.most_common(1)[0][1] >= LARGER_AGREE) or (
-                LARGER_SURER and surest >= ACT_CONFIDENCE and surest > sightings[k].confidence
-            ):
+                if r.is_index and r.confidence >= LARGER_OTHER_CONFIDENCE and (r.rank, r.suit) != own[k]
+            )
+            if named and named.most_common(1)[0][1] >= LARGER_AGREE:
                 result[k] = replace(
                     sightings[k],
                     confidence=min(sightings[k].confidence, LARGER_INDEX_CONFIDENCE),

@@ -672,25 +672,6 @@ def test_one_larger_window_reading_another_card_is_no_evidence() -> None:
     assert sightings[0].card == "As" and sightings[0].confidence >= ACT_CONFIDENCE
 
 
-def _ace_at(confidence: float) -> IndexRead:
-    p = confidence**0.5
-    return IndexRead(RANK_LABELS.index("A"), SUITS.index("s"), p, p)
-
-
-def test_one_larger_window_reading_another_card_surer_than_the_card_is_read_holds_it() -> None:
-    """Kennard's jumbo six of clubs: read as a queen through the window's cut glyph at both corners
-    (0.8 each, 0.96 together), and as the six at 0.99 through the 2.0 window alone, where it is
-    whole: a surer read of another card than the card's own holds it below acting."""
-    surer = ScriptedIndex([[_ace_at(0.8), _ace_at(0.8)], [_king_at(0.6)], [PIPS, PIPS, _king_at(0.99)]])
-    sightings = CardReader(surer).read(one_card_on_cloth())
-    assert surer.calls == [2, 1, 3]
-    assert sightings[0].card == "As" and sightings[0].confidence < ACT_CONFIDENCE
-    assert sightings[0].why.endswith("another card through larger windows")
-    less_sure = ScriptedIndex([[_ace_at(0.8), _ace_at(0.8)], [_king_at(0.6)], [PIPS, PIPS, _king_at(0.95)]])
-    sightings = CardReader(less_sure).read(one_card_on_cloth())
-    assert sightings[0].card == "As" and sightings[0].confidence >= ACT_CONFIDENCE
-
-
 def test_a_weak_read_through_the_first_larger_window_asks_the_others() -> None:
     weak_king = IndexRead(RANK_LABELS.index("K"), SUITS.index("s"), 0.8, 0.75)  # 0.6: a read, not acted on
     index = ScriptedIndex([[ACE, ACE], [weak_king], [KING, KING, PIPS]])
