@@ -402,10 +402,9 @@ def find_blobs(image: BGRImage) -> list[PaperBlob]:
             blobs.append(blob)
     if scale == 1.0:
         return blobs
+    # replace: every other field (dark, whole, group) kept as found
     return [
-        PaperBlob(
-            (blob.contour / scale).astype(np.int32), blob.polygon / scale, blob.dark, blob.whole, blob.group
-        )
+        replace(blob, contour=(blob.contour / scale).astype(np.int32), polygon=blob.polygon / scale)
         for blob in blobs
     ]
 

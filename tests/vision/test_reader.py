@@ -388,15 +388,7 @@ def test_a_read_at_the_opposite_corner_of_an_outline_off_its_blob_is_another_car
 def test_a_read_inside_a_lone_card_read_at_both_index_corners_is_its_own_print() -> None:
     # a whole card read as the ace at its two index corners; a smaller blob inside it (its
     # picture frame at a stricter whiteness) read as a king at one of its corners
-    blobs = [
-        PaperBlob(
-            rectangle_blob(100, 100, 200, 240).contour,
-            rectangle_blob(100, 100, 200, 240).polygon,
-            False,
-            True,
-        ),
-        rectangle_blob(115, 120, 185, 220),
-    ]
+    blobs = [replace(rectangle_blob(100, 100, 200, 240), whole=True), rectangle_blob(115, 120, 185, 220)]
     top_left = CornerFrame((100.0, 100.0), *DOWNWARDS, 100.0, 0)
     bottom_right = CornerFrame((200.0, 240.0), *UPWARDS, 100.0, 0)
     inner = CornerFrame((115.0, 120.0), *DOWNWARDS, 100.0, 1)
