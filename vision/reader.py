@@ -59,6 +59,7 @@ from vision.types import BGRImage
 __all__ = ["ACT_CONFIDENCE", "CardReader", "CardSighting", "Facing"]
 
 READ_CONFIDENCE = 0.5  # below this an index read is not evidence of anything
+WEAK_CONFIRM = 0.25  # but as low as this at a card's opposite index corner, reading it alike: _confirm_weakly
 WHITE_INSIDE_LEVEL = 150  # vision.corners.whiteness of card paper in ordinary light
 SECOND_LOOK = (0.9, 1.1)  # card widths, relative to the corner's guess, of the windows read again
 # the window read instead of the second look's smaller (first) or larger one, when only that one
@@ -699,6 +700,8 @@ class CardReader:
                     same.outlines.append(candidate.frame)
             else:
                 same.disagreeing += 1
+        if WEAK_CONFIRM:
+            _confirm_weakly(cards, frames, reads, blobs)
         return cards
 
     def _sighting(self, card: _Candidate, scale: float) -> CardSighting:
@@ -1345,6 +1348,29 @@ def _white_inside(white: np.ndarray, quad: np.ndarray) -> float:
     cv2.fillConvexPoly(mask, inner, 1)
     count = int(mask.sum())
     return float((white & (mask > 0)).sum()) / count if count else 0.0
+
+
+def _confirm_weakly(
+    cards: list[_Candidate], frames: list[CornerFrame], reads: list[IndexRead], blobs: list[PaperBlob]
+) -> None:
+    """A card read at one index corner only, below acting confidence: its opposite index corner
+    read as the same card below READ_CONFIDENCE still agrees (two windows apart reading one rank
+    and one suit alike by chance is unlikely), where that is the surest read there."""
+    weak = [
+        _Candidate(frame, read, frame.card_quad(), dark=blobs[frame.blob].dark)
+        for frame, read in zip(frames, reads, strict=True)
+        if read.is_index and WEAK_CONFIRM <= read.confidence < READ_CONFIDENCE
+    ]
+    for card in cards:
+        if card.agreeing or card.disagreeing or card.dark or card.read.confidence >= ACT_CONFIDENCE:
+            continue
+        there = [w for w in weak if _across_the_card(card, w)]
+        if not there:
+            continue
+        best = max(there, key=lambda w: w.read.confidence)
+        if (best.read.rank, best.read.suit) == (card.read.rank, card.read.suit):
+            card.agreeing.append(best.read)
+            card.corners.append(best.frame)
 
 
 def _same_card(card: _Candidate, other: _Candidate) -> bool:

@@ -53,6 +53,9 @@ def confident(reader: CardReader, image: np.ndarray) -> set[str]:
         # a spread of three whose box is card-shaped (a training photo): the nine lies whole on the
         # jack of hearts, whose one index in view is on the spread's bottom edge (GROUP_EDGES)
         ("photos-tfod-train/images/IMG_2649.JPG", {"9h", "Jh", "Jc"}),
+        # a king read at 0.86 at one index corner; his other reads him alike at 0.36 (a training
+        # photo; _confirm_weakly)
+        ("photos-tfod-train/images/IMG_2442.JPG", {"Kh"}),
     ],
 )
 def test_real_photos_are_read_with_the_right_cards(reader: CardReader, path: str, cards: set[str]) -> None:
@@ -427,6 +430,29 @@ def test_a_read_near_the_opposite_corner_is_the_same_card_only_if_its_outline_co
     # not turned, each card's outline ends at the other's corner: one card, in doubt
     facing_back = CornerFrame((200.0, 240.0), *UPWARDS, 100.0, 0)
     assert merged([ace, facing_back], [ACE_READ, KING_READ], blobs) == [("A", 1)]
+
+
+def test_a_card_read_unsurely_at_one_corner_is_confirmed_by_a_weak_read_alike_at_the_other() -> None:
+    blobs = [rectangle_blob(100, 100, 200, 240)]
+    top_left = CornerFrame((100.0, 100.0), *DOWNWARDS, 100.0, 0)
+    bottom_right = CornerFrame((200.0, 240.0), *UPWARDS, 100.0, 0)
+    king = RANK_LABELS.index("K"), SUITS.index("h")
+    unsure, weak = IndexRead(*king, 0.93, 0.93), IndexRead(*king, 0.6, 0.6)
+    reader = CardReader(ScriptedIndex([]))
+
+    def merge(reads: list[IndexRead]) -> list[reader_module._Candidate]:
+        return reader._merge([top_left, bottom_right], reads, blobs, _BlobMasks(blobs, (480, 640)))
+
+    cards = merge([unsure, weak])
+    assert unsure.confidence < ACT_CONFIDENCE and weak.confidence < reader_module.READ_CONFIDENCE
+    assert [card.agreeing for card in cards] == [[weak]]
+    assert reader._sighting(cards[0], 1.0).confidence >= ACT_CONFIDENCE
+    # a weak read of another card there is no evidence either way
+    queen = IndexRead(RANK_LABELS.index("Q"), SUITS.index("h"), 0.6, 0.6)
+    assert [card.agreeing for card in merge([unsure, queen])] == [[]]
+    # below WEAK_CONFIRM a read is nothing
+    faint = IndexRead(*king, 0.45, 0.45)
+    assert [card.agreeing for card in merge([unsure, faint])] == [[]]
 
 
 def test_a_read_through_a_much_smaller_window_at_a_cards_corner_is_no_evidence() -> None:
