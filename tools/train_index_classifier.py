@@ -628,7 +628,7 @@ def jittered(rng: random.Random, frame: CornerFrame, variant: int) -> CornerFram
 
 
 def photo_set(
-    seed: int, variants: int, none_share: float, checker_path: Path = MODEL_PATH
+    seed: int, variants: int, none_share: float, checker_path: Path = MODEL_PATH, hold_out: str = ""
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, dict[str, int]]:
     """Patches of the training part of ../shared/data/cards/photos-tfod-train (never its validation
     part, tools/vision_validate.py's VALIDATION_RUNS), cut where the pipeline proposes corners.
@@ -638,7 +638,7 @@ def photo_set(
     card's rank through one of PHOTO_CHECK_WIDTHS. A whole card's other two corners (pips) and a
     share ``none_share`` of the proposals far from every card are 'none'; the rest is left out (a
     pip corner or an index the model cannot read yet: unknown which). ``variants`` patches are
-    cut for each kept proposal.
+    cut for each kept proposal; ``hold_out`` ('K/N') leaves fold K of N out (cross-validation).
 
     The labels have no suit. A card's suit is the one the model before reads at its index at
     acting confidence with the right rank (where all such reads agree), else it is UNKNOWN_SUIT
@@ -662,7 +662,10 @@ def photo_set(
         "pips, whole card": 0,
         "none, off the cards": 0,
     }
+    held_out = set(photo_names(f"fold:{hold_out}")) if hold_out else set()
     for name in photo_names("training"):
+        if name in held_out:
+            continue
         frame_or_skip = read_image(TRAIN / "images" / name)
         if not isinstance(frame_or_skip, Frame):
             continue
@@ -866,6 +869,12 @@ def main() -> int:
         default=MODEL_PATH,
         help="the model that tells the photos' index corners and suits (default: the committed one)",
     )
+    parser.add_argument(
+        "--hold-out",
+        default="",
+        help="K/N: leave fold K of N of the training part out of --photos (tools/vision_validate.py's "
+        "fold_of), to read it with --images fold:K/N as photos never trained on",
+    )
     args = parser.parse_args()
 
     import torch
@@ -908,7 +917,9 @@ def main() -> int:
         print(f"text: {len(tx_)} patches of printed matter in {time.time() - started:.0f}s", flush=True)
         xs, ranks, suits = (np.concatenate(pair) for pair in ((xs, tx_), (ranks, tr_), (suits, ts_)))
     if args.photos:
-        px, pranks, psuits, tally = photo_set(args.seed, args.photos, args.photo_none_share, args.checker)
+        px, pranks, psuits, tally = photo_set(
+            args.seed, args.photos, args.photo_none_share, args.checker, args.hold_out
+        )
         print(f"photos: {len(px)} patches from {tally} in {time.time() - started:.0f}s", flush=True)
         xs, ranks, suits = (np.concatenate(pair) for pair in ((xs, px), (ranks, pranks), (suits, psuits)))
 

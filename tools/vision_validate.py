@@ -80,10 +80,20 @@ def load_labels() -> dict[str, list[tuple[str, tuple[int, int, int, int]]]]:
     return labels
 
 
+def fold_of(name: str, folds: int) -> int:
+    """A training-part photo's cross-validation fold of ``folds``: its run (as VALIDATION_RUNS), the
+    training part's runs in name order dealt round the folds, so that no run is in two folds."""
+    runs = sorted({Path(n).stem[:-1] for n in load_labels() if not in_validation(n)})
+    return runs.index(Path(name).stem[:-1]) % folds
+
+
 def photo_names(part: str) -> list[str]:
-    """The labelled photos of one part: 'all', 'training' (what the classifier may learn from) or
-    'validation' (VALIDATION_RUNS)."""
+    """The labelled photos of one part: 'all', 'training' (what the classifier may learn from),
+    'validation' (VALIDATION_RUNS), or 'fold:K/N' (fold K of N of the training part, fold_of)."""
     names = sorted(load_labels())
+    if part.startswith("fold:"):
+        fold, folds = (int(n) for n in part.removeprefix("fold:").split("/"))
+        return [n for n in names if not in_validation(n) and fold_of(n, folds) == fold]
     if part == "training":
         return [n for n in names if not in_validation(n)]
     if part == "validation":
@@ -172,9 +182,10 @@ def main() -> int:
     parser.add_argument("--model", type=Path, help="an index classifier to try (default: the committed one)")
     parser.add_argument(
         "--images",
-        choices=("all", "training", "validation"),
         default="all",
-        help="which photos: all, the classifier's training part, or its validation part",
+        help="which photos: all, training (the classifier's training part), validation (its "
+        "validation part), or fold:K/N (fold K of N of the training part, to read with a model "
+        "trained with --hold-out K/N)",
     )
     args = parser.parse_args()
     args.stages = args.stages or args.misses
