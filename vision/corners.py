@@ -101,6 +101,10 @@ _TAIL = np.ones((LOOP_TAIL, LOOP_TAIL), np.uint8)
 CANNY_PIECE_VERTICES = 16  # a region with more is a texture's, not a piece of a few cards
 CANNY_LEVELS = (50, 150)
 CANNY_OUTLINE_FILL = 0.75
+CARD_FILL = 0.9  # of its rotated box: a region's hull this full is card-shaped
+# a loop of edges' hull, less full: a line running on from it is trimmed by an opening, which cuts
+# the tips of a turned card's corners too (IMG_2507's king in shade: 0.8975)
+LOOP_FILL = 0.88
 CANNY_MIN_WHITE = 40  # cam_image44's nine of spades in deep shade on brown card: 46, its ground 0
 CANNY_SHADE_RISE = 25
 WHITENESS_LEVELS = (100, 130, 170, 210, 235)
@@ -283,7 +287,13 @@ def _canny_blobs(
         hull = cv2.convexHull(contour)
         (_, _), (rw, rh), _ = cv2.minAreaRect(hull)
         ratio = max(rw, rh) / max(min(rw, rh), 1.0)
-        card_shaped = not cut and 1.2 < ratio < 1.75 and cv2.contourArea(hull) >= 0.9 * rw * rh >= min_area
+        fill = LOOP_FILL if loop else CARD_FILL
+        card_shaped = (
+            not cut
+            and 1.2 < ratio < 1.75
+            and cv2.contourArea(hull) >= fill * rw * rh
+            and CARD_FILL * rw * rh >= min_area
+        )
         if loop and not card_shaped:
             continue
         if card_shaped and cv2.contourArea(contour) < CANNY_OUTLINE_FILL * cv2.contourArea(hull):
