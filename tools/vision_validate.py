@@ -80,11 +80,13 @@ def load_labels() -> dict[str, list[tuple[str, tuple[int, int, int, int]]]]:
     return labels
 
 
-def fold_of(name: str, folds: int) -> int:
+def fold_of(name: str, folds: int, runs: Sequence[str] | None = None) -> int:
     """A training-part photo's cross-validation fold of ``folds``: its run (as VALIDATION_RUNS), the
-    training part's runs in name order dealt round the folds, so that no run is in two folds."""
-    runs = sorted({Path(n).stem[:-1] for n in load_labels() if not in_validation(n)})
-    return runs.index(Path(name).stem[:-1]) % folds
+    training part's runs in name order (``runs``, read from the labels when not given) dealt round
+    the folds, so that no run is in two folds."""
+    if runs is None:
+        runs = sorted({Path(n).stem[:-1] for n in load_labels() if not in_validation(n)})
+    return list(runs).index(Path(name).stem[:-1]) % folds
 
 
 def photo_names(part: str) -> list[str]:
@@ -93,7 +95,9 @@ def photo_names(part: str) -> list[str]:
     names = sorted(load_labels())
     if part.startswith("fold:"):
         fold, folds = (int(n) for n in part.removeprefix("fold:").split("/"))
-        return [n for n in names if not in_validation(n) and fold_of(n, folds) == fold]
+        training = [n for n in names if not in_validation(n)]
+        runs = sorted({Path(n).stem[:-1] for n in training})
+        return [n for n in training if fold_of(n, folds, runs) == fold]
     if part == "training":
         return [n for n in names if not in_validation(n)]
     if part == "validation":

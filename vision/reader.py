@@ -189,6 +189,7 @@ class _Candidate:
     # their blob: only through these is a read at the opposite corner the same card (ON_OWN_BLOB)
     outlines: list[CornerFrame] = field(default_factory=list)
     corners: list[CornerFrame] = field(default_factory=list)  # where the reads that agree were made
+    weakly_confirmed: bool = False  # its other corner agrees below READ_CONFIDENCE only (_confirm_weakly)
 
 
 class _BlobMasks:
@@ -756,7 +757,8 @@ class CardReader:
         several widths there) is shown to the print check (``print_check``), a classifier trained
         with printed matter as no index: where it surely sees no index, the card keeps its face
         and name, below acting confidence (IMG_2556: a book's print read as a seven of clubs at
-        0.904). A card read at two corners has that check already; a second opinion that reads
+        0.904); so is one whose other corner agrees only weakly (_confirm_weakly). A card read
+        surely at two corners has that check already; a second opinion that reads
         another index instead is no veto (it reads fewer real cards than the committed one).
         ``windows``: each card's read window, as its first look cut it."""
         if self._print_check is None:
@@ -766,7 +768,7 @@ class CardReader:
             for k, (card, sighting) in enumerate(zip(cards, sightings, strict=True))
             if sighting.confidence >= ACT_CONFIDENCE
             and sighting.card is not None
-            and all(_at_one_corner(card.frame, frame) for frame in card.corners)
+            and (card.weakly_confirmed or all(_at_one_corner(card.frame, frame) for frame in card.corners))
         ]
         if not chosen:
             return sightings
@@ -1371,6 +1373,7 @@ def _confirm_weakly(
         if (best.read.rank, best.read.suit) == (card.read.rank, card.read.suit):
             card.agreeing.append(best.read)
             card.corners.append(best.frame)
+            card.weakly_confirmed = True
 
 
 def _same_card(card: _Candidate, other: _Candidate) -> bool:

@@ -636,6 +636,28 @@ def test_a_card_read_at_one_corner_is_shown_to_the_print_check_before_it_is_acte
     assert sightings[0].confidence >= ACT_CONFIDENCE
 
 
+def test_a_card_its_other_corner_confirms_only_weakly_is_shown_to_the_print_check(
+    monkeypatch: pytest.MonkeyPatch, no_larger_windows: None
+) -> None:
+    card = np.array([[250, 150], [340, 150], [340, 276], [250, 276]], np.int32)
+    blob = PaperBlob(card.reshape(-1, 1, 2), card.astype(np.float32), False, False)
+    top_left = CornerFrame((250.0, 150.0), (1.0, 0.0), (0.0, 1.0), 90.0, 0)
+    bottom_right = CornerFrame((340.0, 276.0), (-1.0, 0.0), (0.0, -1.0), 90.0, 0)
+    monkeypatch.setattr(reader_module, "find_blobs", lambda image: [blob])
+    monkeypatch.setattr(reader_module, "corner_frames", lambda blobs, shape: [top_left, bottom_right])
+    unsure = IndexRead(ACE.rank, ACE.suit, 0.93, 0.93)
+    weak = IndexRead(ACE.rank, ACE.suit, 0.6, 0.6)
+    script = [[unsure, weak], [unsure, unsure]]  # the first look, then the second look's two windows
+    check = ScriptedIndex([[PIPS]])
+    sightings = CardReader(ScriptedIndex(script), print_check=check).read(one_card_on_cloth())
+    assert check.calls == [1]
+    assert [(s.card, s.facing) for s in sightings] == [("As", Facing.UP)]
+    assert sightings[0].confidence < ACT_CONFIDENCE
+    agrees = ScriptedIndex([[ACE]])
+    sightings = CardReader(ScriptedIndex(script), print_check=agrees).read(one_card_on_cloth())
+    assert sightings[0].confidence >= ACT_CONFIDENCE
+
+
 def test_a_card_read_at_two_corners_is_not_shown_to_the_print_check(no_larger_windows: None) -> None:
     check = ScriptedIndex([])
     sightings = CardReader(ScriptedIndex([[ACE, ACE]]), print_check=check).read(one_card_on_cloth())
