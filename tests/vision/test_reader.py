@@ -17,7 +17,7 @@ from vision import reader as reader_module
 from vision.backs import Backs
 from vision.corners import CornerFrame, PaperBlob
 from vision.index_reader import NONE_RANK, NONE_SUIT, RANK_LABELS, IndexRead, IndexReader
-from vision.reader import ACT_CONFIDENCE, CardReader, Facing, _BlobMasks, _whole_card_outline
+from vision.reader import ACT_CONFIDENCE, CardReader, CardSighting, Facing, _BlobMasks, _whole_card_outline
 from vision.sources import Frame, read_image
 
 CARDS = DATA / "cards"
@@ -617,45 +617,46 @@ def test_a_books_print_read_as_an_index_is_not_acted_on(
     assert confident(unchecked, image) == {"Qs", "7c"}
 
 
+def shown_to_the_print_check(
+    monkeypatch: pytest.MonkeyPatch, frames: list[CornerFrame], script: list[list[IndexRead]]
+) -> tuple[list[CardSighting], list[CardSighting]]:
+    """one_card_on_cloth's card found with ``frames`` as its corners and read by ``script``; the
+    sightings with a print check that sees no index there (called once, on one window), then with
+    one that reads the card."""
+    card = np.array([[250, 150], [340, 150], [340, 276], [250, 276]], np.int32)
+    blob = PaperBlob(card.reshape(-1, 1, 2), card.astype(np.float32), False, False)
+    monkeypatch.setattr(reader_module, "find_blobs", lambda image: [blob])
+    monkeypatch.setattr(reader_module, "corner_frames", lambda blobs, shape: frames)
+    check = ScriptedIndex([[PIPS]])
+    vetoed = CardReader(ScriptedIndex(script), print_check=check).read(one_card_on_cloth())
+    assert check.calls == [1]
+    agrees = ScriptedIndex([[ACE]])
+    return vetoed, CardReader(ScriptedIndex(script), print_check=agrees).read(one_card_on_cloth())
+
+
 def test_a_card_read_at_one_corner_is_shown_to_the_print_check_before_it_is_acted_on(
     monkeypatch: pytest.MonkeyPatch, no_larger_windows: None
 ) -> None:
-    card = np.array([[250, 150], [340, 150], [340, 276], [250, 276]], np.int32)
-    blob = PaperBlob(card.reshape(-1, 1, 2), card.astype(np.float32), False, False)
     corner = CornerFrame((250.0, 150.0), (1.0, 0.0), (0.0, 1.0), 90.0, 0)
-    monkeypatch.setattr(reader_module, "find_blobs", lambda image: [blob])
-    monkeypatch.setattr(reader_module, "corner_frames", lambda blobs, shape: [corner])
     script = [[ACE], [ACE, ACE]]  # the first look, then the second look's two windows
-    check = ScriptedIndex([[PIPS]])
-    sightings = CardReader(ScriptedIndex(script), print_check=check).read(one_card_on_cloth())
-    assert check.calls == [1]
-    assert [(s.card, s.facing) for s in sightings] == [("As", Facing.UP)]  # still face up, named
-    assert sightings[0].confidence < ACT_CONFIDENCE
-    agrees = ScriptedIndex([[ACE]])
-    sightings = CardReader(ScriptedIndex(script), print_check=agrees).read(one_card_on_cloth())
-    assert sightings[0].confidence >= ACT_CONFIDENCE
+    vetoed, checked = shown_to_the_print_check(monkeypatch, [corner], script)
+    assert [(s.card, s.facing) for s in vetoed] == [("As", Facing.UP)]  # still face up, named
+    assert vetoed[0].confidence < ACT_CONFIDENCE
+    assert checked[0].confidence >= ACT_CONFIDENCE
 
 
 def test_a_card_its_other_corner_confirms_only_weakly_is_shown_to_the_print_check(
     monkeypatch: pytest.MonkeyPatch, no_larger_windows: None
 ) -> None:
-    card = np.array([[250, 150], [340, 150], [340, 276], [250, 276]], np.int32)
-    blob = PaperBlob(card.reshape(-1, 1, 2), card.astype(np.float32), False, False)
     top_left = CornerFrame((250.0, 150.0), (1.0, 0.0), (0.0, 1.0), 90.0, 0)
     bottom_right = CornerFrame((340.0, 276.0), (-1.0, 0.0), (0.0, -1.0), 90.0, 0)
-    monkeypatch.setattr(reader_module, "find_blobs", lambda image: [blob])
-    monkeypatch.setattr(reader_module, "corner_frames", lambda blobs, shape: [top_left, bottom_right])
     unsure = IndexRead(ACE.rank, ACE.suit, 0.93, 0.93)
     weak = IndexRead(ACE.rank, ACE.suit, 0.6, 0.6)
     script = [[unsure, weak], [unsure, unsure]]  # the first look, then the second look's two windows
-    check = ScriptedIndex([[PIPS]])
-    sightings = CardReader(ScriptedIndex(script), print_check=check).read(one_card_on_cloth())
-    assert check.calls == [1]
-    assert [(s.card, s.facing) for s in sightings] == [("As", Facing.UP)]
-    assert sightings[0].confidence < ACT_CONFIDENCE
-    agrees = ScriptedIndex([[ACE]])
-    sightings = CardReader(ScriptedIndex(script), print_check=agrees).read(one_card_on_cloth())
-    assert sightings[0].confidence >= ACT_CONFIDENCE
+    vetoed, checked = shown_to_the_print_check(monkeypatch, [top_left, bottom_right], script)
+    assert [(s.card, s.facing) for s in vetoed] == [("As", Facing.UP)]
+    assert vetoed[0].confidence < ACT_CONFIDENCE
+    assert checked[0].confidence >= ACT_CONFIDENCE
 
 
 def test_a_card_read_at_two_corners_is_not_shown_to_the_print_check(no_larger_windows: None) -> None:
