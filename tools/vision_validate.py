@@ -80,13 +80,10 @@ def load_labels() -> dict[str, list[tuple[str, tuple[int, int, int, int]]]]:
     return labels
 
 
-def fold_of(name: str, folds: int, runs: Sequence[str] | None = None) -> int:
+def fold_of(name: str, folds: int, runs: list[str]) -> int:
     """A training-part photo's cross-validation fold of ``folds``: its run (as VALIDATION_RUNS), the
-    training part's runs in name order (``runs``, read from the labels when not given) dealt round
-    the folds, so that no run is in two folds."""
-    if runs is None:
-        runs = sorted({Path(n).stem[:-1] for n in load_labels() if not in_validation(n)})
-    return list(runs).index(Path(name).stem[:-1]) % folds
+    training part's runs (``runs``, in name order) dealt round the folds, so that no run is in two."""
+    return runs.index(Path(name).stem[:-1]) % folds
 
 
 def photo_names(part: str) -> list[str]:

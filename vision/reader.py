@@ -189,7 +189,12 @@ class _Candidate:
     # their blob: only through these is a read at the opposite corner the same card (ON_OWN_BLOB)
     outlines: list[CornerFrame] = field(default_factory=list)
     corners: list[CornerFrame] = field(default_factory=list)  # where the reads that agree were made
-    weakly_confirmed: bool = False  # its other corner agrees below READ_CONFIDENCE only (_confirm_weakly)
+
+    @property
+    def weakly_confirmed(self) -> bool:
+        """Its other corner agrees below READ_CONFIDENCE only (_confirm_weakly: the merge's agreeing
+        reads are all READ_CONFIDENCE or more)."""
+        return any(read.confidence < READ_CONFIDENCE for read in self.agreeing)
 
 
 class _BlobMasks:
@@ -702,7 +707,7 @@ class CardReader:
             else:
                 same.disagreeing += 1
         if WEAK_CONFIRM:
-            _confirm_weakly(cards, frames, reads, blobs)
+            _confirm_weakly(cards, frames, reads)
         return cards
 
     def _sighting(self, card: _Candidate, scale: float) -> CardSighting:
@@ -1352,20 +1357,23 @@ def _white_inside(white: np.ndarray, quad: np.ndarray) -> float:
     return float((white & (mask > 0)).sum()) / count if count else 0.0
 
 
-def _confirm_weakly(
-    cards: list[_Candidate], frames: list[CornerFrame], reads: list[IndexRead], blobs: list[PaperBlob]
-) -> None:
+def _confirm_weakly(cards: list[_Candidate], frames: list[CornerFrame], reads: list[IndexRead]) -> None:
     """A card read at one index corner only, below acting confidence: its opposite index corner
     read as the same card below READ_CONFIDENCE still agrees (two windows apart reading one rank
     and one suit alike by chance is unlikely), where that is the surest read there."""
+    unsure = [
+        card
+        for card in cards
+        if not (card.agreeing or card.disagreeing or card.dark) and card.read.confidence < ACT_CONFIDENCE
+    ]
+    if not unsure:
+        return  # a frame of cards read surely (the ten-card frames): nothing to build
     weak = [
-        _Candidate(frame, read, frame.card_quad(), dark=blobs[frame.blob].dark)
+        _Candidate(frame, read, frame.card_quad())
         for frame, read in zip(frames, reads, strict=True)
         if read.is_index and WEAK_CONFIRM <= read.confidence < READ_CONFIDENCE
     ]
-    for card in cards:
-        if card.agreeing or card.disagreeing or card.dark or card.read.confidence >= ACT_CONFIDENCE:
-            continue
+    for card in unsure:
         there = [w for w in weak if _across_the_card(card, w)]
         if not there:
             continue
@@ -1373,7 +1381,6 @@ def _confirm_weakly(
         if (best.read.rank, best.read.suit) == (card.read.rank, card.read.suit):
             card.agreeing.append(best.read)
             card.corners.append(best.frame)
-            card.weakly_confirmed = True
 
 
 def _same_card(card: _Candidate, other: _Candidate) -> bool:
