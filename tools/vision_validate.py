@@ -91,7 +91,12 @@ def photo_names(part: str) -> list[str]:
     'validation' (VALIDATION_RUNS), or 'fold:K/N' (fold K of N of the training part, fold_of)."""
     names = sorted(load_labels())
     if part.startswith("fold:"):
-        fold, folds = (int(n) for n in part.removeprefix("fold:").split("/"))
+        try:
+            fold, folds = (int(n) for n in part.removeprefix("fold:").split("/"))
+        except ValueError:
+            raise ValueError(f"{part!r}: a fold is fold:K/N, K and N whole numbers") from None
+        if not 0 <= fold < folds:
+            raise ValueError(f"{part!r}: there is no fold {fold} of {folds} (K is 0 to N - 1)")
         training = [n for n in names if not in_validation(n)]
         runs = sorted({Path(n).stem[:-1] for n in training})
         return [n for n in training if fold_of(n, folds, runs) == fold]
@@ -99,7 +104,9 @@ def photo_names(part: str) -> list[str]:
         return [n for n in names if not in_validation(n)]
     if part == "validation":
         return [n for n in names if in_validation(n)]
-    return names
+    if part == "all":
+        return names
+    raise ValueError(f"{part!r}: the parts are all, training, validation and fold:K/N")
 
 
 class _Looks:
@@ -190,12 +197,16 @@ def main() -> int:
     )
     args = parser.parse_args()
     args.stages = args.stages or args.misses
+    try:
+        names = photo_names(args.images)
+    except ValueError as error:
+        parser.error(f"--images {error}")
     labels = load_labels()
     reader = CardReader(IndexReader(args.model) if args.model else None)
     right = right_any = wrong_confident = total = 0
     confidences: list[tuple[float, bool]] = []
     lost: Counter[str] = Counter()
-    for name in photo_names(args.images)[: args.limit]:
+    for name in names[: args.limit]:
         frame = read_image(TRAIN / "images" / name)
         if not isinstance(frame, Frame):
             continue

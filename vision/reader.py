@@ -59,7 +59,9 @@ from vision.types import BGRImage
 __all__ = ["ACT_CONFIDENCE", "CardReader", "CardSighting", "Facing"]
 
 READ_CONFIDENCE = 0.5  # below this an index read is not evidence of anything
-WEAK_CONFIRM = 0.25  # but as low as this at a card's opposite index corner, reading it alike: _confirm_weakly
+WEAK_CONFIRM = (
+    0.25  # but as low as this at a card's opposite index corner, reading it alike: _confirm_weakly (0: off)
+)
 WHITE_INSIDE_LEVEL = 150  # vision.corners.whiteness of card paper in ordinary light
 SECOND_LOOK = (0.9, 1.1)  # card widths, relative to the corner's guess, of the windows read again
 # the window read instead of the second look's smaller (first) or larger one, when only that one

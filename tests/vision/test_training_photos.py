@@ -4,9 +4,11 @@ their corners (tools/train_index_classifier.py): the validation part must never 
 from __future__ import annotations
 
 import csv
+from pathlib import Path
 
 import cv2
 import numpy as np
+import pytest
 
 from tests.vision.test_corners import card_corners
 from tools.train_index_classifier import _whole_card_corner, jittered
@@ -23,6 +25,22 @@ def test_the_two_parts_split_the_labelled_photos() -> None:
     assert all(any(name.startswith(run) for name in validation) for run in VALIDATION_RUNS)
     assert len(validation) == 63
     assert 0.18 <= len(validation) / len(photo_names("all")) <= 0.25
+
+
+def test_the_folds_split_the_training_part_by_whole_runs() -> None:
+    """Cross-validation's folds (train_index_classifier.py --hold-out K/N, vision_validate.py
+    --images fold:K/N): together the training part, each photo in one, each run in one."""
+    folds = [photo_names(f"fold:{k}/3") for k in range(3)]
+    assert sorted(sum(folds, [])) == photo_names("training")
+    assert [len(fold) for fold in folds] == [84, 73, 76]
+    runs = [{Path(name).stem[:-1] for name in fold} for fold in folds]
+    assert not (runs[0] & runs[1] or runs[0] & runs[2] or runs[1] & runs[2])
+
+
+@pytest.mark.parametrize("part", ["validaton", "fold:3/3", "fold:a/3", "fold:1"])
+def test_a_part_not_known_is_refused_rather_than_read_as_all(part: str) -> None:
+    with pytest.raises(ValueError, match="fold|parts"):
+        photo_names(part)
 
 
 def test_each_label_corrected_is_a_label_of_the_file_and_takes_its_place() -> None:
