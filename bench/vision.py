@@ -72,7 +72,7 @@ sys.path.insert(0, str(ROOT))
 from vision.backs import Backs, learn  # noqa: E402
 from vision.calibrate import back_samples  # noqa: E402
 from vision.crops import Reader, ViewReader, camera_reader  # noqa: E402
-from vision.index_reader import PRINT_MODEL_PATH, IndexReader  # noqa: E402
+from vision.index_reader import MODEL_PATH, PRINT_MODEL_PATH, IndexReader  # noqa: E402
 from vision.reader import ACT_CONFIDENCE, CardReader, CardSighting, Facing  # noqa: E402
 from vision.sources import Frame, read_image  # noqa: E402
 from vision.view import View  # noqa: E402
@@ -190,7 +190,7 @@ def backs_set(reader: CardReader, limit: int | None, calibrated: bool = False) -
     images = {name: every[name] for name in sorted(up)[:limit]}  # scored; --limit: the first few
     if calibrated:  # the backs are learned from all the other images, scored or not
         samples = {name: back_samples([image], reader) for name, image in every.items()}
-        index, check = IndexReader(), IndexReader(PRINT_MODEL_PATH)
+        index, check = IndexReader(index_model), IndexReader(PRINT_MODEL_PATH)
     called_up_wrongly = called_down_wrongly = wrong_cards = caught = face_up = face_down = 0
     for name, image in images.items():
         scorer = reader
@@ -314,6 +314,9 @@ def _scored(reader: CardReader, frame: np.ndarray, cards: Sequence[str]) -> tupl
     return len(read & set(cards)), len(read - set(cards))
 
 
+# the index classifier measured (--model), for the readers the figures make for themselves
+index_model = MODEL_PATH
+
 KENNARD_DECKS = ("TcN", "TcB", "FcN", "FcB")  # two or four colours; normal or jumbo ('big') index
 
 
@@ -413,7 +416,7 @@ def rendered_backs(
     from vision.backs import BacksError
 
     deck = [rank + suit for rank in "23456789TJQKA" for suit in "cdhs"]
-    index, check = IndexReader(), IndexReader(PRINT_MODEL_PATH)
+    index, check = IndexReader(index_model), IndexReader(PRINT_MODEL_PATH)
     up = up_calibrated = not_learned = backs = faces_up = faces_down = faces = 0
     faces_up_calibrated = faces_down_calibrated = 0
     for table in range(1, tables + 1):
@@ -563,7 +566,7 @@ def backs_calibrated_ms(reader: CardReader, repeats: int) -> float:
         if isinstance(frame, Frame):
             images.append(frame.image)
     back, _ = learn("black", [sample for image in images for sample in back_samples([image], reader)])
-    return median_ms(CardReader(backs=Backs((back,))), images, repeats)
+    return median_ms(CardReader(IndexReader(index_model), Backs((back,))), images, repeats)
 
 
 def main() -> int:
@@ -591,11 +594,20 @@ def main() -> int:
         help="npm's @heruka_urgyen/react-playing-cards 0.5.0 unpacked (its package/ folder): adds "
         "the unseen_* figures (needs the [train] extra)",
     )
+    parser.add_argument(
+        "--model",
+        type=Path,
+        default=MODEL_PATH,
+        help="the index classifier to measure (default: the committed one; a candidate's figures "
+        "beside the committed model's, never its test-photo figure to choose by)",
+    )
     args = parser.parse_args()
     if args.only == "unseen" and args.unseen_decks is None:
         parser.error("--only unseen needs --unseen-decks DIR")
     cv2.setNumThreads(1)  # a Pi's cores are the table's: measure one
-    reader = CardReader()
+    global index_model
+    index_model = args.model
+    reader = CardReader(IndexReader(index_model))
     report: dict[str, object] = {}
     if args.only is None:
         report.update(test_set(reader, args.limit))

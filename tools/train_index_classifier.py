@@ -30,6 +30,7 @@ folder are never read here.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import glob
 import math
 import random
@@ -80,6 +81,7 @@ TURN_SIGMA = 4.0  # set by --turn-sigma
 JUMBO_SHARE = 0.0  # set by --jumbo
 MORE_SUITS = False  # set by --more-suits
 COVERED_SHARE = 0.0  # set by --covered
+OVERSIZED_SHARE = 0.0  # set by --oversized
 DARK_BACK_SHARE = 0.0  # set by --dark-backs
 TEXT_DARK_SHARE = 0.0  # set by --text-dark
 # a dark back's lattice as a camera sees it: white, silver or gold (BGR) lines on a dark field
@@ -88,6 +90,12 @@ LATTICE_INKS = ((235, 235, 235), (180, 185, 190), (60, 175, 215))
 # short (up to about a quarter too small) and also tries a quarter more (vision.corners'
 # COVERED_WIDTH_FACTOR), so its window is anything from 0.75 to 1.25 of the card's true width
 COVERED_WIDTH_RANGE = (0.75, 1.25)
+# An index window cut at this share of the card's width shows the index 1.5-2.4 times as large as
+# the reader's window holds one: a jumbo index read at the standard size (its suit below the
+# window), or a width guess far too small. Such a window is 'none' with --oversized: the rank's
+# ink alone was read as a confident card (a jumbo eight as a queen of diamonds at 0.99, Kennard's
+# TcB), and unread is better than wrong; `calibrate --faces` sizes the window to the deck.
+OVERSIZED_WIDTH_RANGE = (0.42, 0.65)
 MARGIN = 60  # background around a face, so a misplaced window sees table, as it does in a photo
 # --photos: the photos' suit is not labelled, so their index patches train the rank head alone
 UNKNOWN_SUIT = -1
@@ -496,6 +504,10 @@ def sample(
     if kind < 0.6:
         corner = rng.choice((0, 2))  # the two index corners
         frame = frame_at(rng, corner, True)
+        if OVERSIZED_SHARE and rng.random() < OVERSIZED_SHARE:
+            low, high = (math.log(factor) for factor in OVERSIZED_WIDTH_RANGE)
+            frame = dataclasses.replace(frame, width=frame.width * math.exp(rng.uniform(low, high)))
+            return degrade(rng, canvas, frame), NONE_RANK, NONE_SUIT
         return degrade(rng, canvas, frame), rank, suit
     if kind < 0.85:
         frame = frame_at(rng, rng.choice((1, 3)), True)
@@ -732,15 +744,18 @@ def photo_set(
     return xs, np.array(ranks, np.int64), np.array(suits, np.int64), tally
 
 
-def build_net(width: int):  # type: ignore[no-untyped-def]
+def build_net(width: int, folded: bool = False):  # type: ignore[no-untyped-def]
+    """``folded``: each batch norm folded into its convolution's weights and bias, as the ONNX
+    export leaves it (the net that --init fine-tunes: the same function as the model it starts
+    from, which a batch norm fed a new batch's statistics would not be)."""
     import torch.nn as nn
 
     def block(cin: int, cout: int, pool: bool) -> list[nn.Module]:
-        layers: list[nn.Module] = [
-            nn.Conv2d(cin, cout, 3, padding=1, bias=False),
-            nn.BatchNorm2d(cout),
-            nn.ReLU(),
-        ]
+        layers: list[nn.Module] = (
+            [nn.Conv2d(cin, cout, 3, padding=1, bias=True), nn.ReLU()]
+            if folded
+            else [nn.Conv2d(cin, cout, 3, padding=1, bias=False), nn.BatchNorm2d(cout), nn.ReLU()]
+        )
         return layers + ([nn.MaxPool2d(2)] if pool else [])
 
     return nn.Sequential(
@@ -752,6 +767,31 @@ def build_net(width: int):  # type: ignore[no-untyped-def]
         nn.Flatten(),
         nn.Linear(4 * width, len(RANK_LABELS) + 1 + 5),
     )
+
+
+def load_exported(net, model: Path) -> None:  # type: ignore[no-untyped-def]
+    """An exported model's weights into a ``build_net(width, folded=True)`` net: its
+    convolutions' weights and biases in the graph's order, then the last layer's."""
+    import onnx
+    import torch
+    import torch.nn as nn
+    from onnx import numpy_helper
+
+    graph = onnx.load(str(model)).graph
+    weights = {tensor.name: numpy_helper.to_array(tensor) for tensor in graph.initializer}
+    layers = [node for node in graph.node if node.op_type in ("Conv", "Gemm")]
+    modules = [module for module in net if isinstance(module, nn.Conv2d | nn.Linear)]
+    if len(layers) != len(modules):
+        raise SystemExit(f"{model}: {len(layers)} layers with weights, the net has {len(modules)}")
+    with torch.no_grad():
+        for node, module in zip(layers, modules, strict=True):
+            weight, bias = (torch.from_numpy(weights[name].copy()) for name in node.input[1:3])
+            if weight.shape != module.weight.shape:
+                raise SystemExit(
+                    f"{model}: {node.name} is {tuple(weight.shape)}, not {tuple(module.weight.shape)}"
+                )
+            module.weight.copy_(weight)
+            module.bias.copy_(bias)
 
 
 def main() -> int:
@@ -814,6 +854,25 @@ def main() -> int:
         default=0.0,
         help="the share of windows cut at a covered card's width, 0.75-1.25 of the true one",
     )
+    parser.add_argument(
+        "--oversized",
+        type=float,
+        default=0.0,
+        help="the share of index windows cut at OVERSIZED_WIDTH_RANGE of the card's width, 'none' "
+        "(an index far larger than the window holds: a jumbo index at the standard size)",
+    )
+    parser.add_argument(
+        "--init",
+        type=Path,
+        help="fine-tune this exported model (of --width's net) instead of training from scratch",
+    )
+    parser.add_argument(
+        "--tune-last",
+        type=int,
+        default=0,
+        help="with --init: only the last N layers with weights learn (0: all)",
+    )
+    parser.add_argument("--lr", type=float, default=3e-3, help="the one-cycle schedule's peak learning rate")
     parser.add_argument(
         "--dark-backs",
         type=float,
@@ -881,7 +940,8 @@ def main() -> int:
     import torch.nn.functional as F
 
     global SQUASH_SIGMA, FADE_SHARE, BLUR_SHARE, WIDTH_SIGMA, COVERED_SHARE, DARK_BACK_SHARE, NEIGHBOUR_SHARE
-    global TEXT_DARK_SHARE, TURN_SIGMA, JUMBO_SHARE, MORE_SUITS
+    global TEXT_DARK_SHARE, TURN_SIGMA, JUMBO_SHARE, MORE_SUITS, OVERSIZED_SHARE
+    OVERSIZED_SHARE = args.oversized
     TURN_SIGMA, JUMBO_SHARE, MORE_SUITS = args.turn_sigma, args.jumbo, args.more_suits
     SQUASH_SIGMA, FADE_SHARE, BLUR_SHARE = args.squash, args.fade, args.blur
     NEIGHBOUR_SHARE = args.neighbours
@@ -923,11 +983,18 @@ def main() -> int:
         print(f"photos: {len(px)} patches from {tally} in {time.time() - started:.0f}s", flush=True)
         xs, ranks, suits = (np.concatenate(pair) for pair in ((xs, px), (ranks, pranks), (suits, psuits)))
 
-    net = build_net(args.width)
+    net = build_net(args.width, folded=args.init is not None)
+    if args.init:
+        load_exported(net, args.init)
+    if args.tune_last:
+        # only the last layers learn: what the model has learned to see stays as it was
+        learning = [m for m in net if isinstance(m, torch.nn.Conv2d | torch.nn.Linear)][-args.tune_last :]
+        for module in net:
+            module.requires_grad_(module in learning)
     print(f"{sum(p.numel() for p in net.parameters())} parameters", flush=True)
-    optimiser = torch.optim.Adam(net.parameters(), lr=3e-3)
+    optimiser = torch.optim.Adam([p for p in net.parameters() if p.requires_grad], lr=args.lr)
     steps = args.epochs * (len(xs) // 256)
-    schedule = torch.optim.lr_scheduler.OneCycleLR(optimiser, max_lr=3e-3, total_steps=steps)
+    schedule = torch.optim.lr_scheduler.OneCycleLR(optimiser, max_lr=args.lr, total_steps=steps)
     tx, tr, ts = torch.from_numpy(xs), torch.from_numpy(ranks), torch.from_numpy(suits)
     for epoch in range(args.epochs):
         net.train()

@@ -118,3 +118,21 @@ def test_a_dark_backs_lattice_is_ink_on_paper_to_the_classifier_as_the_reader_cu
         assert float((as_dark_card > 0.7).mean()) > 0.05
         # as paper the dark field would be the ink
         assert float(np.median(normalise(patch, False)[0])) > 0.5
+
+
+@pytest.mark.parametrize("share", [0.0, 1.0])
+def test_an_index_window_cut_far_too_small_is_taught_as_no_index(
+    monkeypatch: pytest.MonkeyPatch, share: float
+) -> None:
+    import random
+
+    import tools.train_index_classifier as training
+
+    monkeypatch.setattr(training, "OVERSIZED_SHARE", share)
+    face = np.full((training.FACE_H, training.FACE_W, 3), 240, np.uint8)
+    rng = random.Random(7)
+    labels = [training.sample(rng, [(face, 5, 2)], backs=False)[1:] for _ in range(60)]
+    indexes = sum(label == (5, 2) for label in labels)
+    # --oversized: every index corner's window is cut at a jumbo index's scale, and none is an index
+    assert (indexes == 0) if share == 1.0 else (indexes > 20)
+    assert all(label in ((5, 2), (training.NONE_RANK, training.NONE_SUIT)) for label in labels)
