@@ -935,6 +935,8 @@ def main() -> int:
         "fold_of), to read it with --images fold:K/N as photos never trained on",
     )
     args = parser.parse_args()
+    if args.tune_last and args.init is None:
+        parser.error("--tune-last fine-tunes a model: give it with --init")
 
     import torch
     import torch.nn.functional as F
