@@ -95,6 +95,9 @@ class Backs:
     backs: tuple[Back, ...]
     index_scale: float = 1.0
     four_colour: bool = False
+    # the faces were learned (index_scale and four_colour are the deck's, not the defaults): a
+    # reader whose deck's index size is unknown watches for a jumbo index (vision/index_size.py)
+    faces_learned: bool = False
 
     def __post_init__(self) -> None:
         if not valid_index_scale(self.index_scale):
@@ -232,6 +235,7 @@ def save_backs(backs: Backs, path: Path) -> None:
             "backs": [b.as_json() for b in backs.backs],
             "index_scale": backs.index_scale,
             "four_colour": backs.four_colour,
+            "faces_learned": backs.faces_learned,
         },
         indent=1,
     )
@@ -278,7 +282,14 @@ def load_backs(path: Path) -> Backs:
             f"{path}: four_colour {four_colour!r} is neither true nor false: set it to false (true "
             "for a deck with blue diamonds and green clubs)"
         )
-    return Backs(tuple(backs), float(scale), four_colour)
+    # absent likewise; a file that gives an index size other than 1 had its faces learned
+    faces_learned = data.get("faces_learned", scale != 1)
+    if not isinstance(faces_learned, bool):
+        raise BacksError(
+            f"{path}: faces_learned {faces_learned!r} is neither true nor false: learn the faces again "
+            "with tablectl vision calibrate --faces"
+        )
+    return Backs(tuple(backs), float(scale), four_colour, faces_learned)
 
 
 def _numbers(values: Iterable[object], count: int) -> tuple[float, ...]:

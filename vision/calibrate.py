@@ -283,7 +283,7 @@ def learn_faces(
         if len(numbers) >= MIN_NUMBER_CARDS
         else backs.four_colour
     )
-    save_backs(replace(backs, index_scale=best, four_colour=four_colour), backs_file)
+    save_backs(replace(backs, index_scale=best, four_colour=four_colour, faces_learned=True), backs_file)
     return LearnedFaces(best, four_colour, read, (coloured, len(numbers)), skipped, set_aside)
 
 

@@ -279,6 +279,9 @@ class CardReader:
             index_scale if index_scale is not None else backs.index_scale if backs is not None else 1.0
         )
         self.four_colour = four_colour if four_colour is not None else backs is not None and backs.four_colour
+        # the deck's index size given or learned, not the standard one assumed (vision/index_size.py
+        # watches an assumed one)
+        self.index_size_known = index_scale is not None or (backs is not None and backs.faces_learned)
         self.backs = backs if backs is not None and backs.backs else None
         self.faces_by_pips = True  # a dark card's pips alone show its face (FACE_PIPS)
 
@@ -309,6 +312,7 @@ class CardReader:
         other = copy.copy(self)
         if index_scale is not None:
             other.index_scale = _index_size(index_scale)
+            other.index_size_known = True
         if four_colour is not None:
             other.four_colour = four_colour
         return other

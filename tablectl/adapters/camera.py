@@ -40,6 +40,7 @@ from typing import Protocol
 from tablectl.core.cards import card_str, parse_card
 from tablectl.core.events import CardSeen, DeviceStatus, Zone
 from vision.crops import camera_reader
+from vision.index_size import LARGER_INDEX, IndexSizeWatch, withheld
 from vision.mouth import MouthCheck, MouthLook, MouthState
 from vision.sighting import ACT_CONFIDENCE, CardSighting, Facing
 from vision.sources import Frame, FrameSource, SourceError, open_camera
@@ -68,6 +69,16 @@ def default_reader(backs: Path | None = None) -> Reader:
     from vision.reader import CardReader
 
     return CardReader(backs=load_backs(backs) if backs is not None else None)
+
+
+def index_size_watch(reader: Reader, camera: CameraConfig) -> IndexSizeWatch | None:
+    """The watch for a jumbo index (vision/index_size.py) where ``reader`` assumes the standard
+    index size (the deck's faces never calibrated); None where it knows the deck's."""
+    from vision.reader import CardReader
+
+    if not isinstance(reader, CardReader) or reader.index_size_known:
+        return None
+    return IndexSizeWatch(camera_reader(reader.for_deck(index_scale=LARGER_INDEX), camera))
 
 
 def default_mouth_check(camera: CameraConfig, backs: Path | None = None) -> MouthCheck | None:
@@ -270,6 +281,7 @@ class CameraAdapter:
         self.skipped = 0  # frames that could not be read
         self._reasons: set[str] = set()  # why frames were skipped, each logged once
         self.decisions: deque[Seen] = deque(maxlen=MAX_KEPT)  # the last decisions (the log and tests)
+        self._index_watch: IndexSizeWatch | None = None  # made with the reader, in the camera's thread
 
     @property
     def device(self) -> str:
@@ -301,7 +313,9 @@ class CameraAdapter:
 
     def _run(self) -> None:
         try:
-            reader = camera_reader(self._reader(), self.camera)  # by zones; seen from above across the table
+            base = self._reader()
+            reader = camera_reader(base, self.camera)  # by zones; seen from above across the table
+            self._index_watch = index_size_watch(base, self.camera)
             mouth = self._mouth_check(self.camera)
         except Exception as error:  # the model cannot load: the camera is as good as lost
             log.exception("%s: the card reader did not start", self.device)
@@ -356,7 +370,7 @@ class CameraAdapter:
                     or not self._mouth_only
                     or look.state in (MouthState.FACE, MouthState.UNKNOWN)
                 ):
-                    sightings = list(reader.read(item.image))
+                    sightings = self._named(item.image, list(reader.read(item.image)))
                 else:
                     sightings = []  # a back or no card at the mouth: nothing to read
             except Exception as error:  # a frame the pipeline fails on is skipped, the camera goes on
@@ -368,6 +382,29 @@ class CameraAdapter:
                 sightings = self._at_mouth(look, sightings, at)
             for seen in self._watch.frame(sightings, at):
                 self._decided(seen)
+
+    def _named(self, image: BGRImage, sightings: list[CardSighting]) -> list[CardSighting]:
+        """The frame's cards, their names withheld while the index-size watch finds the deck's
+        index larger than the reader's window (vision/index_size.py): a device status of its own,
+        '<camera> reading', says so when that changes, and the floor is called."""
+        watch = self._index_watch
+        if watch is None:
+            return sightings
+        verdict = watch.frame(image, sightings)
+        if verdict is not None:
+            device = f"{self.device} reading"
+            if verdict:
+                why = (
+                    "its cards' index is larger than the reader's window (a jumbo index): their names "
+                    "are withheld until the deck's faces are calibrated (tablectl vision calibrate --faces)"
+                )
+                log.warning("%s: %s", device, why)
+                self.submit(DeviceStatus(device, False, why, self.clock()))
+            else:
+                self.submit(
+                    DeviceStatus(device, True, "the cards' index fits the window again", self.clock())
+                )
+        return [withheld(s) for s in sightings] if watch.index_larger else sightings
 
     def _gap(self) -> None:
         self._watch.gap()

@@ -26,13 +26,16 @@ from tests.helpers.camera_frames import (
     Sink,
     face,
     felt,
+    jumbo_face,
     seat_centre,
+    spread_of,
     table_camera,
     with_card,
     write_frames,
 )
 from tests.helpers.mouth_frames import CARD_W, MOUTH, SIZE, at_mouth, casino_back, lit, mouth_backs, shoe
 from tests.helpers.paths import DATA
+from vision.backs import Backs, save_backs
 from vision.mouth import MouthCheck, MouthState
 from vision.reader import CardReader
 from vision.sighting import CardSighting, Facing
@@ -389,6 +392,46 @@ def test_a_backs_file_that_cannot_be_read_makes_the_camera_lost_with_the_fix(tmp
         f"the card reader did not start: {tmp_path / 'backs.json'}: no such file: learn the backs with "
         "tablectl vision calibrate --backs"
     )
+
+
+def test_a_deck_whose_index_is_larger_than_the_window_has_its_names_withheld_and_the_floor_told(
+    tmp_path: Path,
+) -> None:
+    """No faces calibrated, a jumbo-index deck dealt: the camera says its reading is lost, why and
+    the fix, and decides its cards face up without a name (an exposed card is still one)."""
+    camera = table_camera(CameraSource("images", path=tmp_path / "frames"))
+    dealt = ["Kd", "7c", "Qh", "4s", "9d", "Jc", "As", "8h"]
+    write_frames(tmp_path / "frames", [spread_of([jumbo_face(card) for card in dealt])] * 8)
+    seen: list[object] = []
+    got = statuses(lambda submit: _collecting(camera, submit, seen), 2)
+    assert (got[0].device, got[0].ok) == ("table camera reading", False)
+    assert got[0].detail.endswith(
+        "a jumbo index): their names are withheld until the deck's faces are calibrated "
+        "(tablectl vision calibrate --faces)"
+    )
+    assert (got[1].device, got[1].detail) == ("table camera", "the recording ended")
+    faces = [e for e in seen if isinstance(e, CardSeen)]
+    assert len(faces) >= 3 and all(e.card is None and e.face_up for e in faces)
+    assert Zone.SEAT in {e.zone for e in faces}  # face up at a seat: an exposed card, unnamed
+
+
+def test_the_same_deck_calibrated_is_named_and_nothing_is_said(tmp_path: Path) -> None:
+    camera = table_camera(CameraSource("images", path=tmp_path / "frames"))
+    dealt = ["Kd", "7c", "Qh", "4s", "9d", "Jc", "As", "8h"]
+    write_frames(tmp_path / "frames", [spread_of([jumbo_face(card) for card in dealt])] * 8)
+    save_backs(Backs((), 1.5, faces_learned=True), tmp_path / "backs.json")
+    seen: list[object] = []
+
+    def run(submit: Callable[..., None]) -> CameraAdapter:
+        def route(event: object, **kwargs: object) -> None:
+            (submit if isinstance(event, DeviceStatus) else seen.append)(event)
+
+        return CameraAdapter(camera, route, agree=4, backs=tmp_path / "backs.json")
+
+    got = statuses(run, 1)
+    assert [(s.device, s.detail) for s in got] == [("table camera", "the recording ended")]
+    named = {e.card for e in seen if isinstance(e, CardSeen) and e.card is not None}
+    assert len(named) >= 3 and named <= {parse_card(card) for card in dealt}
 
 
 def test_a_frame_the_reader_fails_on_is_skipped_and_the_camera_goes_on() -> None:

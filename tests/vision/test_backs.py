@@ -146,6 +146,26 @@ def test_the_backs_file_keeps_a_four_colour_deck_and_an_older_file_is_two_colour
     assert Backs(red.backs, 1.5, True).with_back(red.backs[0]) == Backs(red.backs, 1.5, True)
 
 
+def test_the_backs_file_says_whether_the_faces_were_learned_and_an_older_file_is_read_by_its_size(
+    tmp_path: Path, red: Backs
+) -> None:
+    path = tmp_path / "backs.json"
+    save_backs(Backs(red.backs, 1.0, faces_learned=True), path)
+    assert load_backs(path).faces_learned and CardReader(backs=load_backs(path)).index_size_known
+    save_backs(red, path)  # backs alone: the standard index assumed, not learned
+    assert not load_backs(path).faces_learned and not CardReader(backs=load_backs(path)).index_size_known
+    for scale, learned in ((1.0, False), (1.5, True)):  # written before faces_learned: by its size
+        data = json.loads(path.read_text())
+        data.pop("faces_learned", None)
+        data["index_scale"] = scale
+        path.write_text(json.dumps(data))
+        assert load_backs(path).faces_learned is learned
+    data["faces_learned"] = 1
+    path.write_text(json.dumps(data))
+    with pytest.raises(BacksError, match="faces_learned 1 is neither true nor false: learn the faces again"):
+        load_backs(path)
+
+
 def test_on_real_photos_face_down_is_a_match_to_the_learned_black_back(reader: CardReader) -> None:
     """backs-cardcounter's deck has plain black backs and black faces with gold print, the case
     where 'no white inside' would call a face down. Learned from three photos, the back is what

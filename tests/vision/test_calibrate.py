@@ -160,6 +160,7 @@ def test_calibrate_faces_learns_a_jumbo_index_and_keeps_the_backs(tmp_path: Path
     )
     learned = load_backs(tmp_path / "backs.json")
     assert learned.index_scale == 1.5 and [b.name for b in learned.backs] == ["deck"]
+    assert learned.faces_learned  # no camera watches this deck's index size any more
 
     def acted(reader: CardReader) -> set[str]:
         return {s.card for s in reader.read(jumbo) if s.card and s.confidence >= ACT_CONFIDENCE}
@@ -174,7 +175,7 @@ def test_calibrate_faces_of_a_normal_deck_learns_the_standard_window_and_two_col
     assert learned.index_scale == 1.0 and learned.read[1.0][0] == len(CARDS) and learned.skipped == []
     assert not learned.four_colour and learned.blue_or_green == (0, 6)  # As 9c Td 5s 2h 8c: no court
     saved = load_backs(tmp_path / "b.json")
-    assert saved.index_scale == 1.0 and not saved.four_colour
+    assert saved.index_scale == 1.0 and not saved.four_colour and saved.faces_learned
 
 
 def test_calibrate_faces_learns_a_four_colour_deck_and_the_reader_uses_it(tmp_path: Path) -> None:

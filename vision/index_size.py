@@ -1,0 +1,83 @@
+"""Watching for a jumbo index where the deck's index size was never learned.
+
+The reader cuts each index window at a standard index's size unless calibration learned the
+deck's (``tablectl vision calibrate --faces``: vision.calibrate.learn_faces). A jumbo index, as
+many card rooms' decks print it, fills that window with its rank, its suit cut off below, and the
+classifier names some of those cards wrongly at acting confidence (Kennard's jumbo decks: a
+large '8' read as a queen of diamonds at 0.99; docs/vision.md, Calibration). An installer can
+forget the faces. So a camera whose reader assumes the standard size reads a frame now and then
+through windows LARGER_INDEX times as large too (every frame that names a card until it has
+PROBES_KEPT looks, then one frame in PROBE_EVERY): over the last PROBES_KEPT looks, a deck
+whose cards the larger windows name far more often than the standard ones (LARGER_SHARE times,
+and LARGER_CARDS cards at least) has a larger index than the reader assumes. The camera then
+withholds its cards' names (their faces still count: an exposed card is still seen) and says why
+(tablectl/adapters/camera.py), until the standard windows name as many again (the deck changed)
+or the faces are calibrated.
+
+Measured (a scratch check, issue 12's sixth session of 2026-12-05): the training photos' normal
+index, 496 cards named through the standard windows and 157 through windows 1.75 times as
+large; Kennard's normal decks 92 and 0, 88 and 1; his jumbo decks 22 and 100, 17 and 100.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+
+from vision.crops import Reader
+from vision.sighting import ACT_CONFIDENCE, CardSighting
+from vision.types import BGRImage
+
+LARGER_INDEX = 1.75  # the windows looked through as well: what calibration learns for a jumbo index
+PROBE_EVERY = 15  # frames read between two looks (half a second at 30 frames a second)
+PROBES_KEPT = 10  # looks that named a card, the verdict's evidence
+LARGER_SHARE = 2.0  # the larger windows name this many times the standard ones' cards...
+LARGER_CARDS = 8  # ...and this many at least, over the looks kept
+
+
+def named(sightings: list[CardSighting]) -> int:
+    """The cards named at acting confidence."""
+    return sum(1 for s in sightings if s.card is not None and s.confidence >= ACT_CONFIDENCE)
+
+
+def withheld(sighting: CardSighting) -> CardSighting:
+    """``sighting`` without its name: face up or down as it was seen."""
+    if sighting.card is None:
+        return sighting
+    why = f"{sighting.why}; named {sighting.card}, withheld: the deck's index is larger than the window"
+    return CardSighting(sighting.corners, sighting.facing, None, None, 0.0, why, sighting.back_like)
+
+
+class IndexSizeWatch:
+    """``larger``: the camera's reader with windows LARGER_INDEX times the standard size (read as
+    the camera's frames are, by zones or seen from above: vision.crops.camera_reader)."""
+
+    def __init__(self, larger: Reader, every: int = PROBE_EVERY, kept: int = PROBES_KEPT) -> None:
+        self._larger = larger
+        self.every = every
+        self._frames = 0
+        self._looks: deque[tuple[int, int]] = deque(maxlen=kept)  # (standard, larger) cards named
+        self.index_larger = False  # the verdict: names are withheld while it holds
+
+    def frame(self, image: BGRImage, sightings: list[CardSighting]) -> bool | None:
+        """A frame the camera's reader read (``sightings``, through the standard windows): the new
+        verdict when this frame changes it, else None."""
+        self._frames += 1
+        standard = named(sightings)
+        # every frame that names a card until the looks kept are full, so that a jumbo deck's
+        # names are withheld within a frame or two of its first cards; then one in ``every``
+        if self._frames % self.every and (standard == 0 or len(self._looks) == self._looks.maxlen):
+            return None
+        larger = named(self._larger.read(image))
+        if standard == larger == 0:
+            return None  # no card named either way: no evidence
+        self._looks.append((standard, larger))
+        standard_sum = sum(look[0] for look in self._looks)
+        larger_sum = sum(look[1] for look in self._looks)
+        if self.index_larger:
+            verdict = larger_sum > standard_sum  # until the standard windows name as many
+        else:
+            verdict = larger_sum >= LARGER_CARDS and larger_sum >= LARGER_SHARE * standard_sum
+        if verdict == self.index_larger:
+            return None
+        self.index_larger = verdict
+        return verdict
