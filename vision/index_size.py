@@ -8,11 +8,11 @@ large '8' read as a queen of diamonds at 0.99; docs/vision.md, Calibration). An 
 forget the faces. So a camera whose reader assumes the standard size reads a frame now and then
 through windows LARGER_INDEX times as large too (every frame that names a card until it has
 PROBES_KEPT looks, then one frame in PROBE_EVERY): over the last PROBES_KEPT looks, a deck
-whose cards the larger windows name far more often than the standard ones (LARGER_SHARE times,
-and LARGER_CARDS cards at least) has a larger index than the reader assumes. The camera then
-withholds its cards' names (their faces still count: an exposed card is still seen) and says why
-(tablectl/adapters/camera.py), until the standard windows name as many again (the deck changed)
-or the faces are calibrated.
+whose cards the larger windows name far more of than the standard ones (LARGER_SHARE times as
+many different cards, and LARGER_CARDS at least) has a larger index than the reader assumes.
+The camera then withholds its cards' names (their faces still count: an exposed card is still
+seen) and says why (tablectl/adapters/camera.py), until the standard windows name as many again
+(the deck changed) or the faces are calibrated.
 
 Measured (a scratch check, issue 12's sixth session of 2026-12-05): the training photos' normal
 index, 496 cards named through the standard windows and 157 through windows 1.75 times as
@@ -30,13 +30,13 @@ from vision.types import BGRImage
 LARGER_INDEX = 1.75  # the windows looked through as well: what calibration learns for a jumbo index
 PROBE_EVERY = 15  # frames read between two looks (half a second at 30 frames a second)
 PROBES_KEPT = 10  # looks that named a card, the verdict's evidence
-LARGER_SHARE = 2.0  # the larger windows name this many times the standard ones' cards...
-LARGER_CARDS = 8  # ...and this many at least, over the looks kept
+LARGER_SHARE = 2.0  # the larger windows name this many times as many different cards...
+LARGER_CARDS = 8  # ...and this many different cards at least, over the looks kept
 
 
-def named(sightings: list[CardSighting]) -> int:
+def named(sightings: list[CardSighting]) -> frozenset[str]:
     """The cards named at acting confidence."""
-    return sum(1 for s in sightings if s.card is not None and s.confidence >= ACT_CONFIDENCE)
+    return frozenset(s.card for s in sightings if s.card is not None and s.confidence >= ACT_CONFIDENCE)
 
 
 def withheld(sighting: CardSighting) -> CardSighting:
@@ -55,7 +55,8 @@ class IndexSizeWatch:
         self._larger = larger
         self.every = every
         self._frames = 0
-        self._looks: deque[tuple[int, int]] = deque(maxlen=kept)  # (standard, larger) cards named
+        # the cards each look named through the standard windows and through the larger ones
+        self._looks: deque[tuple[frozenset[str], frozenset[str]]] = deque(maxlen=kept)
         self.index_larger = False  # the verdict: names are withheld while it holds
 
     def frame(self, image: BGRImage, sightings: list[CardSighting]) -> bool | None:
@@ -65,18 +66,21 @@ class IndexSizeWatch:
         standard = named(sightings)
         # every frame that names a card until the looks kept are full, so that a jumbo deck's
         # names are withheld within a frame or two of its first cards; then one in ``every``
-        if self._frames % self.every and (standard == 0 or len(self._looks) == self._looks.maxlen):
+        if self._frames % self.every and (not standard or len(self._looks) == self._looks.maxlen):
             return None
         larger = named(self._larger.read(image))
-        if standard == larger == 0:
+        if not standard and not larger:
             return None  # no card named either way: no evidence
         self._looks.append((standard, larger))
-        standard_sum = sum(look[0] for look in self._looks)
-        larger_sum = sum(look[1] for look in self._looks)
+        # different cards, not looks: a table that stays as it is shows the same cards to every
+        # look, and a normal deck's scene where the larger windows name 2 cards to the standard
+        # windows' 1 (11 of the 296 training photos) must not add up to a jumbo index
+        standard_cards = len(frozenset().union(*(look[0] for look in self._looks)))
+        larger_cards = len(frozenset().union(*(look[1] for look in self._looks)))
         if self.index_larger:
-            verdict = larger_sum > standard_sum  # until the standard windows name as many
+            verdict = larger_cards > standard_cards  # until the standard windows name as many
         else:
-            verdict = larger_sum >= LARGER_CARDS and larger_sum >= LARGER_SHARE * standard_sum
+            verdict = larger_cards >= LARGER_CARDS and larger_cards >= LARGER_SHARE * standard_cards
         if verdict == self.index_larger:
             return None
         self.index_larger = verdict

@@ -44,7 +44,10 @@ from vision.stability import Seen
 from vision.zones import CameraConfig, CameraSource, ZoneArea, rectangle
 
 CONFIG = TableConfig(seats=3, game="NT", blinds=(50, 100))
-DEALT = ("2c", "3d", "4h", "As")  # the fourth card is the first seat's second: IRR-6, not MD-a
+DEALT = ("2c", "3d", "4h", "As")
+DECK = [
+    rank + suit for rank in "23456789TJQKA" for suit in "cdhs"
+]  # the fourth card is the first seat's second: IRR-6, not MD-a
 
 
 class Table(Sink):
@@ -397,27 +400,40 @@ def test_a_backs_file_that_cannot_be_read_makes_the_camera_lost_with_the_fix(tmp
 def test_a_deck_whose_index_is_larger_than_the_window_has_its_names_withheld_and_the_floor_told(
     tmp_path: Path,
 ) -> None:
-    """No faces calibrated, a jumbo-index deck dealt: the camera says its reading is lost, why and
-    the fix, and decides its cards face up without a name (an exposed card is still one)."""
+    """No faces calibrated, a jumbo-index deck dealt (two spreads of eight, five frames each, the
+    cloth bare between them): the camera says its reading is lost, why and the fix, as soon as the
+    standard windows name a card (the jack of hearts, through its cut index), and from then on
+    decides its cards face up without a name (an exposed card is still one)."""
     camera = table_camera(CameraSource("images", path=tmp_path / "frames"))
-    dealt = ["Kd", "7c", "Qh", "4s", "9d", "Jc", "As", "8h"]
-    write_frames(tmp_path / "frames", [spread_of([jumbo_face(card) for card in dealt])] * 8)
-    seen: list[object] = []
-    got = statuses(lambda submit: _collecting(camera, submit, seen), 2)
+    frames = []
+    for dealt in (DECK[34:42], DECK[:8]):
+        frames += [spread_of([jumbo_face(card) for card in dealt])] * 5 + [felt()] * 5
+    write_frames(tmp_path / "frames", frames)
+    events: list[object] = []
+
+    def run(submit: Callable[..., None]) -> CameraAdapter:
+        def route(event: object, **kwargs: object) -> None:
+            events.append(event)
+            if isinstance(event, DeviceStatus):
+                submit(event, **kwargs)
+
+        return CameraAdapter(camera, route, agree=4)
+
+    got = statuses(run, 2)
     assert (got[0].device, got[0].ok) == ("table camera reading", False)
     assert got[0].detail.endswith(
         "a jumbo index): their names are withheld until the deck's faces are calibrated "
         "(tablectl vision calibrate --faces)"
     )
     assert (got[1].device, got[1].detail) == ("table camera", "the recording ended")
-    faces = [e for e in seen if isinstance(e, CardSeen)]
-    assert len(faces) >= 3 and all(e.card is None and e.face_up for e in faces)
-    assert Zone.SEAT in {e.zone for e in faces}  # face up at a seat: an exposed card, unnamed
+    after = [e for e in events[events.index(got[0]) :] if isinstance(e, CardSeen)]
+    assert len(after) >= 3 and all(e.card is None and e.face_up for e in after)
+    assert Zone.SEAT in {e.zone for e in after}  # face up at a seat: an exposed card, unnamed
 
 
 def test_the_same_deck_calibrated_is_named_and_nothing_is_said(tmp_path: Path) -> None:
     camera = table_camera(CameraSource("images", path=tmp_path / "frames"))
-    dealt = ["Kd", "7c", "Qh", "4s", "9d", "Jc", "As", "8h"]
+    dealt = DECK[:8]
     write_frames(tmp_path / "frames", [spread_of([jumbo_face(card) for card in dealt])] * 8)
     save_backs(Backs((), 1.5, faces_learned=True), tmp_path / "backs.json")
     seen: list[object] = []
