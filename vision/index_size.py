@@ -14,9 +14,11 @@ The camera then withholds its cards' names (their faces still count: an exposed 
 seen) and says why (tablectl/adapters/camera.py), until the standard windows name as many again
 (the deck changed) or the faces are calibrated.
 
-Measured (a scratch check, issue 12's sixth session of 2026-12-05): the training photos' normal
-index, 496 cards named through the standard windows and 157 through windows 1.75 times as
-large; Kennard's normal decks 92 and 0, 88 and 1; his jumbo decks 22 and 100, 17 and 100.
+Measured (scratch scripts, issue 12's sixth session of 2026-12-05; docs/vision.md, The camera
+adapter): the training photos' normal index, 496 cards named through the standard windows and
+157 through windows 1.75 times as large; Kennard's normal decks 92 and 0, 88 and 1; his jumbo
+decks 22 and 100, 17 and 100. Watched frame by frame, no normal deck's frames make it say so,
+and the jumbo decks' do within their first few frames.
 """
 
 from __future__ import annotations
