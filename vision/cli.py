@@ -38,10 +38,13 @@ def cmd_vision_read(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     from vision.backs import load_backs
+    from vision.index_size import LARGER_INDEX, IndexSizeWatch, withheld
     from vision.reader import ACT_CONFIDENCE, CardReader
     from vision.sources import ImageFiles, Skipped
 
     reader = CardReader(backs=load_backs(Path(args.backs_file)) if args.backs_file else None)
+    # the deck's index size unknown: watched for a jumbo index, as a camera does (vision/index_size.py)
+    watch = None if reader.index_size_known else IndexSizeWatch(reader.for_deck(index_scale=LARGER_INDEX))
     skipped = 0
     for item in ImageFiles(args.images).frames():
         if isinstance(item, Skipped):
@@ -52,6 +55,19 @@ def cmd_vision_read(args: argparse.Namespace) -> int:
                 print(f"{item.label}: skipped: {item.reason}", file=sys.stderr)
             continue
         cards = reader.read(item.image)
+        if watch is not None:
+            verdict = watch.frame(item.image, cards)
+            if verdict is not None:
+                print(
+                    f"{item.label}: the cards' index is larger than the reader's window (a jumbo index): "
+                    "names withheld from here on; learn the deck's faces (tablectl vision calibrate "
+                    "--faces) and read with --backs-file"
+                    if verdict
+                    else f"{item.label}: the cards' index fits the reader's window again: names given",
+                    file=sys.stderr,
+                )
+            if watch.index_larger:
+                cards = [withheld(card) for card in cards]
         if args.json:
             print(json.dumps({"image": item.label, "cards": [card.as_json() for card in cards]}))
             continue

@@ -40,3 +40,22 @@ def test_read_in_words(tmp_path: Path) -> None:
     result = tablectl("vision", "read", str(PHOTO))
     assert result.returncode == 0, result.stderr
     assert result.stdout.startswith(f"{PHOTO}: ")
+
+
+def test_read_of_a_jumbo_index_deck_not_calibrated_withholds_the_names_and_says_why(tmp_path: Path) -> None:
+    from tests.helpers.camera_frames import face, jumbo_face, spread_of, write_frames
+
+    deck = [rank + suit for rank in "23456789TJQKA" for suit in "cdhs"]
+    write_frames(tmp_path / "jumbo", [spread_of([jumbo_face(card) for card in deck[34:42]])])
+    write_frames(tmp_path / "normal", [spread_of([face(card) for card in deck[34:42]])])
+    jumbo = tablectl("vision", "read", str(tmp_path / "jumbo"), "--json")
+    assert jumbo.returncode == 0, jumbo.stderr
+    [line] = jumbo.stdout.splitlines()
+    cards = json.loads(line)["cards"]
+    assert len(cards) >= 6 and all(card["card"] is None for card in cards)
+    assert any("withheld: the deck's index is larger than the window" in card["why"] for card in cards)
+    assert "(a jumbo index): names withheld from here on; learn the deck's faces" in jumbo.stderr
+    normal = tablectl("vision", "read", str(tmp_path / "normal"), "--json")
+    assert normal.returncode == 0 and normal.stderr == ""
+    named = {card["card"] for card in json.loads(normal.stdout)["cards"]} - {None}
+    assert len(named) >= 6 and named <= set(deck[34:42])
