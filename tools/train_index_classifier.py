@@ -785,6 +785,10 @@ def load_exported(net, model: Path) -> None:  # type: ignore[no-untyped-def]
         raise SystemExit(f"{model}: {len(layers)} layers with weights, the net has {len(modules)}")
     with torch.no_grad():
         for node, module in zip(layers, modules, strict=True):
+            if len(node.input) < 3 or not all(name in weights for name in node.input[1:3]):
+                raise SystemExit(
+                    f"{model}: {node.name} has no stored weights and bias (not an export of this net)"
+                )
             weight, bias = (torch.from_numpy(weights[name].copy()) for name in node.input[1:3])
             if weight.shape != module.weight.shape:
                 raise SystemExit(
@@ -935,6 +939,8 @@ def main() -> int:
         "fold_of), to read it with --images fold:K/N as photos never trained on",
     )
     args = parser.parse_args()
+    if args.tune_last < 0:
+        parser.error("--tune-last is a number of layers: 0 (all learn) or more")
     if args.tune_last and args.init is None:
         parser.error("--tune-last fine-tunes a model: give it with --init")
 

@@ -44,7 +44,12 @@ def cmd_vision_read(args: argparse.Namespace) -> int:
 
     reader = CardReader(backs=load_backs(Path(args.backs_file)) if args.backs_file else None)
     # the deck's index size unknown: watched for a jumbo index, as a camera does (vision/index_size.py)
-    watch = None if reader.index_size_known else IndexSizeWatch(reader.for_deck(index_scale=LARGER_INDEX))
+    # (each image its own scene: every one looked at)
+    watch = (
+        None
+        if reader.index_size_known
+        else IndexSizeWatch(reader.for_deck(index_scale=LARGER_INDEX), every=1)
+    )
     skipped = 0
     for item in ImageFiles(args.images).frames():
         if isinstance(item, Skipped):

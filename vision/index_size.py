@@ -6,13 +6,13 @@ many card rooms' decks print it, fills that window with its rank, its suit cut o
 classifier names some of those cards wrongly at acting confidence (Kennard's jumbo decks: a
 large '8' read as a queen of diamonds at 0.99; docs/vision.md, Calibration). An installer can
 forget the faces. So a camera whose reader assumes the standard size reads a frame now and then
-through windows LARGER_INDEX times as large too (every frame that names a card until it has
-PROBES_KEPT looks, then one frame in PROBE_EVERY): over the last PROBES_KEPT looks, a deck
-whose cards the larger windows name far more of than the standard ones (LARGER_SHARE times as
-many different cards, and LARGER_CARDS at least) has a larger index than the reader assumes.
-The camera then withholds its cards' names (their faces still count: an exposed card is still
-seen) and says why (tablectl/adapters/camera.py), until the standard windows name as many again
-(the deck changed) or the faces are calibrated.
+through windows LARGER_INDEX times as large too (the first FIRST_LOOKS frames that name a card,
+then one frame in PROBE_EVERY): over the last LOOKS_KEPT different looks, a deck of which the
+larger windows name far more cards than the standard ones (LARGER_SHARE times as many different
+cards, and LARGER_CARDS at least) has a larger index than the reader assumes. The camera then
+withholds its cards' names (their faces still count: an exposed card is still seen) and says why
+(tablectl/adapters/camera.py), until the standard windows name as many more (another deck) or
+the faces are calibrated.
 
 Measured (scratch scripts, issue 12's sixth session of 2026-12-05; docs/vision.md, The camera
 adapter): the training photos' normal index, 496 cards named through the standard windows and
@@ -30,10 +30,12 @@ from vision.sighting import ACT_CONFIDENCE, CardSighting
 from vision.types import BGRImage
 
 LARGER_INDEX = 1.75  # the windows looked through as well: what calibration learns for a jumbo index
-PROBE_EVERY = 15  # frames read between two looks (half a second at 30 frames a second)
-PROBES_KEPT = 10  # looks that named a card, the verdict's evidence
+PROBE_EVERY = 15  # frames read between two looks (half a second at 30 frames a second)...
+FIRST_LOOKS = 10  # ...once this many frames naming a card have all been looked at
+LOOKS_KEPT = 40  # different looks, the verdict's evidence
 LARGER_SHARE = 2.0  # the larger windows name this many times as many different cards...
-LARGER_CARDS = 8  # ...and this many different cards at least, over the looks kept
+LARGER_CARDS = 8  # ...and this many different cards at least, over the looks kept (the same
+# both ways: a verdict is left only on evidence as strong the other way)
 
 
 def named(sightings: list[CardSighting]) -> frozenset[str]:
@@ -51,13 +53,19 @@ def withheld(sighting: CardSighting) -> CardSighting:
 
 class IndexSizeWatch:
     """``larger``: the camera's reader with windows LARGER_INDEX times the standard size (read as
-    the camera's frames are, by zones or seen from above: vision.crops.camera_reader)."""
+    the camera's frames are, by zones or seen from above: vision.crops.camera_reader). ``every``:
+    one frame in so many is looked at once the first ``first`` frames naming a card have been."""
 
-    def __init__(self, larger: Reader, every: int = PROBE_EVERY, kept: int = PROBES_KEPT) -> None:
+    def __init__(
+        self, larger: Reader, every: int = PROBE_EVERY, first: int = FIRST_LOOKS, kept: int = LOOKS_KEPT
+    ) -> None:
         self._larger = larger
         self.every = every
+        self.first = first
         self._frames = 0
-        # the cards each look named through the standard windows and through the larger ones
+        self._first_looks = 0
+        # the cards each look named through the standard windows and through the larger ones; a
+        # look like the last one (a table that stays as it is) is not kept again
         self._looks: deque[tuple[frozenset[str], frozenset[str]]] = deque(maxlen=kept)
         self.index_larger = False  # the verdict: names are withheld while it holds
 
@@ -66,21 +74,25 @@ class IndexSizeWatch:
         verdict when this frame changes it, else None."""
         self._frames += 1
         standard = named(sightings)
-        # every frame that names a card until the looks kept are full, so that a jumbo deck's
-        # names are withheld within a frame or two of its first cards; then one in ``every``
-        if self._frames % self.every and (not standard or len(self._looks) == self._looks.maxlen):
+        # the first frames naming a card all looked at, so that a jumbo deck dealt many cards at
+        # once is found within a frame or two; then one frame in ``every``
+        if self._frames % self.every and (not standard or self._first_looks >= self.first):
             return None
+        if standard:
+            self._first_looks += 1
         larger = named(self._larger.read(image))
         if not standard and not larger:
             return None  # no card named either way: no evidence
+        if self._looks and self._looks[-1] == (standard, larger):
+            return None  # the table as it was: nothing new
         self._looks.append((standard, larger))
-        # different cards, not looks: a table that stays as it is shows the same cards to every
-        # look, and a normal deck's scene where the larger windows name 2 cards to the standard
-        # windows' 1 (11 of the 296 training photos) must not add up to a jumbo index
+        # different cards, not looks: a normal deck's scene where the larger windows name 2 cards
+        # to the standard windows' 1 (11 of the 296 training photos) must not add up to a jumbo
+        # index, however often it is seen; a few cards a hand (a board, a seat) add up over hands
         standard_cards = len(frozenset().union(*(look[0] for look in self._looks)))
         larger_cards = len(frozenset().union(*(look[1] for look in self._looks)))
-        if self.index_larger:
-            verdict = larger_cards > standard_cards  # until the standard windows name as many
+        if self.index_larger:  # left on evidence as strong the other way, not on a card or two
+            verdict = not (standard_cards >= LARGER_CARDS and standard_cards >= LARGER_SHARE * larger_cards)
         else:
             verdict = larger_cards >= LARGER_CARDS and larger_cards >= LARGER_SHARE * standard_cards
         if verdict == self.index_larger:

@@ -11,7 +11,9 @@ why)`` when it stops delivering frames (its stream ends, nothing comes for ``los
 seconds: a watchdog thread sees that even when the driver hangs in a read, it cannot open, or
 gives frames of another size than its zones are drawn on), and ``ok`` again when frames come back.
 A live camera is opened again every ``retry`` seconds; a recording (a video file, a folder of
-images) ends once.
+images) ends once. Where the deck's faces were never calibrated, its naming of cards is a device
+status of its own, ``"<name> camera naming"``: lost while the index-size watch finds a jumbo index
+(vision/index_size.py), the cards then decided unnamed.
 
 A card seen face up at the shoe's mouth is not a ``CardSeen``: the procedure takes a boxed card
 from the shoe's read (``CardDrawn.face_up``, IRR-3). The mouth camera is then the shoe's face
@@ -42,6 +44,7 @@ from tablectl.core.events import CardSeen, DeviceStatus, Zone
 from vision.crops import camera_reader
 from vision.index_size import LARGER_INDEX, IndexSizeWatch, withheld
 from vision.mouth import MouthCheck, MouthLook, MouthState
+from vision.reader import CardReader
 from vision.sighting import ACT_CONFIDENCE, CardSighting, Facing
 from vision.sources import Frame, FrameSource, SourceError, open_camera
 from vision.stability import Seen, ZoneWatch
@@ -74,8 +77,6 @@ def default_reader(backs: Path | None = None) -> Reader:
 def index_size_watch(reader: Reader, camera: CameraConfig) -> IndexSizeWatch | None:
     """The watch for a jumbo index (vision/index_size.py) where ``reader`` assumes the standard
     index size (the deck's faces never calibrated); None where it knows the deck's."""
-    from vision.reader import CardReader
-
     if not isinstance(reader, CardReader) or reader.index_size_known:
         return None
     return IndexSizeWatch(camera_reader(reader.for_deck(index_scale=LARGER_INDEX), camera))
@@ -321,6 +322,10 @@ class CameraAdapter:
             log.exception("%s: the card reader did not start", self.device)
             self._report_lost(f"the card reader did not start: {error}")
             return
+        if self._index_watch is None and isinstance(base, CardReader):
+            # the deck's index size is known: a naming status left from before the faces were
+            # calibrated (the table keeps its devices across a restart) is cleared
+            self.submit(DeviceStatus(self.naming, True, "the deck's index size is calibrated", self.clock()))
         while not self._stop.is_set():
             try:
                 source = self._open_source(self.camera)
@@ -365,46 +370,56 @@ class CameraAdapter:
             at = self.clock()
             try:
                 look = mouth.check(item.image) if mouth is not None else None
-                if (
+                read = (
                     look is None
                     or not self._mouth_only
                     or look.state in (MouthState.FACE, MouthState.UNKNOWN)
-                ):
-                    sightings = self._named(item.image, list(reader.read(item.image)))
-                else:
-                    sightings = []  # a back or no card at the mouth: nothing to read
+                )
+                # a back or no card at the mouth: nothing to read
+                sightings = list(reader.read(item.image)) if read else []
             except Exception as error:  # a frame the pipeline fails on is skipped, the camera goes on
                 self.skipped += 1
                 self._gap()
                 self._skipped_because(item.label, f"the reader failed: {error!r}")
                 continue
+            if read:
+                self._watch_index(item, sightings)
             if look is not None:
-                sightings = self._at_mouth(look, sightings, at)
+                sightings = self._at_mouth(look, sightings, at)  # an index read is a face there
+            if self._index_watch is not None and self._index_watch.index_larger:
+                sightings = [withheld(s) for s in sightings]
             for seen in self._watch.frame(sightings, at):
                 self._decided(seen)
 
-    def _named(self, image: BGRImage, sightings: list[CardSighting]) -> list[CardSighting]:
-        """The frame's cards, their names withheld while the index-size watch finds the deck's
-        index larger than the reader's window (vision/index_size.py): a device status of its own,
-        '<camera> reading', says so when that changes, and the floor is called."""
+    @property
+    def naming(self) -> str:
+        """The device status of the camera's naming of cards (the index-size watch)."""
+        return f"{self.device} naming"
+
+    def _watch_index(self, frame: Frame, sightings: list[CardSighting]) -> None:
+        """The index-size watch shown a frame the reader read (vision/index_size.py): while it
+        finds the deck's index larger than the reader's window, the camera's cards go unnamed
+        (_read), and the naming's device status says so when that changes (the floor is called).
+        A watch that fails leaves the frame read and the verdict as it was."""
         watch = self._index_watch
         if watch is None:
-            return sightings
-        verdict = watch.frame(image, sightings)
-        if verdict is not None:
-            device = f"{self.device} reading"
-            if verdict:
-                why = (
-                    "its cards' index is larger than the reader's window (a jumbo index): their names "
-                    "are withheld until the deck's faces are calibrated (tablectl vision calibrate --faces)"
-                )
-                log.warning("%s: %s", device, why)
-                self.submit(DeviceStatus(device, False, why, self.clock()))
-            else:
-                self.submit(
-                    DeviceStatus(device, True, "the cards' index fits the window again", self.clock())
-                )
-        return [withheld(s) for s in sightings] if watch.index_larger else sightings
+            return
+        try:
+            verdict = watch.frame(frame.image, sightings)
+        except Exception as error:
+            self._skipped_because(frame.label, f"the index-size watch failed, the frame kept: {error!r}")
+            return
+        if verdict:
+            why = (
+                "its cards' index is larger than the reader's window, a jumbo index; their names are "
+                "withheld until the deck's faces are calibrated with tablectl vision calibrate --faces"
+            )
+            log.warning("%s: %s", self.naming, why)
+            self.submit(DeviceStatus(self.naming, False, why, self.clock()))
+        elif verdict is not None:
+            self.submit(
+                DeviceStatus(self.naming, True, "the cards' index fits the reader's window", self.clock())
+            )
 
     def _gap(self) -> None:
         self._watch.gap()

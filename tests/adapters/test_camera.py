@@ -22,6 +22,7 @@ from tablectl.service.table_service import TableService, open_service
 from tablectl.sim.dealer import seated_table
 from tablectl.views.audiences import dealer
 from tests.helpers.camera_frames import (
+    DECK,
     GatedFrames,
     Sink,
     face,
@@ -44,10 +45,7 @@ from vision.stability import Seen
 from vision.zones import CameraConfig, CameraSource, ZoneArea, rectangle
 
 CONFIG = TableConfig(seats=3, game="NT", blinds=(50, 100))
-DEALT = ("2c", "3d", "4h", "As")
-DECK = [
-    rank + suit for rank in "23456789TJQKA" for suit in "cdhs"
-]  # the fourth card is the first seat's second: IRR-6, not MD-a
+DEALT = ("2c", "3d", "4h", "As")  # the fourth card is the first seat's second: IRR-6, not MD-a
 
 
 class Table(Sink):
@@ -420,10 +418,10 @@ def test_a_deck_whose_index_is_larger_than_the_window_has_its_names_withheld_and
         return CameraAdapter(camera, route, agree=4)
 
     got = statuses(run, 2)
-    assert (got[0].device, got[0].ok) == ("table camera reading", False)
-    assert got[0].detail.endswith(
-        "a jumbo index): their names are withheld until the deck's faces are calibrated "
-        "(tablectl vision calibrate --faces)"
+    assert (got[0].device, got[0].ok) == ("table camera naming", False)
+    assert got[0].detail == (
+        "its cards' index is larger than the reader's window, a jumbo index; their names are withheld "
+        "until the deck's faces are calibrated with tablectl vision calibrate --faces"
     )
     assert (got[1].device, got[1].detail) == ("table camera", "the recording ended")
     after = [e for e in events[events.index(got[0]) :] if isinstance(e, CardSeen)]
@@ -444,10 +442,48 @@ def test_the_same_deck_calibrated_is_named_and_nothing_is_said(tmp_path: Path) -
 
         return CameraAdapter(camera, route, agree=4, backs=tmp_path / "backs.json")
 
-    got = statuses(run, 1)
-    assert [(s.device, s.detail) for s in got] == [("table camera", "the recording ended")]
+    got = statuses(run, 2)
+    # a naming status left from before the calibration is cleared at the start
+    assert [(s.device, s.ok, s.detail) for s in got] == [
+        ("table camera naming", True, "the deck's index size is calibrated"),
+        ("table camera", False, "the recording ended"),
+    ]
     named = {e.card for e in seen if isinstance(e, CardSeen) and e.card is not None}
     assert len(named) >= 3 and named <= {parse_card(card) for card in dealt}
+
+
+class LargerWindowsFail(CardReader):
+    """A reader whose larger windows (the index-size watch's) fail on every frame."""
+
+    def for_deck(self, index_scale: float | None = None, four_colour: bool | None = None) -> CardReader:
+        return Failing()
+
+
+class Failing(CardReader):
+    def read(self, image: np.ndarray) -> list[CardSighting]:
+        raise RuntimeError("no larger windows today")
+
+
+def test_an_index_size_watch_that_fails_leaves_the_frames_read_and_says_so_once(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    camera = table_camera(CameraSource("images", path=tmp_path / "frames"))
+    write_frames(tmp_path / "frames", [spread_of([face(card) for card in DECK[:8]])] * 8)
+    seen: list[object] = []
+
+    def run(submit: Callable[..., None]) -> CameraAdapter:
+        def route(event: object, **kwargs: object) -> None:
+            (submit if isinstance(event, DeviceStatus) else seen.append)(event)
+
+        return CameraAdapter(camera, route, agree=4, reader=LargerWindowsFail)
+
+    with caplog.at_level(logging.WARNING):
+        got = statuses(run, 1)
+    assert [s.detail for s in got] == ["the recording ended"]
+    named = {e.card for e in seen if isinstance(e, CardSeen) and e.card is not None}
+    assert len(named) >= 3 and named <= {parse_card(card) for card in DECK[:8]}
+    failures = [r.getMessage() for r in caplog.records if "index-size watch failed" in r.getMessage()]
+    assert len(failures) == 1 and "no larger windows today" in failures[0]
 
 
 def test_a_frame_the_reader_fails_on_is_skipped_and_the_camera_goes_on() -> None:

@@ -23,6 +23,10 @@ FELT = (40, 110, 30)  # BGR
 SIZE = (640, 480)
 
 
+# every card, by rank then suit (tablectl.core.cards notation)
+DECK = [rank + suit for rank in "23456789TJQKA" for suit in "cdhs"]
+
+
 def table_camera(source: CameraSource, seats: int = 3) -> CameraConfig:
     """One camera over a small table: the board above, one zone a seat along the bottom."""
     width = SIZE[0] // seats

@@ -43,11 +43,10 @@ def test_read_in_words(tmp_path: Path) -> None:
 
 
 def test_read_of_a_jumbo_index_deck_not_calibrated_withholds_the_names_and_says_why(tmp_path: Path) -> None:
-    from tests.helpers.camera_frames import face, jumbo_face, spread_of, write_frames
+    from tests.helpers.camera_frames import DECK, face, jumbo_face, spread_of, write_frames
 
-    deck = [rank + suit for rank in "23456789TJQKA" for suit in "cdhs"]
-    write_frames(tmp_path / "jumbo", [spread_of([jumbo_face(card) for card in deck[34:42]])])
-    write_frames(tmp_path / "normal", [spread_of([face(card) for card in deck[34:42]])])
+    write_frames(tmp_path / "jumbo", [spread_of([jumbo_face(card) for card in DECK[34:42]])])
+    write_frames(tmp_path / "normal", [spread_of([face(card) for card in DECK[34:42]])])
     jumbo = tablectl("vision", "read", str(tmp_path / "jumbo"), "--json")
     assert jumbo.returncode == 0, jumbo.stderr
     [line] = jumbo.stdout.splitlines()
@@ -58,4 +57,4 @@ def test_read_of_a_jumbo_index_deck_not_calibrated_withholds_the_names_and_says_
     normal = tablectl("vision", "read", str(tmp_path / "normal"), "--json")
     assert normal.returncode == 0 and normal.stderr == ""
     named = {card["card"] for card in json.loads(normal.stdout)["cards"]} - {None}
-    assert len(named) >= 6 and named <= set(deck[34:42])
+    assert len(named) >= 6 and named <= set(DECK[34:42])

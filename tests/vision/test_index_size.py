@@ -7,13 +7,12 @@ import random
 import numpy as np
 import pytest
 
-from tests.helpers.camera_frames import face, jumbo_face, spread_of
-from vision.index_size import LARGER_CARDS, LARGER_INDEX, PROBES_KEPT, IndexSizeWatch, withheld
+from tests.helpers.camera_frames import DECK, face, jumbo_face, spread_of
+from vision.index_size import FIRST_LOOKS, LARGER_CARDS, LARGER_INDEX, IndexSizeWatch, withheld
 from vision.reader import CardReader
 from vision.sighting import ACT_CONFIDENCE, CardSighting, Facing
 
 BLANK = np.zeros((4, 4, 3), np.uint8)
-DECK = [rank + suit for rank in "23456789TJQKA" for suit in "cdhs"]
 
 
 def cards(*names: str, confidence: float = 0.99) -> list[CardSighting]:
@@ -22,20 +21,21 @@ def cards(*names: str, confidence: float = 0.99) -> list[CardSighting]:
 
 
 class Scripted:
-    """The larger windows' reader: ``count`` cards of the deck not named before, on every frame
-    (``fresh``), or the same ``count`` cards every time."""
+    """The larger windows' reader: ``count`` cards of the deck from ``start`` on every frame, the
+    next ones each time where ``fresh``."""
 
     def __init__(self, count: int, fresh: bool = True) -> None:
         self.count = count
         self.fresh = fresh
+        self.start = 0
         self.frames = 0
-        self._next = 0
 
     def read(self, image: np.ndarray) -> list[CardSighting]:
         self.frames += 1
-        start = self._next if self.fresh else 0
-        self._next = start + self.count
-        return cards(*(DECK[n % 52] for n in range(start, start + self.count)))
+        named = cards(*(DECK[n % 52] for n in range(self.start, self.start + self.count)))
+        if self.fresh:
+            self.start += self.count
+        return named
 
 
 def test_a_deck_the_larger_windows_name_far_more_of_is_found_and_its_names_withheld() -> None:
@@ -70,7 +70,7 @@ def test_a_normal_deck_keeps_its_names_and_is_looked_at_once_in_a_while() -> Non
     for n in range(300):
         assert watch.frame(BLANK, cards(*DECK[(4 * n) % 48 : (4 * n) % 48 + 4])) is None
     assert not watch.index_larger
-    assert larger.frames == PROBES_KEPT + 300 // 15  # frames 1-10, then 15, 30, ... 300
+    assert larger.frames == FIRST_LOOKS + 300 // 15  # frames 1-10, then 15, 30, ... 300
 
 
 def test_frames_naming_no_card_either_way_are_no_evidence_and_are_looked_at_rarely() -> None:
@@ -82,15 +82,37 @@ def test_frames_naming_no_card_either_way_are_no_evidence_and_are_looked_at_rare
     assert larger.frames == 10 and not watch.index_larger
 
 
-def test_the_names_come_back_once_the_standard_windows_name_as_many_again() -> None:
+def test_the_names_come_back_only_on_evidence_as_strong_the_other_way() -> None:
     larger = Scripted(4)
     watch = IndexSizeWatch(larger, every=1)
     assert watch.frame(BLANK, []) is None  # nothing named through the standard windows: every 1
     assert watch.frame(BLANK, []) is True
     larger.count = 0  # another deck: a normal index
-    verdicts = [watch.frame(BLANK, cards(DECK[20 + 2 * n], DECK[21 + 2 * n])) for n in range(PROBES_KEPT)]
-    assert verdicts.count(False) == 1 and verdicts[-1] is None and not watch.index_larger
-    assert verdicts.index(False) == 3  # 8 different cards named larger against 2, 4, 6, then 8
+    verdicts = [watch.frame(BLANK, cards(DECK[20 + 2 * n], DECK[21 + 2 * n])) for n in range(10)]
+    # 8 different cards named through the larger windows: the standard ones must name 16
+    assert verdicts.index(False) == 7 and verdicts.count(False) == 1 and not watch.index_larger
+
+
+def test_a_card_or_two_named_the_other_way_does_not_give_the_names_back() -> None:
+    larger = Scripted(4)
+    watch = IndexSizeWatch(larger, every=1)
+    watch.frame(BLANK, [])
+    assert watch.frame(BLANK, []) is True
+    larger.count = 1  # one exposed card, named both ways (the standard windows wrongly)
+    assert all(watch.frame(BLANK, cards(DECK[40 + n])) is None for n in range(5))
+    assert watch.index_larger
+
+
+def test_a_few_cards_a_hand_add_up_over_hands() -> None:
+    """A board camera: five cards a hand, each hand's seen again and again (a still table adds no
+    look); the larger windows name them, the standard ones one a hand."""
+    larger = Scripted(5, fresh=False)
+    watch = IndexSizeWatch(larger, every=1)
+    verdicts = []
+    for hand in range(3):
+        larger.start = 5 * hand  # the hand's board, seen on 20 frames
+        verdicts += [watch.frame(BLANK, cards(DECK[hand])) for _ in range(20)]
+    assert verdicts.count(True) == 1 and verdicts.index(True) == 20  # the second hand's first frame
 
 
 @pytest.mark.parametrize("jumbo", [True, False])
