@@ -317,6 +317,13 @@ def _scored(reader: CardReader, frame: np.ndarray, cards: Sequence[str]) -> tupl
 # the index classifier measured (--model), for the readers the figures make for themselves
 index_model = MODEL_PATH
 
+
+def measured_reader(backs: Backs | None = None) -> CardReader:
+    """A card reader as `tablectl serve` makes one, with the classifier measured: a reader given
+    its classifier has no print check unless given one too, and the product's has it."""
+    return CardReader(IndexReader(index_model), backs, IndexReader(PRINT_MODEL_PATH))
+
+
 KENNARD_DECKS = ("TcN", "TcB", "FcN", "FcB")  # two or four colours; normal or jumbo ('big') index
 
 
@@ -566,7 +573,7 @@ def backs_calibrated_ms(reader: CardReader, repeats: int) -> float:
         if isinstance(frame, Frame):
             images.append(frame.image)
     back, _ = learn("black", [sample for image in images for sample in back_samples([image], reader)])
-    return median_ms(CardReader(IndexReader(index_model), Backs((back,))), images, repeats)
+    return median_ms(measured_reader(Backs((back,))), images, repeats)
 
 
 def main() -> int:
@@ -607,7 +614,7 @@ def main() -> int:
     cv2.setNumThreads(1)  # a Pi's cores are the table's: measure one
     global index_model
     index_model = args.model
-    reader = CardReader(IndexReader(index_model))
+    reader = measured_reader()
     report: dict[str, object] = {}
     if args.only is None:
         report.update(test_set(reader, args.limit))

@@ -40,6 +40,17 @@ def test_a_benchmark_runs_and_prints_one_json_object(name: str) -> None:
     assert key in run_bench(name, args)
 
 
+def test_the_vision_benchmark_measures_the_reader_the_product_runs() -> None:
+    """Its readers are given the classifier measured (--model), and a reader given its classifier
+    has no print check unless given one: the bench gives it, as `tablectl serve`'s reader has it.
+    (Without it, Kennard's jumbo rows read 13 and 11 cards wrongly instead of 12 and 9.)"""
+    from vision.backs import Backs
+
+    bench = runpy.run_path(str(BENCH / "vision.py"))
+    assert bench["measured_reader"]().checks_print
+    assert bench["measured_reader"](Backs(())).checks_print
+
+
 @pytest.mark.usefixtures("mosquitto")
 def test_the_latency_benchmark_runs_on_its_own_broker() -> None:
     assert "e2e_p99_ms" in run_bench("latency.py", ["--cards", "100"])

@@ -285,6 +285,12 @@ class CardReader:
         self.backs = backs if backs is not None and backs.backs else None
         self.faces_by_pips = True  # a dark card's pips alone show its face (FACE_PIPS)
 
+    @property
+    def checks_print(self) -> bool:
+        """Whether a card read at one corner only is shown to the print check (as the product's
+        reader does): a reader given its classifier has none unless given one too."""
+        return self._print_check is not None
+
     def for_calibration(self) -> CardReader:
         """This reader as calibration uses it to find a deck's backs: a dark card whose print
         shows pips but no index is not called face up. A back printed with a few ornaments alike
