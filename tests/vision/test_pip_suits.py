@@ -1,0 +1,115 @@
+"""A number card's own pips as a second opinion on its index's suit (vision/pip_suits.py, and the
+reader's _unless_pips_disagree)."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import numpy as np
+import pytest
+
+from tests.helpers.camera_frames import face, felt, laid
+from vision import reader as reader_module
+from vision.index_reader import IndexRead, IndexReader
+from vision.pip_suits import RED, pip_suits, pips_against
+from vision.reader import ACT_CONFIDENCE, CardReader, CardSighting, Facing
+from vision.types import FloatArray
+
+CLUB, SPADE = 0, 3  # tablectl.core.cards' suit order: c, d, h, s
+
+
+@pytest.fixture(scope="module")
+def reader() -> CardReader:
+    return CardReader()
+
+
+def lone_card(card: str, angle: float = 12.0) -> np.ndarray:
+    return laid(felt(), face(card, 80), (320, 240), angle)
+
+
+def the_card(sightings: list[CardSighting], card: str) -> CardSighting:
+    found = [s for s in sightings if s.card == card]
+    assert len(found) == 1, [(s.card, s.confidence) for s in sightings]
+    return found[0]
+
+
+@pytest.mark.parametrize(
+    ("card", "shown"), [("7c", "c"), ("9c", "c"), ("7s", "s"), ("Ts", "s"), ("7h", RED), ("8d", RED)]
+)
+def test_a_cards_pips_show_its_suit(reader: CardReader, card: str, shown: str) -> None:
+    image = lone_card(card)
+    sighting = the_card(reader.read(image), card)
+    told = [s for s in pip_suits(image, np.array(sighting.corners)) if s is not None]
+    # most of its pips, and none of another suit's
+    assert len(told) >= 5 and set(told) == {shown}, told
+
+
+def upright_quad(centre: tuple[int, int], card: np.ndarray) -> np.ndarray:
+    """The corners of ``card`` laid upright at ``centre``, clockwise from its top-left index corner."""
+    h, w = card.shape[:2]
+    x, y = centre[0] - w // 2, centre[1] - h // 2
+    return np.array([[x, y], [x + w, y], [x + w, y + h], [x, y + h]], np.float32)
+
+
+def test_a_neighbours_pips_inside_a_cards_outline_are_left_out() -> None:
+    """A seven of clubs with a nine of spades over its right half: the spades lying inside the
+    club's outline are the nine's, left out when the nine's outline is given."""
+    seven, nine = face("7c", 80), face("9s", 80)
+    image = laid(laid(felt(), seven, (280, 240)), nine, (320, 240))
+    seven_quad, nine_quad = upright_quad((280, 240), seven), upright_quad((320, 240), nine)
+    assert "s" in pip_suits(image, seven_quad)  # the nine's pips, taken as the seven's
+    told = pip_suits(image, seven_quad, [nine_quad])
+    assert "s" not in told and "c" in told  # the seven's own left column
+
+
+@pytest.mark.parametrize(
+    ("card", "shown", "against"),
+    [
+        ("7s", ["c"] * 4, "c"),  # half a seven's pips and more, all clubs
+        ("7s", ["c"] * 3, None),  # a neighbour's column may be three
+        ("7s", ["c", "c", "c", "c", "s"], None),  # one of its own: the clubs are a neighbour's
+        ("7s", ["c", "c", RED, "c", "c"], None),  # two other suits: no verdict
+        ("7s", ["c", None, "c", None, "c", "c"], "c"),  # unknown pips say nothing
+        ("3c", [RED] * 3, RED),
+        ("2c", [RED] * 2, None),  # a deuce's two pips are what a neighbour's column shows
+        ("7h", [RED] * 7, None),
+        ("7h", ["s"] * 7, "s"),
+        ("Td", ["c"] * 4, None),  # half a ten's is five
+    ],
+)
+def test_pips_go_against_a_read_only_when_many_show_one_other_suit(
+    card: str, shown: list[str | None], against: str | None
+) -> None:
+    assert pips_against(card, shown) == against
+
+
+class _ClubsAsSpades(IndexReader):
+    """The committed classifier, but reading a club's index as a spade's at 0.75 a corner (0.9-0.99
+    for the card, both index corners agreeing): the suit swap the classifier makes on decks it
+    never saw, at the confidence it makes it."""
+
+    def read(self, patches: FloatArray) -> list[IndexRead]:
+        return [
+            IndexRead(r.rank, SPADE, min(r.rank_p, 0.75), r.suit_p) if r.suit == CLUB and r.is_index else r
+            for r in super().read(patches)
+        ]
+
+
+def test_a_club_read_as_a_spade_is_not_acted_on_where_its_pips_show_clubs(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    image = lone_card("7c")
+    swapping = CardReader(_ClubsAsSpades())
+    seven = the_card(swapping.read(image), "7s")
+    assert seven.why.startswith("index read at 2 corners")
+    assert seven.facing is Facing.UP and seven.confidence < ACT_CONFIDENCE
+    assert "its pips show clubs" in seven.why
+    monkeypatch.setattr(reader_module, "PIP_SUITS", False)
+    assert the_card(swapping.read(image), "7s").confidence >= ACT_CONFIDENCE  # the check is what held it
+
+
+def test_a_right_read_below_the_surest_keeps_its_confidence(reader: CardReader) -> None:
+    image = lone_card("7c")
+    seven = the_card(reader.read(image), "7c")
+    held = replace(seven, confidence=0.92)
+    assert reader_module._unless_pips_disagree(image, [held], 1.0) == [held]
