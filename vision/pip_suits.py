@@ -16,7 +16,7 @@ by their colour only: a heart read as a diamond is not caught here.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Iterable, Iterator, Sequence
 
 import cv2
 import numpy as np
@@ -39,7 +39,7 @@ PIPS_OF = {rank: number for number, rank in enumerate("23456789T", start=2)}  # 
 MOST_PIPS_ALONE = 2  # pips a neighbour's column may put inside a card outlined off its paper
 
 
-def pip_suits(image: BGRImage, quad: np.ndarray, others: Sequence[np.ndarray] = ()) -> list[str | None]:
+def pip_suits(image: BGRImage, quad: np.ndarray, others: Sequence[np.ndarray] = ()) -> Iterator[str | None]:
     """What each pip of the card at ``quad`` shows (four corners, clockwise from its index
     corner): 'c' or 's' for a black club or spade, 'red' for red ink, None for another ink (a
     four-colour deck's blue or green) or a black shape of neither. A pip lying on one of ``others``
@@ -77,12 +77,10 @@ def pip_suits(image: BGRImage, quad: np.ndarray, others: Sequence[np.ndarray] = 
     pips &= covered[ys + heights // 2, xs + widths // 2] == 0
     pips[0] = False  # the paper
     white = max(float(paper), 40.0)
-    shown: list[str | None] = []
     for number in np.flatnonzero(pips).tolist():
         x, y, width, height = (int(v) for v in stats[number, :4])
         mark = (labels[y : y + height, x : x + width] == number).astype(np.uint8)
-        shown.append(_pip_suit(card[y : y + height, x : x + width], mark, white))
-    return shown
+        yield _pip_suit(card[y : y + height, x : x + width], mark, white)
 
 
 def _pip_suit(box: BGRImage, mark: np.ndarray, white: float) -> str | None:
@@ -108,15 +106,21 @@ def _pip_suit(box: BGRImage, mark: np.ndarray, white: float) -> str | None:
     return NOTCHES_SUIT.get(deep)
 
 
-def pips_against(card: str, shown: Sequence[str | None]) -> str | None:
+def pips_against(card: str, shown: Iterable[str | None]) -> str | None:
     """The suit (or 'red') the pips show against a read of ``card`` ('7c'): all of them alike,
     none of the read's own, and at least half the rank's pips and three. A card outlined a little
     off its paper (a neighbour not found beside it) takes in a column of the neighbour's pips, two
-    to four of them: half a seven's or more, with none of its own, is the card's own pips."""
+    to four of them: half a seven's or more, with none of its own, is the card's own pips. The
+    first pip of its own ends the look (``shown`` is taken lazily: most cards asked are read right)."""
     rank, suit = card[0], card[1]
     own = RED if suit in "hd" else suit
-    told = [s for s in shown if s is not None]
+    told: list[str] = []
+    for pip in shown:
+        if pip == own:
+            return None
+        if pip is not None:
+            told.append(pip)
     least = max(MOST_PIPS_ALONE + 1, -(-PIPS_OF[rank] // 2))
-    if len(told) < least or own in told or len(set(told)) != 1:
+    if len(told) < least or len(set(told)) != 1:
         return None
     return told[0]

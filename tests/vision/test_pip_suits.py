@@ -58,7 +58,7 @@ def test_a_neighbours_pips_inside_a_cards_outline_are_left_out() -> None:
     image = laid(laid(felt(), seven, (280, 240)), nine, (320, 240))
     seven_quad, nine_quad = upright_quad((280, 240), seven), upright_quad((320, 240), nine)
     assert "s" in pip_suits(image, seven_quad)  # the nine's pips, taken as the seven's
-    told = pip_suits(image, seven_quad, [nine_quad])
+    told = list(pip_suits(image, seven_quad, [nine_quad]))
     assert "s" not in told and "c" in told  # the seven's own left column
 
 
