@@ -39,12 +39,16 @@ PIPS_OF = {rank: number for number, rank in enumerate("23456789T", start=2)}  # 
 MOST_PIPS_ALONE = 2  # pips a neighbour's column may put inside a card outlined off its paper
 
 
-def pip_suits(image: BGRImage, quad: np.ndarray, others: Sequence[np.ndarray] = ()) -> Iterator[str | None]:
+def pip_suits(
+    image: BGRImage, quad: np.ndarray, others: Sequence[np.ndarray] = (), four_colour: bool = False
+) -> Iterator[str | None]:
     """What each pip of the card at ``quad`` shows (four corners, clockwise from its index
     corner): 'c' or 's' for a black club or spade, 'red' for red ink, None for another ink (a
-    four-colour deck's blue or green) or a black shape of neither. A pip lying on one of ``others``
-    (the frame's other cards' outlines) may be that card's and is left out: a card fanned under
-    another has the other's pips inside its outline."""
+    four-colour deck's blue or green) or a black shape of neither. On a deck calibrated as
+    ``four_colour`` (vision.calibrate.learn_faces) the ink is the suit: 'h' red, 'd' blue, 'c'
+    green, and a black pip is a spade's or a club's by its notches as on any deck. A pip lying on
+    one of ``others`` (the frame's other cards' outlines) may be that card's and is left out: a
+    card fanned under another has the other's pips inside its outline."""
     points = np.asarray(quad, np.float32).reshape(4, 2)
     size = (CARD_WIDTH, CARD_HEIGHT)
     target = np.array([[0, 0], [size[0], 0], [size[0], size[1]], [0, size[1]]], np.float32)
@@ -80,15 +84,19 @@ def pip_suits(image: BGRImage, quad: np.ndarray, others: Sequence[np.ndarray] = 
     for number in np.flatnonzero(pips).tolist():
         x, y, width, height = (int(v) for v in stats[number, :4])
         mark = (labels[y : y + height, x : x + width] == number).astype(np.uint8)
-        yield _pip_suit(card[y : y + height, x : x + width], mark, white)
+        yield _pip_suit(card[y : y + height, x : x + width], mark, white, four_colour)
 
 
-def _pip_suit(box: BGRImage, mark: np.ndarray, white: float) -> str | None:
+def _pip_suit(box: BGRImage, mark: np.ndarray, white: float, four_colour: bool) -> str | None:
     """One pip's suit (pip_suits): its ink's colour first, then a black pip's notches. ``box``:
     the card's pixels in the pip's box, ``mark`` the pip's own (1) among them."""
     blue, green, red, _ = cv2.mean(box, mark)
     if red - max(green, blue) > COLOURED * white:
-        return RED
+        return "h" if four_colour else RED
+    if four_colour and blue - max(green, red) > COLOURED * white:
+        return "d"
+    if four_colour and green - max(blue, red) > COLOURED * white:
+        return "c"
     if max(blue, green, red) - min(blue, green, red) > COLOURED * white:
         return None
     contours, _ = cv2.findContours(mark, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
@@ -106,14 +114,15 @@ def _pip_suit(box: BGRImage, mark: np.ndarray, white: float) -> str | None:
     return NOTCHES_SUIT.get(deep)
 
 
-def pips_against(card: str, shown: Iterable[str | None]) -> str | None:
+def pips_against(card: str, shown: Iterable[str | None], four_colour: bool = False) -> str | None:
     """The suit (or 'red') the pips show against a read of ``card`` ('7c'): all of them alike,
     none of the read's own, and at least half the rank's pips and three. A card outlined a little
     off its paper (a neighbour not found beside it) takes in a column of the neighbour's pips, two
     to four of them: half a seven's or more, with none of its own, is the card's own pips. The
-    first pip of its own ends the look (``shown`` is taken lazily: most cards asked are read right)."""
+    first pip of its own ends the look (``shown`` is taken lazily: most cards asked are read right).
+    ``four_colour``: as pip_suits was given it (each suit its own ink)."""
     rank, suit = card[0], card[1]
-    own = RED if suit in "hd" else suit
+    own = RED if suit in "hd" and not four_colour else suit
     told: list[str] = []
     for pip in shown:
         if pip == own:

@@ -170,7 +170,7 @@ PIP_SUITS_BELOW = 0.97
 PIP_SUITS_ASKED = "cs"
 PIP_RANKS = "23456789T"  # an ace's one pip may be drawn ornate, a court card has a picture
 PIPS_DISAGREE_CONFIDENCE = 0.5  # what a card whose pips show another suit keeps, at most
-_PIPS_SHOWN = {"c": "clubs", "s": "spades", "red": "red ink"}
+_PIPS_SHOWN = {"c": "clubs", "s": "spades", "h": "hearts", "d": "diamonds", "red": "red ink"}
 LONE_CARD_MARGIN = 0.05
 MAX_SIDE = 960  # larger frames are read scaled down: glyphs stay >= ~10 px on a card a tenth as wide
 # A frame this many times MAX_SIDE or larger is read at finer levels too (CardReader._read_levels):
@@ -430,7 +430,7 @@ class CardReader:
         sightings += self._dark_faces(work, blobs, masks, frames, first_reads, patches, seen, scale)
         sightings += self._pip_faces(work, blobs, masks, seen, scale)
         sightings += self._unread_cards(work, blobs, frames, first_reads, seen, scale, outlined)
-        return _unless_pips_disagree(work, sightings, scale) if PIP_SUITS else sightings
+        return _unless_pips_disagree(work, sightings, scale, self.four_colour) if PIP_SUITS else sightings
 
     def _first_look(
         self, image: BGRImage, blobs: list[PaperBlob], frames: list[CornerFrame]
@@ -1147,13 +1147,16 @@ class CardReader:
         return sightings
 
 
-def _unless_pips_disagree(image: BGRImage, sightings: list[CardSighting], scale: float) -> list[CardSighting]:
+def _unless_pips_disagree(
+    image: BGRImage, sightings: list[CardSighting], scale: float, four_colour: bool = False
+) -> list[CardSighting]:
     """A number card of a black suit about to be acted on, read below PIP_SUITS_BELOW, whose own
     pips show another suit (vision.pip_suits.pips_against: three alike at least and half the
     rank's, none its own) keeps its face and name below acting confidence: the index's small suit
     read wrongly (a club as a spade, red pips as a club, on decks never seen). A surer read is not
     asked: the look costs about 0.4 ms a card, and the swaps measured were read at 0.90-0.97.
-    ``scale``: the work image's, against the sightings' corners."""
+    ``scale``: the work image's, against the sightings' corners; ``four_colour``: the deck's faces
+    are (its green pips are clubs, its blue ones diamonds)."""
     asked = {
         k: card
         for k, (sighting, card) in enumerate((s, s.card) for s in sightings)
@@ -1169,7 +1172,7 @@ def _unless_pips_disagree(image: BGRImage, sightings: list[CardSighting], scale:
     result = list(sightings)
     for k, card in asked.items():
         others = [quad for j, quad in enumerate(quads) if j != k]
-        shown = pips_against(card, pip_suits(image, quads[k], others))
+        shown = pips_against(card, pip_suits(image, quads[k], others, four_colour), four_colour)
         if shown is not None:
             result[k] = replace(
                 sightings[k],

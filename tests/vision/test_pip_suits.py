@@ -8,7 +8,7 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from tests.helpers.camera_frames import face, felt, laid
+from tests.helpers.camera_frames import face, felt, four_colour_face, laid
 from vision import reader as reader_module
 from vision.index_reader import IndexRead, IndexReader
 from vision.pip_suits import RED, pip_suits, pips_against
@@ -113,3 +113,40 @@ def test_a_right_read_below_the_surest_keeps_its_confidence(reader: CardReader) 
     seven = the_card(reader.read(image), "7c")
     held = replace(seven, confidence=0.92)
     assert reader_module._unless_pips_disagree(image, [held], 1.0) == [held]
+
+
+@pytest.mark.parametrize(("card", "shown"), [("7c", "c"), ("8d", "d"), ("7h", "h"), ("7s", "s")])
+def test_a_four_colour_decks_pips_show_their_suit_by_their_ink(card: str, shown: str) -> None:
+    """Green clubs, blue diamonds, red hearts, black spades, on a deck calibrated as four-colour;
+    on a deck not so calibrated its green and blue say nothing."""
+    image = laid(felt(), four_colour_face(card, 80), (320, 240))
+    quad = upright_quad((320, 240), four_colour_face(card, 80))
+    told = [s for s in pip_suits(image, quad, four_colour=True) if s is not None]
+    assert len(told) >= 5 and set(told) == {shown}, told
+    if card[1] in "cd":
+        assert not [s for s in pip_suits(image, quad) if s is not None]
+
+
+@pytest.mark.parametrize(
+    ("card", "shown", "against"),
+    [
+        ("7s", ["c"] * 4, "c"),
+        ("7d", ["h"] * 4, "h"),
+        ("7d", ["d"] * 7, None),
+        ("7h", ["h", "h", "h", "d"], None),
+    ],
+)
+def test_on_a_four_colour_deck_each_suit_is_its_own(
+    card: str, shown: list[str | None], against: str | None
+) -> None:
+    assert pips_against(card, shown, four_colour=True) == against
+
+
+def test_a_four_colour_decks_club_read_as_a_spade_is_held_where_the_deck_was_calibrated_so() -> None:
+    """Kennard's four-colour seven of clubs read as a spade: its green pips say clubs only to a
+    reader that knows the deck is four-colour."""
+    image = laid(felt(), four_colour_face("7c", 80), (320, 240), 12.0)
+    calibrated = CardReader(_ClubsAsSpades(), four_colour=True)
+    seven = the_card(calibrated.read(image), "7s")
+    assert seven.confidence < ACT_CONFIDENCE and "its pips show clubs" in seven.why
+    assert the_card(CardReader(_ClubsAsSpades()).read(image), "7s").confidence >= ACT_CONFIDENCE
