@@ -134,11 +134,17 @@ def upright(image: BGRImage, quad: np.ndarray, size: tuple[int, int] = (CARD_W, 
 def warped(image: BGRImage, quad: np.ndarray, size: tuple[int, int]) -> BGRImage:
     """The quadrilateral ``quad`` (four corners, the first side along the top) warped to a
     rectangle of ``size`` (width, height), as given: ``upright`` first turns a card long side down."""
+    card: BGRImage = cv2.warpPerspective(image, rectangle_matrix(quad, size), size, flags=cv2.INTER_AREA)
+    return card
+
+
+def rectangle_matrix(quad: np.ndarray, size: tuple[int, int]) -> np.ndarray:
+    """The perspective transform that ``warped`` takes ``quad`` to a rectangle of ``size`` with:
+    for other points (another card's corners) to be placed on the warped card."""
     width, height = size
     target = np.array([[0, 0], [width, 0], [width, height], [0, height]], np.float32)
-    matrix = cv2.getPerspectiveTransform(np.asarray(quad, np.float32).reshape(4, 2), target)
-    card: BGRImage = cv2.warpPerspective(image, matrix, size, flags=cv2.INTER_AREA)
-    return card
+    matrix: np.ndarray = cv2.getPerspectiveTransform(np.asarray(quad, np.float32).reshape(4, 2), target)
+    return matrix
 
 
 def describe(image: BGRImage, quad: np.ndarray) -> tuple[FloatArray, FloatArray]:

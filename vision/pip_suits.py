@@ -21,7 +21,7 @@ from collections.abc import Iterable, Iterator, Sequence
 import cv2
 import numpy as np
 
-from vision.backs import warped
+from vision.backs import rectangle_matrix, warped
 from vision.corners import CARD_ASPECT
 from vision.types import BGRImage
 
@@ -35,7 +35,9 @@ DEEP_NOTCH = 0.08  # of a pip's size (its area's square root): a notch this deep
 COLOURED = 0.15  # of the paper's brightness: a red excess (red ink) or a chroma (another ink) this large
 NOTCHES_SUIT = {4: "c", 2: "s"}  # a black pip's deep notches: a club's, a spade's
 RED = "red"
-PIPS_OF = {rank: number for number, rank in enumerate("23456789T", start=2)}  # a number card's pips
+# a number card's pips, by its rank: the cards asked (an ace's one pip may be drawn ornate, a court
+# card has a picture)
+PIPS_OF = {rank: number for number, rank in enumerate("23456789T", start=2)}
 MOST_PIPS_ALONE = 2  # pips a neighbour's column may put inside a card outlined off its paper
 
 
@@ -49,11 +51,9 @@ def pip_suits(
     green, and a black pip is a spade's or a club's by its notches as on any deck. A pip lying on
     one of ``others`` (the frame's other cards' outlines) may be that card's and is left out: a
     card fanned under another has the other's pips inside its outline."""
-    points = np.asarray(quad, np.float32).reshape(4, 2)
     size = (CARD_WIDTH, CARD_HEIGHT)
-    target = np.array([[0, 0], [size[0], 0], [size[0], size[1]], [0, size[1]]], np.float32)
-    matrix = cv2.getPerspectiveTransform(points, target)
-    card = warped(image, points, size)
+    card = warped(image, quad, size)
+    matrix = rectangle_matrix(quad, size)
     covered = np.zeros((CARD_HEIGHT, CARD_WIDTH), np.uint8)
     for other in others:
         seen = cv2.perspectiveTransform(np.asarray(other, np.float32).reshape(1, 4, 2), matrix)

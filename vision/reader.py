@@ -52,7 +52,7 @@ from vision.faces import (
 )
 from vision.index_patch import PATCH_H, PATCH_W, cut_patches, normalise_all
 from vision.index_reader import NONE_RANK, NONE_SUIT, PRINT_MODEL_PATH, RANK_LABELS, IndexRead, IndexReader
-from vision.pip_suits import pip_suits, pips_against
+from vision.pip_suits import PIPS_OF, pip_suits, pips_against
 from vision.sighting import ACT_CONFIDENCE, CardSighting, Facing
 from vision.tiling import tiles
 from vision.types import BGRImage
@@ -163,15 +163,14 @@ PATTERN_MEAN = 0.2  # or a block's mean ink
 # a card read at two opposite index corners of a whole blob is alone there: another read at a
 # corner this far inside it (of that read's width guess) is of the card's own print
 ONE_CARD_ALONE = True
+LONE_CARD_MARGIN = 0.05
 PIP_SUITS = True  # a number card read below PIP_SUITS_BELOW is shown its own pips (_unless_pips_disagree)
 PIP_SUITS_BELOW = 0.97
 # a black read only: the swaps measured are a club and a spade, or red pips read as a club; the
 # classifier's redness plane keeps a red read red (half the reads asked, and half the cost, saved)
 PIP_SUITS_ASKED = "cs"
-PIP_RANKS = "23456789T"  # an ace's one pip may be drawn ornate, a court card has a picture
 PIPS_DISAGREE_CONFIDENCE = 0.5  # what a card whose pips show another suit keeps, at most
 _PIPS_SHOWN = {"c": "clubs", "s": "spades", "h": "hearts", "d": "diamonds", "red": "red ink"}
-LONE_CARD_MARGIN = 0.05
 MAX_SIDE = 960  # larger frames are read scaled down: glyphs stay >= ~10 px on a card a tenth as wide
 # A frame this many times MAX_SIDE or larger is read at finer levels too (CardReader._read_levels):
 # rendered cards 70-120 px wide on 1600x1200-2880x2160 felt, a scratch measure of the second
@@ -1159,11 +1158,11 @@ def _unless_pips_disagree(
     are (its green pips are clubs, its blue ones diamonds)."""
     asked = {
         k: card
-        for k, (sighting, card) in enumerate((s, s.card) for s in sightings)
-        if card is not None
+        for k, sighting in enumerate(sightings)
+        if (card := sighting.card) is not None
         and ACT_CONFIDENCE <= sighting.confidence < PIP_SUITS_BELOW
         and sighting.facing is Facing.UP
-        and card[0] in PIP_RANKS
+        and card[0] in PIPS_OF
         and card[1] in PIP_SUITS_ASKED
     }
     if not asked:
