@@ -65,6 +65,8 @@ DARK_MERGED = True
 CHAMFERS = True
 CHAMFER_SHARE = 0.3
 NOTCH_CORNERS = True
+CUT_SIDES_NO_WIDTH = True
+BORDER_PX = 2  # a vertex this near the frame's border lies on it
 WIDTH_SPREAD = 1.3  # of the widest whole card's width: the widest a card's corner is tried at
 DARK_WIDTH_SPREAD = 1.6  # the same on a dark blob
 WHOLE_CORNERS_FIRST = True
@@ -539,7 +541,18 @@ def corner_frames(blobs: list[PaperBlob], image_shape: tuple[int, ...]) -> list[
     keep = (turn > 0) & (cosine <= low) & (cosine >= high)
     keep &= (len_prev >= short_edge) & (len_next >= short_edge)
     # the corners of each blob, in order: its kept vertices, its chamfers, its edge proposals
-    groups = [_Corners(owner[keep], poly[keep], u_next[keep], u_prev[keep], len_next[keep], len_prev[keep])]
+    side_next, side_prev = len_next, len_prev
+    if CUT_SIDES_NO_WIDTH:
+        # a dark card's side that ends on the frame's border runs on beyond it: its length is no
+        # card's width or height (a window that narrow on a dark back's lattice reads a king; a
+        # white card's cut side, read at its length, still names IMG_2611's jack)
+        def on_border(points: np.ndarray) -> np.ndarray:
+            x, y = points[:, 0], points[:, 1]
+            return (x <= BORDER_PX) | (x >= w - 1 - BORDER_PX) | (y <= BORDER_PX) | (y >= h - 1 - BORDER_PX)
+
+        side_next = np.where(dark & on_border(poly + to_next), 0.0, len_next)
+        side_prev = np.where(dark & on_border(poly + to_prev), 0.0, len_prev)
+    groups = [_Corners(owner[keep], poly[keep], u_next[keep], u_prev[keep], side_next[keep], side_prev[keep])]
     if CHAMFERS:
         # a rounded or shaded corner simplified into two vertices of ~135 degrees with a short
         # edge between them: the corner is where the two long edges' lines meet

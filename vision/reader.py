@@ -25,7 +25,7 @@ import cv2
 import numpy as np
 
 from tablectl.core.cards import SUITS
-from vision.backs import Backs, valid_index_scale, warped
+from vision.backs import Back, Backs, valid_index_scale, warped
 from vision.corners import (
     CARD_ASPECT,
     MIN_CARD_WIDTH_PX,
@@ -86,6 +86,9 @@ CUT_ASPECTS = (2.2, 2.6, 3.0)
 # of its blob in view, at least this lies in the outline of a card cut by the frame's edge: the blob
 # is that card alone (a keyboard or a screen merged at the frame's edge shows print and a 'rank')
 ONE_CARD_BLOB = 0.85
+CUT_ALONE = True
+PLAIN_BACKS_UNPRINTED = True
+PLAIN_BACK = 0.9  # of a learned back's texture, the flat pattern's share: a plain back
 ON_DARK_CARD = 0.85  # of a dark card's outline guessed from a corner, at least this on its blob
 BLOB_MASK_STEP = 4  # the blob's mask for that test is made at a quarter of the frame's size
 FAR_CORNER = 0.15  # of the width: the opposite corner of the outline is this near the blob's edge
@@ -94,6 +97,7 @@ PATTERN_SHARE = 0.8  # this share of its corners, is a pattern (a face's index i
 NEIGHBOUR_NEAR = 0.2  # of the card's width: a frame this near a neighbouring corner's place is at it
 CORNER_NEAR = 0.2  # of the card's long side: a frame this near a corner of the card's box is at it
 # (a slanted card's corners lie inside its rotated box's)
+NARROW_DARK_READS = True  # a dark card's read, too, is no narrower (_unless_narrow_and_dark)
 NARROWEST_DARK_FACE = 0.5  # of the median width of the frame's cards found: an unread face is no narrower
 SAME_DARK_FACE = 0.0  # two unread dark faces on one blob that overlap at all are one card: two
 # cards where there is one would make one exposed card two (MD-b), and unsure beats wrong
@@ -155,6 +159,7 @@ MOST_STRETCHED = 5.0  # a longer blob is a line or an edge, no card
 ONE_CARD_FILL = 0.85  # of its rotated box, a lone card's outline fills at least this
 ONE_CARD_VERTICES = 8  # and its simplified outline has no more corners than this
 _NO_READ = IndexRead(NONE_RANK, NONE_SUIT, 1.0, 1.0)  # a window not read: no index
+PATTERN_DARK = True  # dark cards too: a dark back's light lattice fills the window as a pale back's does
 PATTERN_WINDOWS = True  # a card read only through windows a pattern fills is no card (_unless_patterned)
 PATTERN_GRID = (2, 4)  # columns, rows: the blocks of an index window looked at for ink (dividing it)
 assert PATCH_W % PATTERN_GRID[0] == 0 and PATCH_H % PATTERN_GRID[1] == 0
@@ -405,6 +410,8 @@ class CardReader:
             cards = _unless_patterned(cards, inked, number_of)
         if ONE_CARD_ALONE:
             cards = _unless_inside_a_lone_card(cards, blobs)
+        if NARROW_DARK_READS:
+            cards = _unless_narrow_and_dark(cards, blobs)
         if OUTLINE_BY_FIRST_LOOK:
             for card in cards:
                 card.quad = _outline_by_first_look(
@@ -426,7 +433,7 @@ class CardReader:
         seen: list[np.ndarray] = [card.quad for card in cards]
         if STRETCHED_CARDS:
             sightings += self._stretched_cards(work, blobs, seen, scale, outlined)
-        sightings += self._dark_faces(work, blobs, masks, frames, first_reads, patches, seen, scale)
+        sightings += self._dark_faces(work, blobs, masks, frames, first_reads, patches, inked, seen, scale)
         sightings += self._pip_faces(work, blobs, masks, seen, scale)
         sightings += self._unread_cards(work, blobs, frames, first_reads, seen, scale, outlined)
         return _unless_pips_disagree(work, sightings, scale, self.four_colour) if PIP_SUITS else sightings
@@ -931,6 +938,7 @@ class CardReader:
         frames: list[CornerFrame],
         reads: list[IndexRead],
         patches: np.ndarray,
+        inked: np.ndarray,
         seen: list[np.ndarray],
         scale: float,
     ) -> list[CardSighting]:
@@ -958,16 +966,21 @@ class CardReader:
         lit = np.zeros(len(frames), bool)
         if on_dark:
             lit[on_dark] = _corners_lit(patches[on_dark])
-        for frame, read, corner_lit, window in zip(frames, reads, lit, patches, strict=True):
+        for n, (frame, read, corner_lit, window) in enumerate(zip(frames, reads, lit, patches, strict=True)):
             blob = blobs[frame.blob]
             if not blob.dark:
                 continue
             # a rank seen where the window shows too little print for an index is a lattice's
             # lines lifted by the classifier's normalising (_unless_unprinted)
-            rank_seen = read.rank != NONE_RANK and read.rank_p >= FACE_RANK_P and index_printed(window)
+            rank_seen = (
+                read.rank != NONE_RANK
+                and read.rank_p >= FACE_RANK_P
+                and index_printed(window)
+                and not (PATTERN_DARK and inked[n])
+            )
             if not rank_seen and not (corner_lit and self._print_may_show):
                 continue  # nothing light at the corner: no index there (most corners of a dark back)
-            if not rank_seen and frame.width < narrowest:
+            if (NARROW_DARK_READS or not rank_seen) and frame.width < narrowest:
                 continue
             if any(cv2.pointPolygonTest(other, frame.point, False) >= 0 for other in seen):
                 continue  # a corner of a card already found
@@ -987,7 +1000,7 @@ class CardReader:
                 look
             ):
                 continue
-            elif self.backs is not None and self.backs.match(image, quad) is not None:
+            elif self.backs is not None and _a_backs_print(self.backs.match(image, quad), look):
                 continue  # the print of a calibrated back (a logo)
             elif look.corner >= INDEX_PRINT and self.backs is not None:
                 why = "light print on a dark card, at its index corner too, unlike the calibrated backs"
@@ -1111,6 +1124,8 @@ class CardReader:
                 facing, why = Facing.DOWN, f"the {back.name} back"
             elif inside >= 0.6:
                 facing, why = Facing.UNKNOWN, f"white, {pattern}"
+            elif back is not None and printed and look is not None and not _a_backs_print(back, look):
+                facing, why = Facing.UP, f"light print at its index corner, unlike the plain {back.name} back"
             elif back is not None and printed:
                 # a mostly black face (an ace) can have the colour of a plain black back
                 facing, why = Facing.UNKNOWN, f"the {back.name} back's colour, a face's print"
@@ -1144,6 +1159,17 @@ class CardReader:
             back_like = facing is Facing.DOWN or (facing is Facing.UNKNOWN and pale)
             sightings.append(CardSighting(_points(quad, scale), facing, None, None, 0.0, why, back_like))
         return sightings
+
+
+def _a_backs_print(back: Back | None, look: PrintLook) -> bool:
+    """Whether the light print ``look`` found on a dark card can be the back ``back``'s (which the
+    card matches). A plain back (one flat field when learned: its texture all PLAIN_BACK's
+    pattern) has no print, so a face's print at the card's index corner is not its, whatever the
+    colours' likeness: a dark deck's face is the back's black with a little gold on it."""
+    if back is None:
+        return False
+    plain = PLAIN_BACKS_UNPRINTED and back.texture[0] >= PLAIN_BACK
+    return not (plain and look.printed and look.corner >= INDEX_PRINT)
 
 
 def _unless_pips_disagree(
@@ -1190,8 +1216,21 @@ def _unless_patterned(
     can fill one window too (1.6 % of the training photos' windows read): its other corner's read
     keeps the card."""
     return [
-        card for card in cards if card.dark or not all(inked[number_of[id(frame)]] for frame in card.corners)
+        card
+        for card in cards
+        if (card.dark and not PATTERN_DARK) or not all(inked[number_of[id(frame)]] for frame in card.corners)
     ]
+
+
+def _unless_narrow_and_dark(cards: list[_Candidate], blobs: list[PaperBlob]) -> list[_Candidate]:
+    """The cards less the dark ones read through a window far narrower than the frame's whole cards
+    (NARROWEST_DARK_FACE of their median width): the cards of a frame are of one deck at about one
+    distance, and a dark back's light lattice seen through a window half a card wide reads as a
+    king (a window that narrow comes from a side the frame's edge or another card cut short)."""
+    width = _cards_width(blobs, [])
+    if width is None:
+        return cards
+    return [card for card in cards if not (card.dark and card.frame.width < NARROWEST_DARK_FACE * width)]
 
 
 def _inked_all_over(planes: np.ndarray) -> np.ndarray:
@@ -1279,7 +1318,7 @@ def _outline_on(
         cut = not in_frame(quad, size)
         if aspect in CUT_ASPECTS and not cut:
             continue  # a card seen whole is no longer than SEEN_ASPECTS
-        if cut and not anchored:
+        if cut and not anchored and not CUT_ALONE:
             continue  # a guessed corner's outline must end on the blob, in view
         if cut and masks.covered(frame.blob, quad) < ONE_CARD_BLOB:
             continue  # the blob runs beyond this card: a keyboard or a screen at the frame's edge

@@ -151,6 +151,18 @@ def white_lattice_back(rng: random.Random, colour: tuple[int, int, int]) -> np.n
     return back
 
 
+def gold_lattice_back(field: tuple[int, int, int], width: int = 90, step: int = 9) -> np.ndarray:
+    """A dark deck's back with no border: a dark ``field`` crossed edge to edge by a lattice of
+    thin gold lines ``step`` pixels apart (a black-and-gold deck's back)."""
+    height = round(width * 1.4)
+    back = np.full((height, width, 3), field, np.uint8)
+    gold = (40, 170, 210)  # BGR
+    for k in range(-height, width + height, step):
+        cv2.line(back, (k, 0), (k + height, height), gold, 1)
+        cv2.line(back, (k, height), (k + height, 0), gold, 1)
+    return back
+
+
 def laid(frame: np.ndarray, card: np.ndarray, centre: tuple[int, int], angle: float = 0.0) -> np.ndarray:
     """``frame`` with ``card`` (an image of a card) laid centred at ``centre``, turned ``angle`` degrees."""
     h, w = card.shape[:2]

@@ -398,3 +398,23 @@ def test_a_card_found_whole_is_not_found_again_by_its_edges(
     assert not [b for b in corners._canny_blobs(image, score, 150.0, found) if b.whole]
     monkeypatch.setattr(corners, "FOUND_TOLERANCE", 0.05)
     assert [b for b in corners._canny_blobs(image, score, 150.0, found) if b.whole]
+
+
+def test_a_dark_cards_side_cut_by_the_frames_edge_gives_no_width(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A dark card lying across, running off the frame's right edge (40 px of its 120 px length in
+    view): its two sides that end on the border are no card's width or height, so their length is
+    not tried as a width at its corners in view (a white card's cut sides still are: the training
+    photos' IMG_2611 jack is read at that width)."""
+    image = np.full((300, 400, 3), 215, np.uint8)
+    cv2.rectangle(image, (360, 80), (480, 170), (25, 25, 25), -1)
+    # the corners in view at (360, 80) and (360, 170): their sides along the card end on the border
+    blobs = find_blobs(image)
+
+    def widths(frames: list[corners.CornerFrame]) -> list[float]:
+        return [f.width for f in frames if f.point[0] < 370 and blobs[f.blob].dark]
+
+    cut_side = 40
+    assert widths(corner_frames(blobs, image.shape))  # its corners in view are proposed
+    assert all(abs(w - cut_side) > 0.12 * cut_side for w in widths(corner_frames(blobs, image.shape)))
+    monkeypatch.setattr(corners, "CUT_SIDES_NO_WIDTH", False)
+    assert any(abs(w - cut_side) <= 0.12 * cut_side for w in widths(corner_frames(blobs, image.shape)))
