@@ -542,7 +542,7 @@ def corner_frames(blobs: list[PaperBlob], image_shape: tuple[int, ...]) -> list[
     keep &= (len_prev >= short_edge) & (len_next >= short_edge)
     # the corners of each blob, in order: its kept vertices, its chamfers, its edge proposals
     side_next, side_prev = len_next, len_prev
-    if CUT_SIDES_NO_WIDTH:
+    if CUT_SIDES_NO_WIDTH and darks.any():
         # a dark card's side that ends on the frame's border runs on beyond it: its length is no
         # card's width or height (a window that narrow on a dark back's lattice reads a king; a
         # white card's cut side, read at its length, still names IMG_2611's jack)

@@ -1227,6 +1227,8 @@ def _unless_narrow_and_dark(cards: list[_Candidate], blobs: list[PaperBlob]) -> 
     (NARROWEST_DARK_FACE of their median width): the cards of a frame are of one deck at about one
     distance, and a dark back's light lattice seen through a window half a card wide reads as a
     king (a window that narrow comes from a side the frame's edge or another card cut short)."""
+    if not any(card.dark for card in cards):
+        return cards  # most frames: white cards
     width = _cards_width(blobs, [])
     if width is None:
         return cards
