@@ -87,6 +87,7 @@ CUT_ASPECTS = (2.2, 2.6, 3.0)
 # is that card alone (a keyboard or a screen merged at the frame's edge shows print and a 'rank')
 ONE_CARD_BLOB = 0.85
 CUT_ALONE = True
+CUT_UNMATCHED_UNSURE = True  # a cut card matching no back is no face by that alone
 PLAIN_BACKS_UNPRINTED = True
 PLAIN_BACK = 0.9  # of a learned back's texture, the flat pattern's share: a plain back
 ON_DARK_CARD = 0.85  # of a dark card's outline guessed from a corner, at least this on its blob
@@ -994,19 +995,30 @@ class CardReader:
             look = light_print(image, quad)
             if not look.printed:
                 continue
+            cut = not in_frame(quad, image.shape)
+            back = self.backs.match(image, quad) if self.backs is not None and not rank_seen else None
             if rank_seen:
                 why = "light print on a dark card and a rank at its corner, index unread"
             elif not (look.corner >= INDEX_PRINT and self.backs is not None) and not self._pips_show_a_face(
                 look
             ):
                 continue
-            elif self.backs is not None and _a_backs_print(self.backs.match(image, quad), look):
+            elif _a_backs_print(back, look):
                 continue  # the print of a calibrated back (a logo)
+            elif CUT_UNMATCHED_UNSURE and cut and back is None and not self._pips_show_a_face(look):
+                # the warp's black beyond the frame is in a cut card's colours: matching no back
+                # says nothing of it (a black casino back's light lattice at its corner); a plain
+                # back matched, or a face's pips, still do
+                continue
+            elif look.corner >= INDEX_PRINT and back is not None:
+                why = (
+                    f"light print on a dark card, at its index corner too, unlike the plain {back.name} back"
+                )
             elif look.corner >= INDEX_PRINT and self.backs is not None:
                 why = "light print on a dark card, at its index corner too, unlike the calibrated backs"
             else:
                 why = f"{look.pips} pips alike in light print on a dark card, index unread"
-            if not in_frame(quad, image.shape):
+            if cut:
                 # its corners beyond the frame moved onto its edge: what is seen of the card
                 why += ", cut by the frame's edge"
                 quad = np.clip(quad, 0, (image.shape[1] - 1, image.shape[0] - 1)).astype(np.float32)

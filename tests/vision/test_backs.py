@@ -623,6 +623,37 @@ def test_a_dark_backs_gold_lattice_is_no_face_at_the_frames_edges_nor_lying_whol
     assert len(face_up()) >= 5
 
 
+def test_a_dark_back_cut_by_the_frames_edge_is_no_face_for_matching_no_back(
+    reader: CardReader, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A black casino back running off the frame's right edge, its light lattice at the corner in
+    view: its outline is guessed from that corner, and its colours are measured with the warp's
+    black beyond the frame in them, so it matches the calibrated back no more. That says nothing
+    of it (CUT_UNMATCHED_UNSURE): not face up, where it was at these three placings of 432
+    (turns of 10 degrees, four offsets, three lights)."""
+    back = render_back((30, 30, 30))
+    frames = [
+        on_desk((back, (120, 120), 0.0), (back, (330, 140), 25.0), (back, (520, 300), -40.0)),
+        on_desk((back, (150, 330), 90.0), (back, (420, 330), 10.0), gain=0.8),
+    ]
+    calibrated = CardReader(backs=Backs((learn("house", back_samples(frames, reader))[0],)))
+    pad = 200
+    cut = []
+    for gain, offset, angle in ((1.0, 40, 270.0), (1.3, -20, 180.0), (1.3, 40, 300.0)):
+        desk = np.full((480 + 2 * pad, 640 + 2 * pad, 3), DESK, np.uint8)
+        desk = laid(desk, back, (pad + 640 + offset, pad + 240), angle)
+        frame = desk[pad : pad + 480, pad : pad + 640].astype(np.float32) * gain
+        cut.append(np.clip(frame, 0, 255).astype(np.uint8))
+
+    def face_up() -> list[str]:
+        return [c.why for frame in cut for c in calibrated.read(frame) if c.facing is Facing.UP]
+
+    assert face_up() == []
+    monkeypatch.setattr(reader_module, "CUT_UNMATCHED_UNSURE", False)
+    unlike = "light print on a dark card, at its index corner too, unlike the calibrated backs"
+    assert face_up() == [f"{unlike}, cut by the frame's edge"] * 3
+
+
 def test_dark_cards_seen_at_a_slant_have_their_corners_proposed(reader: CardReader) -> None:
     """Photos taken along the table and stretched to a square show a card's corners at 45 to 135
     degrees: IMG_7719's seven of diamonds (126 degrees at its index corner) and IMG_7828's five of
