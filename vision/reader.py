@@ -1321,11 +1321,12 @@ def _outline_on(
     """The outline of a dark card from one of its corners: of SEEN_ASPECTS, those that stay within
     the frame (of shape ``size``) and on the dark blob (``frame.blob`` of ``masks``), the one whose
     opposite corner lies nearest the blob's edge (a taller one would run over a card the blob has
-    merged with). Not ``anchored`` by a read
-    at the corner, that corner must lie on the edge: a wrong width guess would cut a second card
-    out of one. ``anchored``, the outline may also run off the frame (a card cut by the photo's
-    edge), at CUT_ASPECTS too, with its part in view on the blob; one whose opposite corner lies
-    beyond the frame is then preferred: the card's end is not in view to be nearest to."""
+    merged with). Not ``anchored`` by a read at the corner, an outline in view must have that
+    corner on the edge: a wrong width guess would cut a second card out of one. The outline may
+    also run off the frame (a card cut by the photo's edge), at CUT_ASPECTS too, with its part in
+    view on the blob and the blob that card alone (not ``anchored``, only with CUT_ALONE); one whose
+    opposite corner lies beyond the frame is then preferred: the card's end is not in view to be
+    nearest to."""
     best: tuple[float, np.ndarray] | None = None
     for aspect in SEEN_ASPECTS + CUT_ASPECTS:
         quad = frame.card_quad(aspect)
@@ -1333,7 +1334,7 @@ def _outline_on(
         if aspect in CUT_ASPECTS and not cut:
             continue  # a card seen whole is no longer than SEEN_ASPECTS
         if cut and not anchored and not CUT_ALONE:
-            continue  # a guessed corner's outline must end on the blob, in view
+            continue  # without a read, a guessed corner's outline must end on the blob, in view
         if cut and masks.covered(frame.blob, quad) < ONE_CARD_BLOB:
             continue  # the blob runs beyond this card: a keyboard or a screen at the frame's edge
         if masks.share_on(frame.blob, quad) < ON_DARK_CARD:

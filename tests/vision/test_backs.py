@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import random
+from dataclasses import replace
 from pathlib import Path
 
 import cv2
@@ -17,7 +18,7 @@ from tests.helpers.paths import DATA
 from tests.vision.test_reader import PIPS, ScriptedIndex
 from vision import corners as corners_module
 from vision import reader as reader_module
-from vision.backs import Backs, BacksError, learn, load_backs, save_backs
+from vision.backs import Back, Backs, BacksError, learn, load_backs, save_backs
 from vision.calibrate import back_samples
 from vision.faces import light_print, pip_groups, squash
 from vision.index_reader import RANK_LABELS, IndexRead, IndexReader
@@ -652,6 +653,41 @@ def test_a_dark_back_cut_by_the_frames_edge_is_no_face_for_matching_no_back(
     monkeypatch.setattr(reader_module, "CUT_UNMATCHED_UNSURE", False)
     unlike = "light print on a dark card, at its index corner too, unlike the calibrated backs"
     assert face_up() == [f"{unlike}, cut by the frame's edge"] * 3
+
+
+class _EveryCardThisBack(Backs):
+    """Calibrated backs that match every card to their first back, as a plain black back matches a
+    black deck's face whose little print leaves its colours within the back's limits."""
+
+    def match(self, image: np.ndarray, quad: np.ndarray) -> Back | None:
+        return self.backs[0]
+
+
+def test_a_whole_dark_card_with_print_at_its_index_corner_is_unlike_a_plain_back(
+    reader: CardReader, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A whole dark card, its index unread (a mark where the rank is), whose colours match the
+    calibrated plain back: a plain back has no print, so the print at its index corner makes it
+    face up; a back with a pattern or a logo may print there itself, so matched to such a back
+    it stays unknown, as it did before the rule for any back."""
+    field, gold = (25, 25, 25), (40, 170, 210)
+    card = np.full((126, 90, 3), field, np.uint8)
+    for x, y in ((45, 30), (45, 63)):
+        cv2.fillConvexPoly(card, np.array([[x, y - 10], [x + 7, y], [x, y + 10], [x - 7, y]], np.int32), gold)
+    cv2.rectangle(card, (9, 9), (17, 19), gold, -1)  # the index corner's print, read as no rank
+    cv2.rectangle(card, (72, 106), (80, 116), gold, -1)
+    frame = on_desk((card, (200, 200), 20.0))
+    plain = Back("black", (0.0,) * 24 + (1.0, 0.0, 0.0, 0.0), (1.0,) + (0.0,) * 9, 0.25, 0.15, 5)
+    patterned = replace(plain, texture=(0.5, 0.1) + (0.05,) * 8)
+
+    def seen(back: Back) -> list[tuple[str, str]]:
+        read = CardReader(backs=_EveryCardThisBack((back,))).read(frame)
+        return [(c.facing.value, c.why) for c in read]
+
+    assert seen(plain) == [("up", "light print at its index corner, unlike the plain black back")]
+    assert seen(patterned) == [("unknown", "the black back's colour, a face's print")]
+    monkeypatch.setattr(reader_module, "PLAIN_BACKS_UNPRINTED", False)
+    assert seen(plain) == [("unknown", "the black back's colour, a face's print")]
 
 
 def test_dark_cards_seen_at_a_slant_have_their_corners_proposed(reader: CardReader) -> None:
