@@ -14,6 +14,7 @@ from tests.helpers.paths import ROOT
 
 BENCH = ROOT / "bench"
 SMALL = {
+    "backs_stress.py": (["--designs", "1", "--frames", "1"], "all"),
     "camera.py": (["--frames", "5", "--events", "20", "--runs", "1"], "ruling_ms_p50"),
     "engine.py": (["--hands", "20", "--repeat", "1"], "ratio"),
     "evaluator.py": (["--hands", "2000", "--repeats", "1"], "ratio"),

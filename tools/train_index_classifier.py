@@ -83,6 +83,7 @@ MORE_SUITS = False  # set by --more-suits
 COVERED_SHARE = 0.0  # set by --covered
 OVERSIZED_SHARE = 0.0  # set by --oversized
 DARK_BACK_SHARE = 0.0  # set by --dark-backs
+PATTERNED_BACK_SHARE = 0.0  # set by --patterned-backs
 TEXT_DARK_SHARE = 0.0  # set by --text-dark
 # a dark back's lattice as a camera sees it: white, silver or gold (BGR) lines on a dark field
 LATTICE_INKS = ((235, 235, 235), (180, 185, 190), (60, 175, 215))
@@ -289,6 +290,39 @@ def casino_back(rng: random.Random) -> np.ndarray:
             cv2.line(inner, (k, FACE_H), (k + FACE_H, 0), (245, 245, 245), 1)
     back[12:-12, 12:-12] = inner
     return back
+
+
+def patterned_back(rng: random.Random) -> tuple[np.ndarray, bool]:
+    """A back of one repeated pattern that is no lattice of lines: diamonds (a harlequin), squares,
+    dots or stripes, a colour on white or white on a colour, with a white border or without, and
+    whether the reader would see it as a dark card (a dark field with no border: a dark blob).
+    Such backs, cut at their corners, were read as indices at acting confidence (a red harlequin
+    as the four of diamonds, pale stripes as the queen of clubs) by a model that never saw one."""
+    dark_colour = rng.random() < 0.5
+    colour = tuple(rng.randint(0, 90) if dark_colour else rng.randint(120, 230) for _ in range(3))
+    white = (rng.randint(225, 250),) * 3
+    field, ink = (colour, white) if rng.random() < 0.5 else (white, colour)
+    back = np.full((FACE_H, FACE_W, 3), field, np.uint8)
+    cell = rng.randint(8, 30)
+    ys, xs = np.mgrid[0:FACE_H, 0:FACE_W]
+    kind = rng.randrange(4)
+    if kind == 0:  # a harlequin: checks turned half a right angle
+        inked = ((xs + ys) // cell + (xs - ys + 10 * FACE_H) // cell) % 2 == 1
+    elif kind == 1:  # squares
+        inked = (xs // cell + ys // cell) % 2 == 1
+    elif kind == 2:  # dots on a grid
+        centre = cell / 2
+        inked = (xs % cell - centre) ** 2 + (ys % cell - centre) ** 2 <= (cell * rng.uniform(0.2, 0.4)) ** 2
+    else:  # stripes across the card at a slant
+        inked = ((xs + ys * rng.choice((-1, 1))) % cell) < max(2, cell // rng.randint(2, 4))
+    back[inked] = ink
+    bordered = rng.random() < 0.6
+    if bordered:
+        border = int(FACE_W * rng.uniform(0.04, 0.09))
+        framed = np.full_like(back, 245)
+        framed[border:-border, border:-border] = back[border:-border, border:-border]
+        back = framed
+    return back, dark_colour and field == colour and not bordered
 
 
 def dark_lattice_back(rng: random.Random) -> np.ndarray:
@@ -551,6 +585,11 @@ def make_set(
             canvas = on_canvas(rng, dark_lattice_back(rng))
             patch = degrade(rng, canvas, frame_at(rng, rng.randrange(4), True))
             xs[i], ranks[i], suits[i] = normalise(patch, True), NONE_RANK, NONE_SUIT
+            continue
+        if PATTERNED_BACK_SHARE and rng.random() < PATTERNED_BACK_SHARE:
+            back, dark = patterned_back(rng)
+            patch = degrade(rng, on_canvas(rng, back), frame_at(rng, rng.randrange(4), True))
+            xs[i], ranks[i], suits[i] = normalise(patch, dark), NONE_RANK, NONE_SUIT
             continue
         patch, ranks[i], suits[i] = sample(rng, faces, backs=True)
         dark = rng.random() < 0.1
@@ -885,6 +924,14 @@ def main() -> int:
         "a --cache keeps the patches it was made with)",
     )
     parser.add_argument(
+        "--patterned-backs",
+        type=float,
+        default=0.0,
+        help="the share of patches cut from backs of a pattern that is no lattice (harlequins, "
+        "checks, dots, stripes; patterned_back), 'none' (0: none; a --cache keeps the patches it "
+        "was made with)",
+    )
+    parser.add_argument(
         "--text",
         type=float,
         default=0.0,
@@ -948,7 +995,8 @@ def main() -> int:
     import torch.nn.functional as F
 
     global SQUASH_SIGMA, FADE_SHARE, BLUR_SHARE, WIDTH_SIGMA, COVERED_SHARE, DARK_BACK_SHARE, NEIGHBOUR_SHARE
-    global TEXT_DARK_SHARE, TURN_SIGMA, JUMBO_SHARE, MORE_SUITS, OVERSIZED_SHARE
+    global TEXT_DARK_SHARE, TURN_SIGMA, JUMBO_SHARE, MORE_SUITS, OVERSIZED_SHARE, PATTERNED_BACK_SHARE
+    PATTERNED_BACK_SHARE = args.patterned_backs
     OVERSIZED_SHARE = args.oversized
     TURN_SIGMA, JUMBO_SHARE, MORE_SUITS = args.turn_sigma, args.jumbo, args.more_suits
     SQUASH_SIGMA, FADE_SHARE, BLUR_SHARE = args.squash, args.fade, args.blur
