@@ -136,3 +136,25 @@ def test_an_index_window_cut_far_too_small_is_taught_as_no_index(
     # --oversized: every index corner's window is cut at a jumbo index's scale, and none is an index
     assert (indexes == 0) if share == 1.0 else (indexes > 20)
     assert all(label in ((5, 2), (training.NONE_RANK, training.NONE_SUIT)) for label in labels)
+
+
+def test_patterned_backs_are_taught_as_no_index_and_cost_the_committed_recipe_nothing(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """--patterned-backs P: a share P of the patches is cut from a harlequin, checks, dots or
+    stripes (patterned_back), each 'none'; with P = 0, the committed recipe's default, the set
+    is the one it was made with (no draw of the generator spent on them)."""
+    import tools.train_index_classifier as training
+
+    def labels(seed: int) -> tuple[np.ndarray, np.ndarray]:
+        xs, ranks, _ = training.make_set(seed, 40, [], with_geaxgx=True)  # geaxgx's faces: no fonts needed
+        return xs, ranks
+
+    before_xs, before = labels(3)
+    monkeypatch.setattr(training, "PATTERNED_BACK_SHARE", 1.0)
+    _, every = labels(3)
+    assert (every == training.NONE_RANK).all()
+    monkeypatch.setattr(training, "PATTERNED_BACK_SHARE", 0.0)
+    again_xs, again = labels(3)
+    assert (again == before).all() and np.array_equal(again_xs, before_xs)
+    assert (before != training.NONE_RANK).any()
