@@ -41,7 +41,7 @@ sys.path.insert(0, str(ROOT))
 
 from vision.backs import Backs, BacksError, learn  # noqa: E402
 from vision.calibrate import back_samples  # noqa: E402
-from vision.index_reader import MODEL_PATH, PRINT_MODEL_PATH, IndexReader  # noqa: E402
+from vision.index_reader import MODEL_PATH, PATTERN_MODEL_PATH, PRINT_MODEL_PATH, IndexReader  # noqa: E402
 from vision.reader import ACT_CONFIDENCE, CardReader  # noqa: E402
 from vision.sighting import Facing  # noqa: E402
 
@@ -216,8 +216,10 @@ def calibrated_reader(
 
 
 def measured_reader(index: IndexReader, backs: Backs | None = None) -> CardReader:
-    """A reader as `tablectl serve` makes one, with the classifier ``index`` (and the print check)."""
-    return CardReader(index, backs, IndexReader(PRINT_MODEL_PATH))
+    """A reader as `tablectl serve` makes one, with the classifier ``index`` (and both checks)."""
+    return CardReader(
+        index, backs, IndexReader(PRINT_MODEL_PATH), pattern_check=IndexReader(PATTERN_MODEL_PATH)
+    )
 
 
 def run(designs: int, frames_each: int, seed: int, model: Path = MODEL_PATH) -> dict[str, object]:

@@ -72,7 +72,7 @@ sys.path.insert(0, str(ROOT))
 from vision.backs import Backs, learn  # noqa: E402
 from vision.calibrate import back_samples  # noqa: E402
 from vision.crops import Reader, ViewReader, camera_reader  # noqa: E402
-from vision.index_reader import MODEL_PATH, PRINT_MODEL_PATH, IndexReader  # noqa: E402
+from vision.index_reader import MODEL_PATH, PATTERN_MODEL_PATH, PRINT_MODEL_PATH, IndexReader  # noqa: E402
 from vision.reader import ACT_CONFIDENCE, CardReader, CardSighting, Facing  # noqa: E402
 from vision.sources import Frame, read_image  # noqa: E402
 from vision.view import View  # noqa: E402
@@ -190,14 +190,13 @@ def backs_set(reader: CardReader, limit: int | None, calibrated: bool = False) -
     images = {name: every[name] for name in sorted(up)[:limit]}  # scored; --limit: the first few
     if calibrated:  # the backs are learned from all the other images, scored or not
         samples = {name: back_samples([image], reader) for name, image in every.items()}
-        index, check = IndexReader(index_model), IndexReader(PRINT_MODEL_PATH)
     called_up_wrongly = called_down_wrongly = wrong_cards = caught = face_up = face_down = 0
     for name, image in images.items():
         scorer = reader
         if calibrated:
             others = [sample for other, found in samples.items() if other != name for sample in found]
             back, _ = learn("black", others)
-            scorer = CardReader(index, Backs((back,)), check)
+            scorer = measured_reader(Backs((back,)))
         sightings = scorer.read(image)
         called = [s for s in sightings if s.facing is Facing.UP]
         present = +up[name]
@@ -320,8 +319,14 @@ index_model = MODEL_PATH
 
 def measured_reader(backs: Backs | None = None) -> CardReader:
     """A card reader as `tablectl serve` makes one, with the classifier measured: a reader given
-    its classifier has no print check unless given one too, and the product's has it."""
-    return CardReader(IndexReader(index_model), backs, IndexReader(PRINT_MODEL_PATH))
+    its classifier has no print check nor pattern check unless given them too, and the product's
+    has both."""
+    return CardReader(
+        IndexReader(index_model),
+        backs,
+        IndexReader(PRINT_MODEL_PATH),
+        pattern_check=IndexReader(PATTERN_MODEL_PATH),
+    )
 
 
 KENNARD_DECKS = ("TcN", "TcB", "FcN", "FcB")  # two or four colours; normal or jumbo ('big') index
@@ -423,7 +428,6 @@ def rendered_backs(
     from vision.backs import BacksError
 
     deck = [rank + suit for rank in "23456789TJQKA" for suit in "cdhs"]
-    index, check = IndexReader(index_model), IndexReader(PRINT_MODEL_PATH)
     up = up_calibrated = not_learned = backs = faces_up = faces_down = faces = 0
     faces_up_calibrated = faces_down_calibrated = 0
     for table in range(1, tables + 1):
@@ -462,7 +466,7 @@ def rendered_backs(
                 learned.append(learn(str(colour), back_samples([calibration], reader))[0])
             except BacksError:
                 not_learned += 1
-        calibrated = seen(CardReader(index, Backs(tuple(learned)), check))
+        calibrated = seen(measured_reader(Backs(tuple(learned))))
         for _ in range(5):
             frame = view(_tabled(rng, felt, [styles[rng.choice(colours)] for _ in range(6)], lamp))
             up += sum(s.facing is Facing.UP for s in plain.read(frame))

@@ -50,6 +50,8 @@ def test_the_vision_benchmark_measures_the_reader_the_product_runs() -> None:
     bench = runpy.run_path(str(BENCH / "vision.py"))
     assert bench["measured_reader"]().checks_print
     assert bench["measured_reader"](Backs(())).checks_print
+    assert bench["measured_reader"]().checks_patterns
+    assert bench["measured_reader"](Backs(())).checks_patterns
 
 
 @pytest.mark.usefixtures("mosquitto")

@@ -28,6 +28,10 @@ MODEL_PATH = Path(__file__).resolve().parent / "models" / "index_classifier.onnx
 # (tools/train_index_classifier.py --text): asked again about a card read at one corner only,
 # where the committed classifier has read a book's text as an index (vision/reader.py)
 PRINT_MODEL_PATH = MODEL_PATH.with_name("index_classifier_print.onnx")
+# The same network trained with backs of patterns that are no lattice (harlequins, checks, dots,
+# stripes: --patterned-backs) among its 'none' patches: asked again about every card about to be
+# acted on, where the committed classifier has named a back's pattern (vision/reader.py)
+PATTERN_MODEL_PATH = MODEL_PATH.with_name("index_classifier_pattern.onnx")
 Backend = Literal["onnxruntime", "cv2"]
 
 
