@@ -819,8 +819,6 @@ class CardReader:
         surely at two corners has that check already; a second opinion that reads
         another index instead is no veto (it reads fewer real cards than the committed one).
         ``windows``: each card's read window, as its first look cut it."""
-        if self._print_check is None:
-            return sightings
         chosen = [
             k
             for k, (card, sighting) in enumerate(zip(cards, sightings, strict=True))
@@ -828,19 +826,13 @@ class CardReader:
             and sighting.card is not None
             and (card.weakly_confirmed or all(_at_one_corner(card.frame, frame) for frame in card.corners))
         ]
-        if not chosen:
-            return sightings
-        checked = self._read_patches(
-            np.array([windows[k] for k in chosen]), blobs, [cards[k].frame for k in chosen], self._print_check
-        )
         result = list(sightings)
-        for k, read in zip(chosen, checked, strict=True):
-            if read.rank == NONE_RANK and read.rank_p >= READ_CONFIDENCE:
-                result[k] = replace(
-                    sightings[k],
-                    confidence=min(sightings[k].confidence, PRINT_CHECKED_CONFIDENCE),
-                    why=f"{sightings[k].why}, no index to the print check",
-                )
+        for k in self._surely_no_index(self._print_check, chosen, blobs, cards, windows, READ_CONFIDENCE):
+            result[k] = replace(
+                sightings[k],
+                confidence=min(sightings[k].confidence, PRINT_CHECKED_CONFIDENCE),
+                why=f"{sightings[k].why}, no index to the print check",
+            )
         return result
 
     def _unless_a_pattern(
@@ -860,28 +852,39 @@ class CardReader:
         pattern check alone reads 11 fewer of them: it is a veto, not a reader). A card already
         held below acting confidence is not asked (a dark deck's reads: its faces keep their
         calls). ``windows``: each card's read window, as its first look cut it."""
-        if self._pattern_check is None:
-            return sightings
         chosen = [
             k
             for k, sighting in enumerate(sightings)
             if sighting.confidence >= ACT_CONFIDENCE and sighting.card is not None
         ]
-        if not chosen:
-            return sightings
-        checked = self._read_patches(
-            np.array([windows[k] for k in chosen]),
-            blobs,
-            [cards[k].frame for k in chosen],
-            self._pattern_check,
-        )
         result = list(sightings)
-        for k, read in zip(chosen, checked, strict=True):
-            if read.rank == NONE_RANK and read.rank_p >= PATTERN_CHECK_SURE:
-                read_as = f"read as {sightings[k].card} at {sightings[k].confidence:.2f}"
-                why = f"{read_as}, a back's pattern to the pattern check"
-                result[k] = CardSighting(sightings[k].corners, Facing.UNKNOWN, None, None, 0.0, why)
+        for k in self._surely_no_index(
+            self._pattern_check, chosen, blobs, cards, windows, PATTERN_CHECK_SURE
+        ):
+            read_as = f"read as {sightings[k].card} at {sightings[k].confidence:.2f}"
+            why = f"{read_as}, a back's pattern to the pattern check"
+            result[k] = CardSighting(sightings[k].corners, Facing.UNKNOWN, None, None, 0.0, why)
         return result
+
+    def _surely_no_index(
+        self,
+        check: IndexReader | None,
+        chosen: list[int],
+        blobs: list[PaperBlob],
+        cards: list[_Candidate],
+        windows: list[np.ndarray],
+        sure: float,
+    ) -> list[int]:
+        """Of the ``chosen`` cards, those in whose read window (``windows``) the second classifier
+        ``check`` sees no index at ``sure`` or more (none without a check)."""
+        if check is None or not chosen:
+            return []
+        reads = self._read_patches(
+            np.array([windows[k] for k in chosen]), blobs, [cards[k].frame for k in chosen], check
+        )
+        return [
+            k for k, read in zip(chosen, reads, strict=True) if read.rank == NONE_RANK and read.rank_p >= sure
+        ]
 
     def _unless_a_larger_index(
         self,
