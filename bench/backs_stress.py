@@ -41,7 +41,7 @@ sys.path.insert(0, str(ROOT))
 
 from vision.backs import Backs, BacksError, learn  # noqa: E402
 from vision.calibrate import back_samples  # noqa: E402
-from vision.index_reader import MODEL_PATH, PATTERN_MODEL_PATH, PRINT_MODEL_PATH, IndexReader  # noqa: E402
+from vision.index_reader import MODEL_PATH, IndexReader  # noqa: E402
 from vision.reader import ACT_CONFIDENCE, CardReader  # noqa: E402
 from vision.sighting import Facing  # noqa: E402
 
@@ -52,12 +52,12 @@ PLACEMENTS = ("apart", "fanned", "stacked", "edges")
 PAD = 200  # pixels round the frame where cards running off its edges are laid
 
 
-def _two_colours(rng: random.Random) -> tuple[tuple[int, int, int], tuple[int, int, int]]:
+def _two_colours(rng: random.Random) -> tuple[list[int], list[int]]:
     """A field and an ink: a colour (dark or pale) and white, either way round."""
-    dark = rng.random() < 0.6
-    colour = tuple(rng.randint(10, 90) if dark else rng.randint(130, 220) for _ in range(3))
-    white = (rng.randint(225, 250),) * 3
-    return (colour, white) if rng.random() < 0.5 else (white, colour)  # type: ignore[return-value]
+    low, high = (10, 90) if rng.random() < 0.6 else (130, 220)
+    colour = [rng.randint(low, high) for _ in range(3)]
+    white = [rng.randint(225, 250)] * 3
+    return (colour, white) if rng.random() < 0.5 else (white, colour)
 
 
 def _bordered(rng: random.Random, back: np.ndarray, share: float = 0.6) -> np.ndarray:
@@ -212,19 +212,12 @@ def calibrated_reader(
         learned, _ = learn("house", back_samples(frames, reader))
     except BacksError:
         return None
-    return measured_reader(index, Backs((learned,)))
-
-
-def measured_reader(index: IndexReader, backs: Backs | None = None) -> CardReader:
-    """A reader as `tablectl serve` makes one, with the classifier ``index`` (and both checks)."""
-    return CardReader(
-        index, backs, IndexReader(PRINT_MODEL_PATH), pattern_check=IndexReader(PATTERN_MODEL_PATH)
-    )
+    return CardReader.with_classifier(index, Backs((learned,)))
 
 
 def run(designs: int, frames_each: int, seed: int, model: Path = MODEL_PATH) -> dict[str, object]:
     index = IndexReader(model)
-    reader = measured_reader(index)
+    reader = CardReader.with_classifier(index)
     report: dict[str, object] = {}
     totals = {"frames": 0, "backs_up": 0, "backs_named": 0, "frames_calibrated": 0}
     totals |= {"backs_up_calibrated": 0, "backs_named_calibrated": 0}

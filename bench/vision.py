@@ -72,7 +72,7 @@ sys.path.insert(0, str(ROOT))
 from vision.backs import Backs, learn  # noqa: E402
 from vision.calibrate import back_samples  # noqa: E402
 from vision.crops import Reader, ViewReader, camera_reader  # noqa: E402
-from vision.index_reader import MODEL_PATH, PATTERN_MODEL_PATH, PRINT_MODEL_PATH, IndexReader  # noqa: E402
+from vision.index_reader import MODEL_PATH, IndexReader  # noqa: E402
 from vision.reader import ACT_CONFIDENCE, CardReader, CardSighting, Facing  # noqa: E402
 from vision.sources import Frame, read_image  # noqa: E402
 from vision.view import View  # noqa: E402
@@ -318,15 +318,8 @@ index_model = MODEL_PATH
 
 
 def measured_reader(backs: Backs | None = None) -> CardReader:
-    """A card reader as `tablectl serve` makes one, with the classifier measured: a reader given
-    its classifier has no print check nor pattern check unless given them too, and the product's
-    has both."""
-    return CardReader(
-        IndexReader(index_model),
-        backs,
-        IndexReader(PRINT_MODEL_PATH),
-        pattern_check=IndexReader(PATTERN_MODEL_PATH),
-    )
+    """A card reader as `tablectl serve` makes one, with the classifier measured (both checks)."""
+    return CardReader.with_classifier(IndexReader(index_model), backs)
 
 
 KENNARD_DECKS = ("TcN", "TcB", "FcN", "FcB")  # two or four colours; normal or jumbo ('big') index

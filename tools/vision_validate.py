@@ -29,7 +29,7 @@ sys.path.insert(0, str(ROOT))
 
 from bench.vision import match_reads  # noqa: E402
 from vision.corners import corner_frames, find_blobs  # noqa: E402
-from vision.index_reader import PATTERN_MODEL_PATH, PRINT_MODEL_PATH, RANK_LABELS, IndexRead, IndexReader  # noqa: E402
+from vision.index_reader import RANK_LABELS, IndexRead, IndexReader  # noqa: E402
 from vision.reader import ACT_CONFIDENCE, MAX_SIDE, READ_CONFIDENCE, CardReader  # noqa: E402
 from vision.sighting import CardSighting  # noqa: E402
 from vision.sources import Frame, read_image  # noqa: E402
@@ -203,15 +203,7 @@ def main() -> int:
         parser.error(f"--images {error}")
     labels = load_labels()
     # a candidate is read with the committed print check, as the product reads the committed model
-    reader = (
-        CardReader(
-            IndexReader(args.model),
-            print_check=IndexReader(PRINT_MODEL_PATH),
-            pattern_check=IndexReader(PATTERN_MODEL_PATH),
-        )
-        if args.model
-        else CardReader()
-    )
+    reader = CardReader.with_classifier(IndexReader(args.model)) if args.model else CardReader()
     right = right_any = wrong_confident = total = 0
     confidences: list[tuple[float, bool]] = []
     lost: Counter[str] = Counter()

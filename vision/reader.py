@@ -124,7 +124,7 @@ UNSURE_READ_ON_A_BACK = True  # a paper card read below acting confidence, a cal
 NOTCHED_LATER = True  # a whole card's notched outline's corners read only when its index corners disagree
 PRINT_CHECK = True  # a card read at one corner only, shown to the print check before it is acted on
 # every card about to be acted on, shown to the pattern check: where it surely sees no index there,
-# no face (_unless_a_pattern; 0.9-0.99 read the training photos alike)
+# no face (_unless_a_pattern; 0.97 and 0.99 read the training photos alike, 0.9 cost one card)
 PATTERN_CHECK = True
 PATTERN_CHECK_SURE = 0.97
 PRINT_CHECKED_CONFIDENCE = 0.5  # what a card the print check sees no index in keeps, at most
@@ -316,6 +316,18 @@ class CardReader:
         self.index_size_known = index_scale is not None or (backs is not None and backs.faces_learned)
         self.backs = backs if backs is not None and backs.backs else None
         self.faces_by_pips = True  # a dark card's pips alone show its face (FACE_PIPS)
+
+    @classmethod
+    def with_classifier(cls, index_reader: IndexReader, backs: Backs | None = None) -> CardReader:
+        """A reader as the product makes one (its print check and pattern check, as by default)
+        but reading with ``index_reader``: what a benchmark or a validation measures of a
+        candidate classifier, where the constructor given it would leave both checks out."""
+        return cls(
+            index_reader,
+            backs,
+            IndexReader(PRINT_MODEL_PATH) if PRINT_CHECK else None,
+            pattern_check=IndexReader(PATTERN_MODEL_PATH) if PATTERN_CHECK else None,
+        )
 
     @property
     def checks_print(self) -> bool:
@@ -1064,28 +1076,13 @@ class CardReader:
             if not look.printed:
                 continue
             cut = not in_frame(quad, image.shape)
-            back = self.backs.match(image, quad) if self.backs is not None and not rank_seen else None
-            if rank_seen:
-                why = "light print on a dark card and a rank at its corner, index unread"
-            elif not (look.corner >= INDEX_PRINT and self.backs is not None) and not self._pips_show_a_face(
-                look
-            ):
+            why = (
+                "light print on a dark card and a rank at its corner, index unread"
+                if rank_seen
+                else self._print_shows_a_face(image, quad, look, cut)
+            )
+            if why is None:
                 continue
-            elif _a_backs_print(back, look):
-                continue  # the print of a calibrated back (a logo)
-            elif CUT_UNMATCHED_UNSURE and cut and back is None and not self._pips_show_a_face(look):
-                # the warp's black beyond the frame is in a cut card's colours: matching no back
-                # says nothing of it (a black casino back's light lattice at its corner); a plain
-                # back matched, or a face's pips, still do
-                continue
-            elif look.corner >= INDEX_PRINT and back is not None:
-                why = (
-                    f"light print on a dark card, at its index corner too, unlike the plain {back.name} back"
-                )
-            elif look.corner >= INDEX_PRINT and self.backs is not None:
-                why = "light print on a dark card, at its index corner too, unlike the calibrated backs"
-            else:
-                why = f"{look.pips} pips alike in light print on a dark card, index unread"
             if cut:
                 # its corners beyond the frame moved onto its edge: what is seen of the card
                 why += ", cut by the frame's edge"
@@ -1094,6 +1091,30 @@ class CardReader:
             found.setdefault(frame.blob, []).append(quad)
             sightings.append(CardSighting(_points(quad, scale), Facing.UP, None, None, 0.0, why))
         return sightings
+
+    def _print_shows_a_face(
+        self, image: BGRImage, quad: np.ndarray, look: PrintLook, cut: bool
+    ) -> str | None:
+        """Why a dark card's print (``look``), no rank seen at its corner, shows a face, or None:
+        three to ten pips alike, or with calibrated backs print at its index corner, either way
+        unlike the back it matches (``cut``: the outline runs off the frame)."""
+        pips = self._pips_show_a_face(look)
+        indexed = look.corner >= INDEX_PRINT and self.backs is not None
+        if not indexed and not pips:
+            return None
+        back = self.backs.match(image, quad) if self.backs is not None else None
+        if _a_backs_print(back, look):
+            return None  # the print of a calibrated back (a logo)
+        if CUT_UNMATCHED_UNSURE and cut and back is None and not pips:
+            # the warp's black beyond the frame is in a cut card's colours: matching no back says
+            # nothing of it (a black casino back's light lattice at its corner); a plain back
+            # matched, or a face's pips, still do
+            return None
+        if indexed and back is not None:
+            return f"light print on a dark card, at its index corner too, unlike the plain {back.name} back"
+        if indexed:
+            return "light print on a dark card, at its index corner too, unlike the calibrated backs"
+        return f"{look.pips} pips alike in light print on a dark card, index unread"
 
     def _pip_faces(
         self, image: BGRImage, blobs: list[PaperBlob], masks: _BlobMasks, seen: list[np.ndarray], scale: float
