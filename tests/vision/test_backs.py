@@ -22,7 +22,7 @@ from vision import reader as reader_module
 from vision.backs import Back, Backs, BacksError, learn, load_backs, save_backs
 from vision.calibrate import back_samples
 from vision.faces import light_print, pip_groups, squash
-from vision.index_reader import RANK_LABELS, IndexRead, IndexReader
+from vision.index_reader import PATTERN_MODEL_PATH, RANK_LABELS, IndexRead, IndexReader
 from vision.reader import ACT_CONFIDENCE, CardReader, _card_round
 from vision.sighting import Facing
 
@@ -983,3 +983,48 @@ def test_a_backs_stripes_named_as_an_index_are_no_face_to_the_pattern_check(
     assert held and all(c.facing is not Facing.UP for f in frames for c in reader.read(f) if c.why in held)
     monkeypatch.setattr(reader_module, "PATTERN_CHECK", False)
     assert len(named(CardReader())) >= 3
+
+
+def test_a_backs_pattern_read_below_acting_confidence_is_no_face_to_the_pattern_check(
+    reader: CardReader, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Slanted stripes on wood (one design of bench/backs_stress.py's family) laid apart, fanned,
+    stacked and off the frame's edges: the committed classifier reads corners of it as indices
+    below acting confidence, and such a read alone calls a card face up (a false exposed card at
+    a seat). Shown to the pattern check too, none of it is face up."""
+    from tests.helpers.paths import ROOT
+
+    stress = runpy.run_path(str(ROOT / "bench" / "backs_stress.py"))
+    rng = random.Random("1-stripes-6")
+    back = stress["FAMILIES"]["stripes"](rng, rng.choice([70, 90, 110]))
+    cloth = rng.choice(list(stress["CLOTHS"]))
+    frames = [stress["frame_of"](rng, back, cloth, placement) for placement in stress["PLACEMENTS"] * 2]
+
+    def face_up(one: CardReader) -> list[str]:
+        return [c.why for f in frames for c in one.read(f) if c.facing is Facing.UP]
+
+    assert reader.checks_patterns and face_up(reader) == []
+    monkeypatch.setattr(reader_module, "UNSURE_PATTERN_CHECK", False)
+    assert len(face_up(reader)) >= 3
+
+
+def test_a_face_read_below_acting_confidence_stays_face_up_past_the_pattern_check() -> None:
+    """The other side of the rule above: a real face's index, read weakly (a scripted classifier's
+    read at 0.6), is an index to the pattern check, and the card stays face up on that read."""
+    weak = IndexRead(RANK_LABELS.index("9"), SUITS.index("h"), 0.8, 0.75)
+    frame = frame_of((face("9h"), (320, 240), 0.0))
+    # the index corners, then the pip corners (the two did not read as one card), then the weak
+    # read's second look, which agrees
+    index = ScriptedIndex([[weak, PIPS], [PIPS, PIPS, PIPS, PIPS], [weak, weak]])
+    asked: list[IndexRead] = []
+
+    class PatternCheck(IndexReader):
+        def read(self, patches: np.ndarray) -> list[IndexRead]:
+            asked.extend(super().read(patches))
+            return asked[-len(patches) :]
+
+    reader = CardReader(index, pattern_check=PatternCheck(PATTERN_MODEL_PATH))
+    assert [(s.facing, s.card) for s in reader.read(frame)] == [(Facing.UP, "9h")]
+    assert len(index.calls) == 3  # the script read through
+    # the pattern check was asked about the weak read's window, and saw the nine's index there
+    assert [(RANK_LABELS[r.rank], r.rank_p > 0.5) for r in asked] == [("9", True)]
