@@ -60,6 +60,14 @@ FIELD_CHROMA = 0.03
 FIELD_BAND = 8  # pixels of the upright card: its border band lies between half this and this
 FIELD_BORDER_SHARE = 0.3  # of the band, at least this must be white for a border to compare with
 FACE_NEEDS_MARKS = True  # a white unread card with no mark inside is no face
+# a white unread card whose inside holds more than MOST_FACE_SPECKS specks of 2 pixels or more,
+# none of SPECK_AREA, shows a back's fine dots (bench/backs_stress.py: 17-195 specks of at most
+# 8 pixels), no face: a face's inside holds its pips (ten at most) and parts of its index, and a
+# pip is larger (the training photos' white faces: a mark of 189 pixels or more; a rendered
+# seven of diamonds in pale red, 8 specks of at most 5)
+SPECKS_NO_FACE = True
+MOST_FACE_SPECKS = 14
+SPECK_AREA = 20
 # a face's marks are ink, far below paper's whiteness (black ~30, red ~20 against paper's 200 and
 # more): a pale field hovering about the white level speckles into noise marks, no print
 WHITE_MARK_DEPTH = 40
@@ -355,7 +363,18 @@ def white_face_verdict(image: BGRImage, quad: np.ndarray, level: int) -> str | N
         # every face prints inside its inner 70 % (an ace its pip): white all over is a pale
         # back's field and its lattice in a bright light, a blank card or paper, not a face
         return NO_PRINT
+    if SPECKS_NO_FACE and _only_specks(marks):
+        return PATTERN
     return marks_verdict(marks, (inner.shape[1], inner.shape[0]), min_area=WHITE_MARK_AREA)
+
+
+def _only_specks(marks: np.ndarray) -> bool:
+    """Whether the marks are more specks than a face's print makes (MOST_FACE_SPECKS), none of
+    them a pip's size (SPECK_AREA): a back's fine dots, each smaller than WHITE_MARK_AREA once
+    warped upright, which that limit leaves out, so that a few specks of them made a face."""
+    _, _, stats, _ = cv2.connectedComponentsWithStats(marks.astype(np.uint8), connectivity=8)
+    areas = stats[1:, cv2.CC_STAT_AREA]
+    return bool(areas.size and areas.max() < SPECK_AREA and (areas >= 2).sum() > MOST_FACE_SPECKS)
 
 
 def _any_mark(marks: np.ndarray, min_area: int) -> bool:

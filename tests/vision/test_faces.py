@@ -178,3 +178,23 @@ def test_an_index_window_shows_its_light_print_and_a_faint_lattice_none() -> Non
         cv2.line(lattice, (k + 40, 0), (k, 40), (45, 45, 45), 1)
     assert faces.window_print(lattice) == 0.0
     assert faces.window_print(np.full((40, 24, 3), 20, np.uint8)) == 0.0
+
+
+def test_a_backs_fine_dots_are_a_pattern_a_faces_small_pips_are_not(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A back of fine dark dots on white: each dot under WHITE_MARK_AREA once warped upright, so
+    that the few a little larger made a face's few marks. More specks than a face's print makes,
+    none a pip's size, are a pattern. A face whose pale pips break into a few small specks (a
+    rendered seven of diamonds in pale red: 8, of at most 5 pixels) stays a possible face."""
+    dots = np.full((300, 400, 3), 120, np.uint8)
+    cv2.rectangle(dots, (150, 80), (250, 220), (245, 245, 245), -1)
+    for n, (y, x) in enumerate((y, x) for y in range(90, 212, 6) for x in range(160, 242, 6)):
+        # two pixels each, one in 25 four (a dot's size varies with where the pixels fall)
+        dots[y : y + 1 + (n % 25 == 0), x : x + 2] = 30
+    quad = np.array([[150, 80], [250, 80], [250, 220], [150, 220]], np.float32)
+    assert white_face_verdict(dots, quad, 150) == "a repeated pattern, not a face's marks"
+    few, quad = pale_card((245, 245, 245), [])
+    for x, y in ((175, 110), (225, 110), (200, 135), (175, 160), (225, 160), (175, 190), (225, 190)):
+        few[y : y + 2, x : x + 2] = 30  # seven pips seen as specks
+    assert white_face_verdict(few, quad, 150) is None
+    monkeypatch.setattr(faces, "SPECKS_NO_FACE", False)
+    assert white_face_verdict(dots, quad, 150) is None
