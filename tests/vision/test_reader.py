@@ -17,7 +17,15 @@ from vision import reader as reader_module
 from vision.backs import Backs
 from vision.corners import CornerFrame, PaperBlob
 from vision.index_reader import NONE_RANK, NONE_SUIT, RANK_LABELS, IndexRead, IndexReader
-from vision.reader import ACT_CONFIDENCE, CardReader, CardSighting, Facing, _BlobMasks, _whole_card_outline
+from vision.reader import (
+    ACT_CONFIDENCE,
+    CardReader,
+    CardSighting,
+    Facing,
+    _BlobMasks,
+    _corners_read,
+    _whole_card_outline,
+)
 from vision.sources import Frame, read_image
 
 CARDS = DATA / "cards"
@@ -881,3 +889,16 @@ def test_a_stretched_card_is_one_only_where_one_way_reads_it_at_both_corners_and
     assert read_upright([ACE, ACE, KING, PIPS]) is None  # a pattern reads as an index every way
     assert read_upright([ACE, KING, PIPS, PIPS]) is None  # two cards end to end
     assert read_upright([ACE, PIPS, PIPS, PIPS]) is None  # one corner is no card
+
+
+def test_a_cards_corners_read_count_its_corners_not_its_windows() -> None:
+    """A card read at one corner through two width guesses agrees with itself, not across the
+    card: its why says one corner and its windows ('index read through 2 windows at one
+    corner'); its two index corners are two, however many windows each was read through."""
+    top_left = CornerFrame((100.0, 100.0), (1.0, 0.0), (0.0, 1.0), 80.0, 0)
+    wider = CornerFrame((101.0, 100.0), (1.0, 0.0), (0.0, 1.0), 100.0, 0)
+    bottom_right = CornerFrame((180.0, 212.0), (-1.0, 0.0), (0.0, -1.0), 80.0, 0)
+    assert _corners_read([top_left]) == 1
+    assert _corners_read([top_left, wider]) == 1
+    assert _corners_read([top_left, wider, bottom_right]) == 2
+    assert _corners_read([top_left, bottom_right, wider]) == 2
