@@ -359,30 +359,23 @@ def white_face_verdict(image: BGRImage, quad: np.ndarray, level: int) -> str | N
     if FIELD_UNLIKE_BORDER and _field_unlike_border(card, inner, level):
         return COLOURED_FIELD
     marks = whiteness(inner) < level - WHITE_MARK_DEPTH
-    if FACE_NEEDS_MARKS and not _any_mark(marks, WHITE_MARK_AREA):
+    _, _, stats, _ = cv2.connectedComponentsWithStats(marks.astype(np.uint8), connectivity=8)
+    areas = stats[1:, cv2.CC_STAT_AREA]  # each mark's, in pixels
+    if FACE_NEEDS_MARKS and not (areas >= WHITE_MARK_AREA).any():
         # every face prints inside its inner 70 % (an ace its pip): white all over is a pale
         # back's field and its lattice in a bright light, a blank card or paper, not a face
         return NO_PRINT
-    if SPECKS_NO_FACE and _only_specks(marks):
+    if SPECKS_NO_FACE and _only_specks(areas):
         return PATTERN
     return marks_verdict(marks, (inner.shape[1], inner.shape[0]), min_area=WHITE_MARK_AREA)
 
 
-def _only_specks(marks: np.ndarray) -> bool:
-    """Whether the marks are more specks than a face's print makes (MOST_FACE_SPECKS), none of
-    them a pip's size (SPECK_AREA): a back's fine dots, each smaller than WHITE_MARK_AREA once
-    warped upright, which that limit leaves out, so that a few specks of them made a face."""
-    _, _, stats, _ = cv2.connectedComponentsWithStats(marks.astype(np.uint8), connectivity=8)
-    areas = stats[1:, cv2.CC_STAT_AREA]
+def _only_specks(areas: np.ndarray) -> bool:
+    """Whether marks of these ``areas`` are more specks than a face's print makes
+    (MOST_FACE_SPECKS), none of them a pip's size (SPECK_AREA): a back's fine dots, each smaller
+    than WHITE_MARK_AREA once warped upright, which that limit leaves out, so that a few specks
+    of them made a face."""
     return bool(areas.size and areas.max() < SPECK_AREA and (areas >= 2).sum() > MOST_FACE_SPECKS)
-
-
-def _any_mark(marks: np.ndarray, min_area: int) -> bool:
-    """Whether the mask holds a mark of ``min_area`` pixels or more."""
-    if int(marks.sum()) < min_area:
-        return False
-    _, _, stats, _ = cv2.connectedComponentsWithStats(marks.astype(np.uint8), connectivity=8)
-    return bool((stats[1:, cv2.CC_STAT_AREA] >= min_area).any())
 
 
 def _field_unlike_border(card: BGRImage, inner: BGRImage, level: int) -> bool:

@@ -850,11 +850,7 @@ class CardReader:
         ]
         result = list(sightings)
         for k in self._surely_no_index(self._print_check, chosen, blobs, cards, windows, READ_CONFIDENCE):
-            result[k] = replace(
-                sightings[k],
-                confidence=min(sightings[k].confidence, PRINT_CHECKED_CONFIDENCE),
-                why=f"{sightings[k].why}, no index to the print check",
-            )
+            result[k] = _held(sightings[k], PRINT_CHECKED_CONFIDENCE, "no index to the print check")
         return result
 
     def _unless_a_pattern(
@@ -959,10 +955,8 @@ class CardReader:
                 if r.is_index and r.confidence >= LARGER_OTHER_CONFIDENCE and (r.rank, r.suit) != own[k]
             )
             if named and named.most_common(1)[0][1] >= LARGER_AGREE:
-                result[k] = replace(
-                    sightings[k],
-                    confidence=min(sightings[k].confidence, LARGER_INDEX_CONFIDENCE),
-                    why=f"{sightings[k].why}, another card through larger windows",
+                result[k] = _held(
+                    sightings[k], LARGER_INDEX_CONFIDENCE, "another card through larger windows"
                 )
         return result
 
@@ -1278,6 +1272,12 @@ class CardReader:
         return sightings
 
 
+def _held(sighting: CardSighting, at: float, reason: str) -> CardSighting:
+    """A card kept, face and name, at no more than ``at`` (below acting confidence), with the
+    ``reason`` a check held it for added to its why."""
+    return replace(sighting, confidence=min(sighting.confidence, at), why=f"{sighting.why}, {reason}")
+
+
 def _a_backs_print(back: Back | None, look: PrintLook) -> bool:
     """Whether the light print ``look`` found on a dark card can be the back ``back``'s (which the
     card matches). A plain back (one flat field when learned: its texture all PLAIN_BACK's
@@ -1316,11 +1316,7 @@ def _unless_pips_disagree(
         others = [quad for j, quad in enumerate(quads) if j != k]
         shown = pips_against(card, pip_suits(image, quads[k], others, four_colour), four_colour)
         if shown is not None:
-            result[k] = replace(
-                sightings[k],
-                confidence=min(sightings[k].confidence, PIPS_DISAGREE_CONFIDENCE),
-                why=f"{sightings[k].why}, its pips show {_PIPS_SHOWN[shown]}",
-            )
+            result[k] = _held(sightings[k], PIPS_DISAGREE_CONFIDENCE, f"its pips show {_PIPS_SHOWN[shown]}")
     return result
 
 
