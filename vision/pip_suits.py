@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
 
 import cv2
 import numpy as np
@@ -26,7 +27,6 @@ from vision.corners import CARD_ASPECT
 from vision.types import BGRImage
 
 CARD_WIDTH = 100  # pixels: the card is looked at upright at this width (the pips 12-18 pixels)
-CARD_HEIGHT = round(CARD_WIDTH * CARD_ASPECT)
 PIP_AREA = (0.006, 0.05)  # of the card's area: a pip, not the index's small suit nor a court's picture
 PIP_ASPECT = 1.8  # a pip's box is at most this long for its width (a stroke or a line is longer)
 INNER = 0.1  # of the card's sides: the paper's level is taken inside this margin
@@ -39,6 +39,86 @@ RED = "red"
 # card has a picture)
 PIPS_OF = {rank: number for number, rank in enumerate("23456789T", start=2)}
 MOST_PIPS_ALONE = 2  # pips a neighbour's column may put inside a card outlined off its paper
+# a court card's picture (no_court_picture)
+BARE_MIDDLE = 0.25  # of the card's middle in view, ink or colour: less is a number card's
+FAINT_BELOW_PAPER = 40  # grey levels: a picture's pale fills and faint lines count as marked
+COURT_LEAST_PIPS = 3
+MIDDLE_IN_VIEW = 0.5  # of the card's middle: less, and the rest may be a neighbour's bare paper
+# pixels: the card is looked at this wide for its picture (a quarter of the pips' look's pixels:
+# shares of the middle need no notch, and the look is asked of every court card acted on)
+PICTURE_LOOK_WIDTH = 50
+
+
+@dataclass(frozen=True)
+class _CardLook:
+    """A card warped upright (``size``: width, height) from ``image`` at ``quad``, its paper's grey
+    level (the middle's) and its ink's marks (OpenCV's connected components' labels and stats)."""
+
+    image: BGRImage
+    quad: np.ndarray
+    size: tuple[int, int]
+    card: BGRImage
+    gray: np.ndarray
+    paper: int
+    labels: np.ndarray
+    stats: np.ndarray
+
+    @property
+    def middle(self) -> tuple[slice, slice]:
+        return _middle(self.size)
+
+    def covered(self, others: Sequence[np.ndarray]) -> np.ndarray:
+        """Where the cards at ``others`` lie on this one (1)."""
+        width, height = self.size
+        covered = np.zeros((height, width), np.uint8)
+        if len(others):
+            # every other card's corners placed at once, and filled in one call: one call each
+            # for a frame's ten cards cost more than the warp
+            matrix = rectangle_matrix(self.quad, self.size)
+            seen = cv2.perspectiveTransform(np.asarray(others, np.float32).reshape(1, -1, 2), matrix)
+            cv2.fillPoly(covered, list(np.round(seen[0]).astype(np.int32).reshape(-1, 4, 2)), 1)
+        return covered
+
+    def pips(self, covered: np.ndarray) -> np.ndarray:
+        """Which marks are pip-like (bool per mark): pip-sized, whole on the card, compact, and not
+        on another card (``covered``)."""
+        width, height = self.size
+        stats = self.stats
+        xs, ys = stats[:, cv2.CC_STAT_LEFT], stats[:, cv2.CC_STAT_TOP]
+        widths, heights = stats[:, cv2.CC_STAT_WIDTH], stats[:, cv2.CC_STAT_HEIGHT]
+        areas = stats[:, cv2.CC_STAT_AREA]
+        # every mark's box tested at once: paper's grain makes dozens of specks a card
+        card_area = width * height
+        pips: np.ndarray = (areas >= PIP_AREA[0] * card_area) & (areas <= PIP_AREA[1] * card_area)
+        # a mark cut by the card's edge is a neighbour's, or a pip not seen whole
+        pips &= (xs > 0) & (ys > 0) & (xs + widths < width) & (ys + heights < height)
+        pips &= np.maximum(widths, heights) <= PIP_ASPECT * np.minimum(widths, heights)
+        pips &= covered[ys + heights // 2, xs + widths // 2] == 0
+        pips[0] = False  # the paper
+        return pips
+
+
+def _middle(size: tuple[int, int]) -> tuple[slice, slice]:
+    """A card's middle, inside the INNER margin (the card ``size`` wide and high)."""
+    width, height = size
+    return (
+        slice(round(height * INNER), round(height * (1 - INNER))),
+        slice(round(width * INNER), round(width * (1 - INNER))),
+    )
+
+
+def _look(image: BGRImage, quad: np.ndarray, width: int = CARD_WIDTH) -> _CardLook:
+    size = (width, round(width * CARD_ASPECT))
+    card = warped(image, quad, size)
+    gray = cv2.cvtColor(card, cv2.COLOR_BGR2GRAY)
+    inner = gray[_middle(size)]
+    # the paper's level: the 90th percentile, as an order statistic of OpenCV's row sort
+    paper = int(
+        cv2.sort(inner.reshape(1, -1), cv2.SORT_EVERY_ROW | cv2.SORT_ASCENDING)[0, inner.size * 9 // 10]
+    )
+    ink = (gray < paper - INK_BELOW_PAPER).astype(np.uint8)
+    _, labels, stats, _ = cv2.connectedComponentsWithStats(ink, connectivity=8)
+    return _CardLook(image, quad, size, card, gray, paper, labels, stats)
 
 
 def pip_suits(
@@ -51,40 +131,41 @@ def pip_suits(
     green, and a black pip is a spade's or a club's by its notches as on any deck. A pip lying on
     one of ``others`` (the frame's other cards' outlines) may be that card's and is left out: a
     card fanned under another has the other's pips inside its outline."""
-    size = (CARD_WIDTH, CARD_HEIGHT)
-    card = warped(image, quad, size)
-    matrix = rectangle_matrix(quad, size)
-    covered = np.zeros((CARD_HEIGHT, CARD_WIDTH), np.uint8)
-    for other in others:
-        seen = cv2.perspectiveTransform(np.asarray(other, np.float32).reshape(1, 4, 2), matrix)
-        cv2.fillPoly(covered, [np.round(seen[0]).astype(np.int32)], 1)
-    gray = cv2.cvtColor(card, cv2.COLOR_BGR2GRAY)
-    inner = gray[
-        round(CARD_HEIGHT * INNER) : round(CARD_HEIGHT * (1 - INNER)),
-        round(CARD_WIDTH * INNER) : round(CARD_WIDTH * (1 - INNER)),
-    ]
-    # the paper's level: the 90th percentile, as an order statistic of OpenCV's row sort
-    paper = int(
-        cv2.sort(inner.reshape(1, -1), cv2.SORT_EVERY_ROW | cv2.SORT_ASCENDING)[0, inner.size * 9 // 10]
+    look = _look(image, quad)
+    white = max(float(look.paper), 40.0)
+    for number in np.flatnonzero(look.pips(look.covered(others))).tolist():
+        x, y, width, height = (int(v) for v in look.stats[number, :4])
+        mark = (look.labels[y : y + height, x : x + width] == number).astype(np.uint8)
+        yield _pip_suit(look.card[y : y + height, x : x + width], mark, white, four_colour)
+
+
+def no_court_picture(image: BGRImage, quad: np.ndarray, others: Sequence[np.ndarray] = ()) -> bool:
+    """Whether the card at ``quad`` shows a number card's middle where a court card has its
+    picture: no mark larger than a pip, COURT_LEAST_PIPS pip-like marks or more, most of its middle
+    in view (not under ``others``: a neighbour's bare paper there says nothing), and that middle
+    mostly bare paper (less than BARE_MIDDLE of it ink or colour, faint ink and pale fills
+    counted). A court picture fills a third of the middle or more in every deck measured (the
+    training photos' court cards, washed out or in shade, 0.32 at least; Kennard's and geaxgx's
+    0.38 and more), where a number card's pips leave it mostly paper (the jumbo-index eights and
+    sixes read as queens: 0.08-0.2). Asked in that order, cheapest first: a court card's picture
+    is mostly one mark larger than a pip."""
+    look = _look(image, quad, PICTURE_LOOK_WIDTH)
+    areas = look.stats[1:, cv2.CC_STAT_AREA]
+    if len(areas) and int(areas.max()) > PIP_AREA[1] * look.gray.size:
+        return False
+    covered = look.covered(others)
+    if int(look.pips(covered).sum()) < COURT_LEAST_PIPS:
+        return False
+    in_view = covered[look.middle] == 0
+    if in_view.mean() < MIDDLE_IN_VIEW:
+        return False
+    # channel by channel in uint8 (a reduction over numpy's last axis of three is slow)
+    blue, green, red = cv2.split(look.card[look.middle])
+    chroma = cv2.subtract(cv2.max(cv2.max(blue, green), red), cv2.min(cv2.min(blue, green), red))
+    marked = (look.gray[look.middle] < look.paper - FAINT_BELOW_PAPER) | (
+        chroma > COLOURED * max(look.paper, 40)
     )
-    ink = (gray < paper - INK_BELOW_PAPER).astype(np.uint8)
-    _, labels, stats, _ = cv2.connectedComponentsWithStats(ink, connectivity=8)
-    xs, ys = stats[:, cv2.CC_STAT_LEFT], stats[:, cv2.CC_STAT_TOP]
-    widths, heights = stats[:, cv2.CC_STAT_WIDTH], stats[:, cv2.CC_STAT_HEIGHT]
-    areas = stats[:, cv2.CC_STAT_AREA]
-    # every mark's box tested at once: paper's grain makes dozens of specks a card
-    card_area = CARD_WIDTH * CARD_HEIGHT
-    pips = (areas >= PIP_AREA[0] * card_area) & (areas <= PIP_AREA[1] * card_area)
-    # a mark cut by the card's edge is a neighbour's, or a pip not seen whole
-    pips &= (xs > 0) & (ys > 0) & (xs + widths < CARD_WIDTH) & (ys + heights < CARD_HEIGHT)
-    pips &= np.maximum(widths, heights) <= PIP_ASPECT * np.minimum(widths, heights)
-    pips &= covered[ys + heights // 2, xs + widths // 2] == 0
-    pips[0] = False  # the paper
-    white = max(float(paper), 40.0)
-    for number in np.flatnonzero(pips).tolist():
-        x, y, width, height = (int(v) for v in stats[number, :4])
-        mark = (labels[y : y + height, x : x + width] == number).astype(np.uint8)
-        yield _pip_suit(card[y : y + height, x : x + width], mark, white, four_colour)
+    return float(marked[in_view].mean()) < BARE_MIDDLE
 
 
 def _pip_suit(box: BGRImage, mark: np.ndarray, white: float, four_colour: bool) -> str | None:

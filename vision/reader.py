@@ -60,7 +60,7 @@ from vision.index_reader import (
     IndexRead,
     IndexReader,
 )
-from vision.pip_suits import PIPS_OF, pip_suits, pips_against
+from vision.pip_suits import PIPS_OF, no_court_picture, pip_suits, pips_against
 from vision.sighting import ACT_CONFIDENCE, CardSighting, Facing
 from vision.tiling import tiles
 from vision.types import BGRImage
@@ -192,6 +192,11 @@ PIP_SUITS_BELOW = 0.97
 PIP_SUITS_ASKED = "cs"
 PIPS_DISAGREE_CONFIDENCE = 0.5  # what a card whose pips show another suit keeps, at most
 _PIPS_SHOWN = {"c": "clubs", "s": "spades", "h": "hearts", "d": "diamonds", "red": "red ink"}
+# a card read as a court card about to be acted on is shown its middle: a number card's pips on bare
+# paper where the court's picture should be hold it (_unless_no_court_picture)
+COURT_PICTURE = True
+COURT_RANKS = "JQK"
+NO_PICTURE_CONFIDENCE = 0.5  # what such a card keeps, at most
 MAX_SIDE = 960  # larger frames are read scaled down: glyphs stay >= ~10 px on a card a tenth as wide
 # A frame this many times MAX_SIDE or larger is read at finer levels too (CardReader._read_levels):
 # rendered cards 70-120 px wide on 1600x1200-2880x2160 felt, a scratch measure of the second
@@ -477,6 +482,8 @@ class CardReader:
         sightings += self._dark_faces(work, blobs, masks, frames, first_reads, patches, inked, seen, scale)
         sightings += self._pip_faces(work, blobs, masks, seen, scale)
         sightings += self._unread_cards(work, blobs, frames, first_reads, seen, scale, outlined)
+        if COURT_PICTURE:
+            sightings = _unless_no_court_picture(work, sightings, scale)
         return _unless_pips_disagree(work, sightings, scale, self.four_colour) if PIP_SUITS else sightings
 
     def _first_look(
@@ -1317,6 +1324,34 @@ def _unless_pips_disagree(
         shown = pips_against(card, pip_suits(image, quads[k], others, four_colour), four_colour)
         if shown is not None:
             result[k] = _held(sightings[k], PIPS_DISAGREE_CONFIDENCE, f"its pips show {_PIPS_SHOWN[shown]}")
+    return result
+
+
+def _unless_no_court_picture(
+    image: BGRImage, sightings: list[CardSighting], scale: float
+) -> list[CardSighting]:
+    """A card read as a jack, queen or king and about to be acted on, whose middle shows a number
+    card's pips on bare paper (vision.pip_suits.no_court_picture), keeps its face and name below
+    acting confidence: the classifier named a court from an index it never saw the like of (a
+    jumbo index's eight or six read as a queen at 0.93-0.99 at both corners, Kennard's decks). The
+    picture is what every deck's court cards share, whatever their index. ``scale``: the work
+    image's, against the sightings' corners."""
+    asked = [
+        k
+        for k, sighting in enumerate(sightings)
+        if sighting.card is not None
+        and sighting.card[0] in COURT_RANKS
+        and sighting.confidence >= ACT_CONFIDENCE
+        and sighting.facing is Facing.UP
+    ]
+    if not asked:
+        return sightings
+    quads = [np.array(sighting.corners, np.float32) * scale for sighting in sightings]
+    result = list(sightings)
+    for k in asked:
+        others = [quad for j, quad in enumerate(quads) if j != k]
+        if no_court_picture(image, quads[k], others):
+            result[k] = _held(sightings[k], NO_PICTURE_CONFIDENCE, "no court picture, a number card's pips")
     return result
 
 

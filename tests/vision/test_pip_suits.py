@@ -1,5 +1,5 @@
-"""A number card's own pips as a second opinion on its index's suit (vision/pip_suits.py, and the
-reader's _unless_pips_disagree)."""
+"""A number card's own pips as a second opinion on its index's suit, and a court card's picture on
+its rank (vision/pip_suits.py, and the reader's _unless_pips_disagree and _unless_no_court_picture)."""
 
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ import pytest
 
 from tests.helpers.camera_frames import face, felt, four_colour_face, laid
 from vision import reader as reader_module
-from vision.index_reader import IndexRead, IndexReader
-from vision.pip_suits import RED, pip_suits, pips_against
+from vision.index_reader import RANK_LABELS, IndexRead, IndexReader
+from vision.pip_suits import RED, no_court_picture, pip_suits, pips_against
 from vision.reader import ACT_CONFIDENCE, CardReader, CardSighting, Facing
 from vision.types import FloatArray
 
@@ -150,3 +150,61 @@ def test_a_four_colour_decks_club_read_as_a_spade_is_held_where_the_deck_was_cal
     seven = the_card(calibrated.read(image), "7s")
     assert seven.confidence < ACT_CONFIDENCE and "its pips show clubs" in seven.why
     assert the_card(CardReader(_ClubsAsSpades()).read(image), "7s").confidence >= ACT_CONFIDENCE
+
+
+# A court card's picture (vision.pip_suits.no_court_picture, the reader's _unless_no_court_picture)
+
+
+@pytest.mark.parametrize("card", ["Jc", "Qh", "Ks", "Jd", "Qs", "Kh"])
+def test_a_court_cards_picture_is_seen(card: str) -> None:
+    image = laid(felt(), face(card, 80), (320, 240), 12.0)
+    sighting = the_card(CardReader().read(image), card)
+    assert not no_court_picture(image, np.array(sighting.corners))
+
+
+@pytest.mark.parametrize("card", ["3h", "4d", "5c", "6s", "7h"])
+def test_a_number_cards_middle_is_bare_paper_and_pips(card: str) -> None:
+    """Up to seven pips leave this deck's middle mostly paper; its eights to tens, with their large
+    pips, are a quarter to a third ink, as a faded court picture may be, and are not told apart (a
+    jumbo index's smaller pips are: the check's aim)."""
+    image = laid(felt(), face(card, 80), (320, 240), 12.0)
+    sighting = the_card(CardReader().read(image), card)
+    assert no_court_picture(image, np.array(sighting.corners))
+
+
+@pytest.mark.parametrize("card", ["2s", "Ac"])
+def test_fewer_than_three_pips_say_nothing(card: str) -> None:
+    """A deuce's or an ace's middle is as bare as a court card's covered by a neighbour's paper."""
+    image = laid(felt(), face(card, 80), (320, 240), 12.0)
+    sighting = the_card(CardReader().read(image), card)
+    assert not no_court_picture(image, np.array(sighting.corners))
+
+
+def test_a_number_card_under_another_says_nothing_of_a_picture() -> None:
+    """A six of clubs mostly under a seven: the seven's bare paper over the six's middle is no
+    evidence that a picture is missing."""
+    six, seven = face("6c", 80), face("7s", 80)
+    alone = laid(felt(), six, (300, 240))
+    six_quad, seven_quad = upright_quad((300, 240), six), upright_quad((330, 240), seven)
+    assert no_court_picture(alone, six_quad)
+    assert not no_court_picture(laid(alone, seven, (330, 240)), six_quad, [seven_quad])
+
+
+class _SixesAsQueens(IndexReader):
+    """The committed classifier, but reading a six's index as a queen's: what it does with a jumbo
+    index it never saw (Kennard's jumbo six and eight of clubs read as the queen at 0.95-0.99, both
+    corners agreeing)."""
+
+    def read(self, patches: FloatArray) -> list[IndexRead]:
+        six, queen = RANK_LABELS.index("6"), RANK_LABELS.index("Q")
+        return [replace(r, rank=queen) if r.rank == six and r.is_index else r for r in super().read(patches)]
+
+
+def test_a_number_card_read_as_a_court_card_is_not_acted_on(monkeypatch: pytest.MonkeyPatch) -> None:
+    image = lone_card("6c")
+    misreading = CardReader(_SixesAsQueens())
+    queen = the_card(misreading.read(image), "Qc")
+    assert queen.facing is Facing.UP and queen.confidence < ACT_CONFIDENCE
+    assert "no court picture" in queen.why
+    monkeypatch.setattr(reader_module, "COURT_PICTURE", False)
+    assert the_card(misreading.read(image), "Qc").confidence >= ACT_CONFIDENCE  # the check held it
