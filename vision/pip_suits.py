@@ -1,4 +1,5 @@
-"""A number card's suit as its own pips show it: a second opinion on the index's small suit.
+"""A card's middle as a second opinion on its index: a number card's suit as its own pips show it
+(pip_suits), and whether a card read as a court card shows a court's picture (no_court_picture).
 
 The classifier reads the suit from the index, a mark of 5-8 pixels on a card 60-80 pixels wide,
 where a club and a spade differ by a few pixels; on decks it never saw it swaps them now and then
@@ -51,21 +52,18 @@ PICTURE_LOOK_WIDTH = 50
 
 @dataclass(frozen=True)
 class _CardLook:
-    """A card warped upright (``size``: width, height) from ``image`` at ``quad``, its paper's grey
-    level (the middle's) and its ink's marks (OpenCV's connected components' labels and stats)."""
+    """A card warped upright (``size``: width, height) from its outline ``quad``, its middle
+    (inside the INNER margin), its paper's grey level (the middle's) and its ink's marks
+    (OpenCV's connected components' labels and stats)."""
 
-    image: BGRImage
     quad: np.ndarray
     size: tuple[int, int]
     card: BGRImage
     gray: np.ndarray
+    middle: tuple[slice, slice]
     paper: int
     labels: np.ndarray
     stats: np.ndarray
-
-    @property
-    def middle(self) -> tuple[slice, slice]:
-        return _middle(self.size)
 
     def covered(self, others: Sequence[np.ndarray]) -> np.ndarray:
         """Where the cards at ``others`` lie on this one (1)."""
@@ -98,27 +96,22 @@ class _CardLook:
         return pips
 
 
-def _middle(size: tuple[int, int]) -> tuple[slice, slice]:
-    """A card's middle, inside the INNER margin (the card ``size`` wide and high)."""
-    width, height = size
-    return (
+def _look(image: BGRImage, quad: np.ndarray, width: int = CARD_WIDTH) -> _CardLook:
+    height = round(width * CARD_ASPECT)
+    card = warped(image, quad, (width, height))
+    gray = cv2.cvtColor(card, cv2.COLOR_BGR2GRAY)
+    middle = (
         slice(round(height * INNER), round(height * (1 - INNER))),
         slice(round(width * INNER), round(width * (1 - INNER))),
     )
-
-
-def _look(image: BGRImage, quad: np.ndarray, width: int = CARD_WIDTH) -> _CardLook:
-    size = (width, round(width * CARD_ASPECT))
-    card = warped(image, quad, size)
-    gray = cv2.cvtColor(card, cv2.COLOR_BGR2GRAY)
-    inner = gray[_middle(size)]
+    inner = gray[middle]
     # the paper's level: the 90th percentile, as an order statistic of OpenCV's row sort
     paper = int(
         cv2.sort(inner.reshape(1, -1), cv2.SORT_EVERY_ROW | cv2.SORT_ASCENDING)[0, inner.size * 9 // 10]
     )
     ink = (gray < paper - INK_BELOW_PAPER).astype(np.uint8)
     _, labels, stats, _ = cv2.connectedComponentsWithStats(ink, connectivity=8)
-    return _CardLook(image, quad, size, card, gray, paper, labels, stats)
+    return _CardLook(quad, (width, height), card, gray, middle, paper, labels, stats)
 
 
 def pip_suits(

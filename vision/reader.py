@@ -19,6 +19,7 @@ import copy
 import math
 import statistics
 from collections import Counter
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field, replace
 
 import cv2
@@ -1317,14 +1318,23 @@ def _unless_pips_disagree(
     }
     if not asked:
         return sightings
-    quads = [np.array(sighting.corners, np.float32) * scale for sighting in sightings]
     result = list(sightings)
-    for k, card in asked.items():
-        others = [quad for j, quad in enumerate(quads) if j != k]
-        shown = pips_against(card, pip_suits(image, quads[k], others, four_colour), four_colour)
+    for k, quad, others in _each_among_others(sightings, asked, scale):
+        card = asked[k]
+        shown = pips_against(card, pip_suits(image, quad, others, four_colour), four_colour)
         if shown is not None:
             result[k] = _held(sightings[k], PIPS_DISAGREE_CONFIDENCE, f"its pips show {_PIPS_SHOWN[shown]}")
     return result
+
+
+def _each_among_others(
+    sightings: list[CardSighting], asked: Iterable[int], scale: float
+) -> Iterator[tuple[int, np.ndarray, list[np.ndarray]]]:
+    """For each ``asked`` sighting: its number, its outline and the frame's other cards' outlines,
+    on the work image (``scale``: the work image's, against the sightings' corners)."""
+    quads = [np.array(sighting.corners, np.float32) * scale for sighting in sightings]
+    for k in asked:
+        yield k, quads[k], [quad for j, quad in enumerate(quads) if j != k]
 
 
 def _unless_no_court_picture(
@@ -1346,11 +1356,9 @@ def _unless_no_court_picture(
     ]
     if not asked:
         return sightings
-    quads = [np.array(sighting.corners, np.float32) * scale for sighting in sightings]
     result = list(sightings)
-    for k in asked:
-        others = [quad for j, quad in enumerate(quads) if j != k]
-        if no_court_picture(image, quads[k], others):
+    for k, quad, others in _each_among_others(sightings, asked, scale):
+        if no_court_picture(image, quad, others):
             result[k] = _held(sightings[k], NO_PICTURE_CONFIDENCE, "no court picture, a number card's pips")
     return result
 
