@@ -198,6 +198,13 @@ _PIPS_SHOWN = {"c": "clubs", "s": "spades", "h": "hearts", "d": "diamonds", "red
 COURT_PICTURE = True
 COURT_RANKS = "JQK"
 NO_PICTURE_CONFIDENCE = 0.5  # what such a card keeps, at most
+# a card whose outline is slanted far from square in a frame whose whole cards all lie square (a
+# camera looking straight down) is read through a corner of no card's: held (_unless_slanted)
+SLANTED_IN_SQUARE_VIEW = True
+SQUARE_CARD = 8.0  # degrees: a whole card's every corner within this of a right angle is seen square
+SQUARE_CARD_ASPECTS = (1.3, 1.6)  # and its long side over its short between these (poker to bridge)
+SLANTED_CORNER = 20.0  # degrees from square: a card's outline so slanted is no card's in a square view
+SLANTED_CONFIDENCE = 0.5  # what such a card keeps, at most
 MAX_SIDE = 960  # larger frames are read scaled down: glyphs stay >= ~10 px on a card a tenth as wide
 # A frame this many times MAX_SIDE or larger is read at finer levels too (CardReader._read_levels):
 # rendered cards 70-120 px wide on 1600x1200-2880x2160 felt, a scratch measure of the second
@@ -483,6 +490,8 @@ class CardReader:
         sightings += self._dark_faces(work, blobs, masks, frames, first_reads, patches, inked, seen, scale)
         sightings += self._pip_faces(work, blobs, masks, seen, scale)
         sightings += self._unread_cards(work, blobs, frames, first_reads, seen, scale, outlined)
+        if SLANTED_IN_SQUARE_VIEW and _seen_square(blobs):
+            sightings = _unless_slanted(sightings)
         if COURT_PICTURE:
             sightings = _unless_no_court_picture(work, sightings, scale)
         return _unless_pips_disagree(work, sightings, scale, self.four_colour) if PIP_SUITS else sightings
@@ -1335,6 +1344,59 @@ def _each_among_others(
     quads = [np.array(sighting.corners, np.float32) * scale for sighting in sightings]
     for k in asked:
         yield k, quads[k], [quad for j, quad in enumerate(quads) if j != k]
+
+
+def _corner_slants(quad: np.ndarray) -> np.ndarray:
+    """Each corner's angle's difference from a right angle, in degrees, of a quadrilateral (4, 2)."""
+    before = np.roll(quad, 1, axis=0) - quad
+    after = np.roll(quad, -1, axis=0) - quad
+    cosines = np.sum(before * after, axis=1) / np.maximum(
+        np.linalg.norm(before, axis=1) * np.linalg.norm(after, axis=1), 1e-9
+    )
+    slants: np.ndarray = np.abs(np.degrees(np.arccos(np.clip(cosines, -1.0, 1.0))) - 90.0)
+    return slants
+
+
+def _seen_square(blobs: list[PaperBlob]) -> bool:
+    """Whether the frame is seen square on: it has whole cards and every one is a rectangle of a
+    card's shape. A camera looking across the table squashes the view, and a card turned in it
+    then shows corners far from square; one that is not turned keeps its right angles but shows
+    a shape no deck's (a poker card squashed to 0.85 is 1.19 or 1.65 times as long as wide). So
+    where every whole card is square and card-shaped, the view's squash is 0.84 or more, and no
+    card's corner in it is seen more than 10 degrees from square. (Squashed to about half, an
+    upright card looks like a sideways one of a card's shape: a few such frames pass as square,
+    which costs reads held, never wrong ones; a table's plane config straightens such a view.)"""
+    quads = [blob.polygon for blob in blobs if blob.whole and len(blob.polygon) == 4]
+    if not quads:
+        return False
+    for quad in quads:
+        sides = np.linalg.norm(np.roll(quad, -1, axis=0) - quad, axis=1)
+        long_side, short_side = (
+            max(sides[0] + sides[2], sides[1] + sides[3]),
+            min(sides[0] + sides[2], sides[1] + sides[3]),
+        )
+        aspect = long_side / max(short_side, 1e-9)
+        if _corner_slants(quad.astype(np.float64)).max() > SQUARE_CARD or not (
+            SQUARE_CARD_ASPECTS[0] <= aspect <= SQUARE_CARD_ASPECTS[1]
+        ):
+            return False
+    return True
+
+
+def _unless_slanted(sightings: list[CardSighting]) -> list[CardSighting]:
+    """In a frame seen square on (_seen_square), a card about to be acted on whose outline has a
+    corner more than SLANTED_CORNER from square keeps its face and name below acting confidence:
+    its outline was drawn from a corner of no card (two touching cards' union, an index's ink
+    run into the card's edge), and its index window cut askew through whatever lies there (a
+    jumbo nine sheared into a seven at 0.95, Kennard's decks)."""
+    return [
+        _held(sighting, SLANTED_CONFIDENCE, "a slanted outline in a square view")
+        if sighting.card is not None
+        and sighting.confidence >= ACT_CONFIDENCE
+        and _corner_slants(np.array(sighting.corners, np.float64)).max() > SLANTED_CORNER
+        else sighting
+        for sighting in sightings
+    ]
 
 
 def _unless_no_court_picture(
