@@ -9,7 +9,7 @@ import pytest
 
 from tests.helpers.camera_frames import face, felt, laid
 from vision import reader as reader_module
-from vision.corners import find_blobs
+from vision.corners import PaperBlob, find_blobs
 from vision.reader import ACT_CONFIDENCE, SLANTED_CORNER, CardReader, CardSighting, Facing
 
 
@@ -49,21 +49,35 @@ def slanted_by(degrees: float) -> list[tuple[float, float]]:
     return [(100, 100), (170, 100), (170 + down[0], 100 + down[1]), (100 + down[0], 100 + down[1])]
 
 
+def square_blobs() -> list[PaperBlob]:
+    return find_blobs(spread([0, 25, -30, 10]))
+
+
 def test_a_read_through_a_slanted_outline_is_held_below_acting() -> None:
-    held = reader_module._unless_slanted([sighting(slanted_by(SLANTED_CORNER + 5))])[0]
+    square = sighting(slanted_by(0.0))
+    held, kept = reader_module._unless_slanted(
+        [sighting(slanted_by(SLANTED_CORNER + 5)), square], square_blobs()
+    )
     assert held.card == "7c" and held.facing is Facing.UP
     assert held.confidence < ACT_CONFIDENCE and "slanted outline" in held.why
+    assert kept == square
 
 
 @pytest.mark.parametrize("degrees", [0.0, SLANTED_CORNER - 5])
 def test_a_read_through_a_square_enough_outline_is_kept(degrees: float) -> None:
     kept = sighting(slanted_by(degrees))
-    assert reader_module._unless_slanted([kept]) == [kept]
+    assert reader_module._unless_slanted([kept], square_blobs()) == [kept]
 
 
 def test_a_read_already_below_acting_is_left_as_it_is() -> None:
     unsure = sighting(slanted_by(SLANTED_CORNER + 5), confidence=0.6)
-    assert reader_module._unless_slanted([unsure]) == [unsure]
+    assert reader_module._unless_slanted([unsure], square_blobs()) == [unsure]
+
+
+def test_a_slanted_read_in_a_frame_of_no_known_view_is_kept() -> None:
+    """With no whole card to tell the view by, a slanted outline may be a squashed view's."""
+    slanted = sighting(slanted_by(SLANTED_CORNER + 5))
+    assert reader_module._unless_slanted([slanted], find_blobs(felt())) == [slanted]
 
 
 def test_the_reader_holds_a_slanted_read_only_in_a_square_view(monkeypatch: pytest.MonkeyPatch) -> None:
