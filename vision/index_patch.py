@@ -123,3 +123,41 @@ def _sorted_rows(values: np.ndarray) -> np.ndarray:
     """Each row of a (n, m) uint8 array in ascending order."""
     ordered: np.ndarray = cv2.sort(np.ascontiguousarray(values), cv2.SORT_EVERY_ROW | cv2.SORT_ASCENDING)
     return ordered
+
+
+def ink_tints(patches: BGRImage) -> FloatArray:
+    """Each index window's ink colour (n, 2): how far its blue and its green stand above the
+    other two channels, in grey levels, the window's paper taken as white (a warm or a cool light
+    tints ink and paper alike); the mean over the ink's pixels. Black ink is about 0 on both; a
+    four-colour deck's blue diamonds and green clubs stand far above (docs/vision.md has the
+    figures). The ink is the window's darker part (as far below the paper as 0.4 of the span to
+    its darkest, or 16 grey levels); a window with no ink is 0, 0. (One pass of OpenCV and numpy
+    for all of a frame's windows: a percentile or a median per window cost a millisecond.)"""
+    n = len(patches)
+    if n == 0:
+        return np.zeros((0, 2), np.float32)
+    size = PATCH_H * PATCH_W
+    stacked = np.ascontiguousarray(patches.reshape(n * PATCH_H, PATCH_W, 3))
+    gray = cv2.cvtColor(stacked, cv2.COLOR_BGR2GRAY).reshape(n, size)
+    ordered = _sorted_rows(gray).astype(np.float32)
+    darkest, paper_at, paper_level = (ordered[:, int(share * size)] for share in (0.03, 0.8, 0.9))
+    pixels = stacked.reshape(n, size, 3).astype(np.float32)
+    on_paper = (gray >= paper_at[:, None]).astype(np.float32)
+    paper = np.einsum("np,npc->nc", on_paper, pixels) / np.maximum(on_paper.sum(axis=1), 1.0)[:, None]
+    balanced = pixels * (255.0 / np.maximum(paper, 1.0))[:, None, :]
+    blue, green, red = balanced[..., 0], balanced[..., 1], balanced[..., 2]
+    ink = (gray <= (paper_level - 0.4 * np.maximum(paper_level - darkest, 40.0))[:, None]).astype(np.float32)
+    count = ink.sum(axis=1)
+    tints = (
+        np.stack(
+            [
+                np.einsum("np,np->n", ink, blue - np.maximum(green, red)),
+                np.einsum("np,np->n", ink, green - np.maximum(blue, red)),
+            ],
+            axis=1,
+        )
+        / np.maximum(count, 1.0)[:, None]
+    )
+    tints[count < 5] = 0.0
+    result: FloatArray = tints.astype(np.float32)
+    return result

@@ -51,7 +51,7 @@ from vision.faces import (
     squash,
     white_face_verdict,
 )
-from vision.index_patch import PATCH_H, PATCH_W, cut_patches, normalise_all
+from vision.index_patch import PATCH_H, PATCH_W, cut_patches, ink_tints, normalise_all
 from vision.index_reader import (
     NONE_RANK,
     NONE_SUIT,
@@ -205,6 +205,14 @@ SQUARE_CARD = 8.0  # degrees: a whole card's every corner within this of a right
 SQUARE_CARD_ASPECTS = (1.3, 1.6)  # and its long side over its short between these (poker to bridge)
 SLANTED_CORNER = 20.0  # degrees from square: a card's outline so slanted is no card's in a square view
 SLANTED_CONFIDENCE = 0.5  # what such a card keeps, at most
+# a club or spade read in blue ink, or a spade in green, is a four-colour deck's diamond or club
+# that the classifier, which knows two colours, named by its shape (Kennard's four-colour decks:
+# a blue deuce and ace of diamonds read as clubs at 0.99, a green seven of clubs as a spade);
+# held, unless the deck was calibrated four-colour (`calibrate --faces`): _unless_four_colour_ink
+FOUR_COLOUR_INK = True
+BLUE_INK = 80.0  # grey levels of blue over green and red in the index's ink (vision.index_patch.ink_tints)
+GREEN_INK = 50.0  # and of green over blue and red
+FOUR_COLOUR_CONFIDENCE = 0.5  # what such a card keeps, at most
 MAX_SIDE = 960  # larger frames are read scaled down: glyphs stay >= ~10 px on a card a tenth as wide
 # A frame this many times MAX_SIDE or larger is read at finer levels too (CardReader._read_levels):
 # rendered cards 70-120 px wide on 1600x1200-2880x2160 felt, a scratch measure of the second
@@ -494,6 +502,8 @@ class CardReader:
             sightings = _unless_slanted(sightings, blobs)
         if COURT_PICTURE:
             sightings = _unless_no_court_picture(work, sightings, scale)
+        if FOUR_COLOUR_INK and not self.four_colour:
+            sightings = _unless_four_colour_ink(work, sightings, scale, self.index_scale)
         return _unless_pips_disagree(work, sightings, scale, self.four_colour) if PIP_SUITS else sightings
 
     def _first_look(
@@ -1433,6 +1443,44 @@ def _unless_no_court_picture(
     for k, quad, others in _each_among_others(sightings, asked, scale):
         if no_court_picture(image, quad, others):
             result[k] = _held(sightings[k], NO_PICTURE_CONFIDENCE, "no court picture, a number card's pips")
+    return result
+
+
+def _unless_four_colour_ink(
+    image: BGRImage, sightings: list[CardSighting], scale: float, index_scale: float
+) -> list[CardSighting]:
+    """A card about to be acted on, read as a club or a spade in blue ink or as a spade in green
+    ink, keeps its face and name below acting confidence: it is a four-colour deck's diamond or
+    club, which a reader not calibrated for four colours names by the glyph's shape alone (blue
+    diamonds as clubs at 0.99). Its index window is cut again at the read corner (the sighting's
+    first) and its ink's colour measured against its paper (vision.index_patch.ink_tints).
+    ``scale``: the work image's, against the sightings' corners; ``index_scale``: the deck's."""
+    asked = [
+        k
+        for k, sighting in enumerate(sightings)
+        if sighting.suit in ("c", "s")
+        and sighting.rank is not None
+        and sighting.confidence >= ACT_CONFIDENCE
+        and sighting.facing is Facing.UP
+    ]
+    if not asked:
+        return sightings
+    frames = []
+    for k in asked:
+        corners = np.array(sightings[k].corners, np.float64) * scale
+        across, down = corners[1] - corners[0], corners[3] - corners[0]
+        width, length = max(float(np.hypot(*across)), 1e-9), max(float(np.hypot(*down)), 1e-9)
+        point = (float(corners[0][0]), float(corners[0][1]))
+        unit_across = (float(across[0]) / width, float(across[1]) / width)
+        unit_down = (float(down[0]) / length, float(down[1]) / length)
+        frames.append(CornerFrame(point, unit_across, unit_down, width, 0))
+    tints = ink_tints(cut_patches(image, frames, index_scale))
+    result = list(sightings)
+    for k, (blue, green) in zip(asked, tints.tolist(), strict=True):
+        if blue > BLUE_INK:
+            result[k] = _held(sightings[k], FOUR_COLOUR_CONFIDENCE, "blue ink, a four-colour deck's diamond")
+        elif sightings[k].suit == "s" and green > GREEN_INK:
+            result[k] = _held(sightings[k], FOUR_COLOUR_CONFIDENCE, "green ink, a four-colour deck's club")
     return result
 
 

@@ -142,13 +142,19 @@ def test_on_a_four_colour_deck_each_suit_is_its_own(
     assert pips_against(card, shown, four_colour=True) == against
 
 
-def test_a_four_colour_decks_club_read_as_a_spade_is_held_where_the_deck_was_calibrated_so() -> None:
+def test_a_four_colour_decks_club_read_as_a_spade_is_held_where_the_deck_was_calibrated_so(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     """Kennard's four-colour seven of clubs read as a spade: its green pips say clubs only to a
-    reader that knows the deck is four-colour."""
+    reader that knows the deck is four-colour. A reader of two colours holds it for its index's
+    green ink instead (vision/reader.py's _unless_four_colour_ink), and without that acts on it."""
     image = laid(felt(), four_colour_face("7c", 80), (320, 240), 12.0)
     calibrated = CardReader(_ClubsAsSpades(), four_colour=True)
     seven = the_card(calibrated.read(image), "7s")
     assert seven.confidence < ACT_CONFIDENCE and "its pips show clubs" in seven.why
+    seven = the_card(CardReader(_ClubsAsSpades()).read(image), "7s")
+    assert seven.confidence < ACT_CONFIDENCE and "green ink" in seven.why and "pips" not in seven.why
+    monkeypatch.setattr(reader_module, "FOUR_COLOUR_INK", False)
     assert the_card(CardReader(_ClubsAsSpades()).read(image), "7s").confidence >= ACT_CONFIDENCE
 
 

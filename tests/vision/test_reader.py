@@ -800,16 +800,20 @@ class RecordingIndex(ScriptedIndex):
 def test_a_four_colour_deck_is_read_with_its_blue_ink_as_red() -> None:
     """A reader of a four-colour deck (the backs file says so: vision.calibrate.learn_faces) shows
     the classifier a blue index as red ink, as the classifier knows a diamond; a two-colour deck's
-    reader shows it as dark ink, as on any other reader."""
+    reader shows it as dark ink, as on any other reader (and holds a spade named in blue ink below
+    acting: _unless_four_colour_ink)."""
     frame = one_card_on_cloth()
     cv2.rectangle(frame, (256, 154), (260, 180), (200, 40, 30), -1)  # a blue rank (a 1) at the top left
     redness = []
-    for backs in (Backs((), 1.0, four_colour=True), Backs(())):
+    for backs, why in (
+        (Backs((), 1.0, four_colour=True), "index read"),
+        (Backs(()), "index read, blue ink, a four-colour deck's diamond"),
+    ):
         # read at one corner (its pip corners, read as its index corners disagree, no index): its
         # first look, second look and larger window, and the print check
         index, check = RecordingIndex([[PIPS, ACE], [PIPS] * 4]), RecordingIndex([])
         sighting = CardReader(index, backs, print_check=check).read(frame)[0]
-        assert (sighting.card, sighting.why) == ("As", "index read")
+        assert (sighting.card, sighting.why) == ("As", why)
         assert (index.calls, check.calls) == ([2, 4, 2, 1], [1])
         shown = [*index.shown, *check.shown]
         redness.append([float(patches[:, 1].max()) for patches in shown])
