@@ -196,6 +196,29 @@ def test_a_number_card_under_another_says_nothing_of_a_picture() -> None:
     assert not no_court_picture(laid(alone, seven, (330, 240)), six_quad, [seven_quad])
 
 
+def wider_by(quad: np.ndarray, share: float) -> np.ndarray:
+    """An upright outline made ``share`` of its width wider on its right: past the card's edge."""
+    wider = quad.copy()
+    wider[[1, 2], 0] += share * (quad[1, 0] - quad[0, 0])
+    return wider
+
+
+@pytest.mark.parametrize("card", ["5c", "6s", "7h"])
+def test_a_number_card_outlined_past_its_edge_still_shows_no_picture(card: str) -> None:
+    """The felt an outline a little too wide takes in is one large mark along its edge: not a
+    court's picture, which is framed inside the card."""
+    number = face(card, 80)
+    image = laid(felt(), number, (320, 240))
+    assert no_court_picture(image, wider_by(upright_quad((320, 240), number), 0.15))
+
+
+@pytest.mark.parametrize("card", ["Jc", "Qh", "Ks"])
+def test_a_court_card_outlined_past_its_edge_still_shows_its_picture(card: str) -> None:
+    court = face(card, 80)
+    image = laid(felt(), court, (320, 240))
+    assert not no_court_picture(image, wider_by(upright_quad((320, 240), court), 0.15))
+
+
 class _SixesAsQueens(IndexReader):
     """The committed classifier, but reading a six's index as a queen's: what it does with a jumbo
     index it never saw (Kennard's jumbo six and eight of clubs read as the queen at 0.95-0.99, both
