@@ -77,15 +77,15 @@ class _CardLook:
             cv2.fillPoly(covered, list(np.round(seen[0]).astype(np.int32).reshape(-1, 4, 2)), 1)
         return covered
 
-    def marks_inside(self) -> np.ndarray:
-        """The stats of the marks whole on the card (none cut by its edge), the paper left out."""
+    def whole_on_card(self) -> np.ndarray:
+        """Which marks lie whole on the card (bool per mark): none cut by its edge, where a mark is
+        a neighbour's, the felt an outline a little too large takes in, or a pip not seen whole."""
         width, height = self.size
-        stats = self.stats[1:]
-        xs, ys = stats[:, cv2.CC_STAT_LEFT], stats[:, cv2.CC_STAT_TOP]
-        inside = (xs > 0) & (ys > 0)
-        inside &= (xs + stats[:, cv2.CC_STAT_WIDTH] < width) & (ys + stats[:, cv2.CC_STAT_HEIGHT] < height)
-        marks: np.ndarray = stats[inside]
-        return marks
+        xs, ys = self.stats[:, cv2.CC_STAT_LEFT], self.stats[:, cv2.CC_STAT_TOP]
+        whole: np.ndarray = (xs > 0) & (ys > 0)
+        whole &= xs + self.stats[:, cv2.CC_STAT_WIDTH] < width
+        whole &= ys + self.stats[:, cv2.CC_STAT_HEIGHT] < height
+        return whole
 
     def pips(self, covered: np.ndarray) -> np.ndarray:
         """Which marks are pip-like (bool per mark): pip-sized, whole on the card, compact, and not
@@ -98,8 +98,7 @@ class _CardLook:
         # every mark's box tested at once: paper's grain makes dozens of specks a card
         card_area = width * height
         pips: np.ndarray = (areas >= PIP_AREA[0] * card_area) & (areas <= PIP_AREA[1] * card_area)
-        # a mark cut by the card's edge is a neighbour's, or a pip not seen whole
-        pips &= (xs > 0) & (ys > 0) & (xs + widths < width) & (ys + heights < height)
+        pips &= self.whole_on_card()
         pips &= np.maximum(widths, heights) <= PIP_ASPECT * np.minimum(widths, heights)
         pips &= covered[ys + heights // 2, xs + widths // 2] == 0
         pips[0] = False  # the paper
@@ -153,10 +152,11 @@ def no_court_picture(image: BGRImage, quad: np.ndarray, others: Sequence[np.ndar
     sixes read as queens: 0.08-0.2). Asked in that order, cheapest first: a court card's picture
     is mostly one mark larger than a pip."""
     look = _look(image, quad, PICTURE_LOOK_WIDTH)
-    # a mark cut by the look's edge is not the card's (the felt or a neighbour an outline a little
-    # too large takes in: a jumbo six outlined past its edge, Kennard's decks); a court's picture
-    # is framed inside the card
-    if int(look.marks_inside()[:, cv2.CC_STAT_AREA].max(initial=0)) > PIP_AREA[1] * look.gray.size:
+    # a mark cut by the look's edge is not the card's (a jumbo six outlined past its edge onto the
+    # felt, Kennard's decks); a court's picture is framed inside the card
+    whole = look.whole_on_card()
+    whole[0] = False  # the paper
+    if int(look.stats[whole, cv2.CC_STAT_AREA].max(initial=0)) > PIP_AREA[1] * look.gray.size:
         return False
     covered = look.covered(others)
     if int(look.pips(covered).sum()) < COURT_LEAST_PIPS:

@@ -69,6 +69,9 @@ from vision.types import BGRImage
 __all__ = ["ACT_CONFIDENCE", "CardReader", "CardSighting", "Facing"]
 
 READ_CONFIDENCE = 0.5  # below this an index read is not evidence of anything
+# what a card a check holds below acting confidence keeps, at most (_held): its face and name stay,
+# unsure (the print check, the larger windows, the pips, the court picture, a slanted outline, ink)
+HELD_CONFIDENCE = 0.5
 WEAK_CONFIRM = (
     0.25  # but as low as this at a card's opposite index corner, reading it alike: _confirm_weakly (0: off)
 )
@@ -131,7 +134,6 @@ PATTERN_CHECK_SURE = 0.97
 # a paper card read below acting confidence is shown to the pattern check too: such a read makes it
 # face up, and a back's pattern read so was most of the backs called face up in bench/backs_stress.py
 UNSURE_PATTERN_CHECK = True
-PRINT_CHECKED_CONFIDENCE = 0.5  # what a card the print check sees no index in keeps, at most
 PART_AT_OPPOSITE = True  # PART_OF_INDEX also at a card's opposite index corner
 OUTLINE_BY_FIRST_LOOK = (
     True  # of one corner's agreeing width guesses, the first look's surest outlines the card
@@ -153,7 +155,7 @@ SLANTED_WIDTHS = 1.25  # the two corners' width guesses within this factor of ea
 SLANTED_DISAGREES = True
 # a card acted on, read again through windows this many times its own (_unless_a_larger_index):
 # where this many of them read one other card at LARGER_OTHER_CONFIDENCE or more, its index is
-# larger than the window, and the read is held at LARGER_INDEX_CONFIDENCE. A jumbo index on a card
+# larger than the window, and the read is held (HELD_CONFIDENCE). A jumbo index on a card
 # 60-80 px wide shows its whole rank only at 1.8-2.0 times the window, often at 0.85-0.9 there
 # (Kennard's jumbo decks, the second session of 2026-12-04: 2.0 and 0.85 took their wrong reads at
 # acting confidence from 27 and 22 in 650 cards to 15 and 8, the white deck's photos and rows as before
@@ -161,7 +163,6 @@ SLANTED_DISAGREES = True
 LARGER_WINDOWS: tuple[float, ...] = (1.4, 1.6, 1.8, 2.0)
 LARGER_WINDOW = 1.6  # read first, for every card acted on; the others only where it reads another card
 LARGER_AGREE = 2
-LARGER_INDEX_CONFIDENCE = 0.5
 LARGER_OTHER_CONFIDENCE = 0.85
 CROSS_CORNER = True  # a whole card's read in doubt, confirmed by its opposite corner's second look
 # One card alone whose shape is no card's as the corner frames see it (SEEN_ASPECTS): a camera
@@ -191,20 +192,17 @@ PIP_SUITS_BELOW = 0.97
 # a black read only: the swaps measured are a club and a spade, or red pips read as a club; the
 # classifier's redness plane keeps a red read red (half the reads asked, and half the cost, saved)
 PIP_SUITS_ASKED = "cs"
-PIPS_DISAGREE_CONFIDENCE = 0.5  # what a card whose pips show another suit keeps, at most
 _PIPS_SHOWN = {"c": "clubs", "s": "spades", "h": "hearts", "d": "diamonds", "red": "red ink"}
 # a card read as a court card about to be acted on is shown its middle: a number card's pips on bare
 # paper where the court's picture should be hold it (_unless_no_court_picture)
 COURT_PICTURE = True
 COURT_RANKS = "JQK"
-NO_PICTURE_CONFIDENCE = 0.5  # what such a card keeps, at most
 # a card whose outline is slanted far from square in a frame whose whole cards all lie square (a
 # camera looking straight down) is read through a corner of no card's: held (_unless_slanted)
 SLANTED_IN_SQUARE_VIEW = True
 SQUARE_CARD = 8.0  # degrees: a whole card's every corner within this of a right angle is seen square
 SQUARE_CARD_ASPECTS = (1.3, 1.6)  # and its long side over its short between these (poker to bridge)
 SLANTED_CORNER = 20.0  # degrees from square: a card's outline so slanted is no card's in a square view
-SLANTED_CONFIDENCE = 0.5  # what such a card keeps, at most
 # a club or spade read in blue ink, or a spade in green, is a four-colour deck's diamond or club
 # that the classifier, which knows two colours, named by its shape (Kennard's four-colour decks:
 # a blue deuce and ace of diamonds read as clubs at 0.99, a green seven of clubs as a spade);
@@ -212,7 +210,6 @@ SLANTED_CONFIDENCE = 0.5  # what such a card keeps, at most
 FOUR_COLOUR_INK = True
 BLUE_INK = 80.0  # grey levels of blue over green and red in the index's ink (vision.index_patch.ink_tints)
 GREEN_INK = 50.0  # and of green over blue and red
-FOUR_COLOUR_CONFIDENCE = 0.5  # what such a card keeps, at most
 MAX_SIDE = 960  # larger frames are read scaled down: glyphs stay >= ~10 px on a card a tenth as wide
 # A frame this many times MAX_SIDE or larger is read at finer levels too (CardReader._read_levels):
 # rendered cards 70-120 px wide on 1600x1200-2880x2160 felt, a scratch measure of the second
@@ -877,7 +874,7 @@ class CardReader:
         ]
         result = list(sightings)
         for k in self._surely_no_index(self._print_check, chosen, blobs, cards, windows, READ_CONFIDENCE):
-            result[k] = _held(sightings[k], PRINT_CHECKED_CONFIDENCE, "no index to the print check")
+            result[k] = _held(sightings[k], "no index to the print check")
         return result
 
     def _unless_a_pattern(
@@ -982,9 +979,7 @@ class CardReader:
                 if r.is_index and r.confidence >= LARGER_OTHER_CONFIDENCE and (r.rank, r.suit) != own[k]
             )
             if named and named.most_common(1)[0][1] >= LARGER_AGREE:
-                result[k] = _held(
-                    sightings[k], LARGER_INDEX_CONFIDENCE, "another card through larger windows"
-                )
+                result[k] = _held(sightings[k], "another card through larger windows")
         return result
 
     def _stretched_cards(
@@ -1299,10 +1294,12 @@ class CardReader:
         return sightings
 
 
-def _held(sighting: CardSighting, at: float, reason: str) -> CardSighting:
-    """A card kept, face and name, at no more than ``at`` (below acting confidence), with the
-    ``reason`` a check held it for added to its why."""
-    return replace(sighting, confidence=min(sighting.confidence, at), why=f"{sighting.why}, {reason}")
+def _held(sighting: CardSighting, reason: str) -> CardSighting:
+    """A card kept, face and name, at no more than HELD_CONFIDENCE (below acting confidence),
+    with the ``reason`` a check held it for added to its why."""
+    return replace(
+        sighting, confidence=min(sighting.confidence, HELD_CONFIDENCE), why=f"{sighting.why}, {reason}"
+    )
 
 
 def _a_backs_print(back: Back | None, look: PrintLook) -> bool:
@@ -1342,7 +1339,7 @@ def _unless_pips_disagree(
         card = asked[k]
         shown = pips_against(card, pip_suits(image, quad, others, four_colour), four_colour)
         if shown is not None:
-            result[k] = _held(sightings[k], PIPS_DISAGREE_CONFIDENCE, f"its pips show {_PIPS_SHOWN[shown]}")
+            result[k] = _held(sightings[k], f"its pips show {_PIPS_SHOWN[shown]}")
     return result
 
 
@@ -1413,9 +1410,7 @@ def _unless_slanted(sightings: list[CardSighting], blobs: list[PaperBlob]) -> li
     if not slanted or not _seen_square(blobs):
         return sightings
     return [
-        _held(sighting, SLANTED_CONFIDENCE, "a slanted outline in a square view")
-        if k in slanted
-        else sighting
+        _held(sighting, "a slanted outline in a square view") if k in slanted else sighting
         for k, sighting in enumerate(sightings)
     ]
 
@@ -1442,7 +1437,7 @@ def _unless_no_court_picture(
     result = list(sightings)
     for k, quad, others in _each_among_others(sightings, asked, scale):
         if no_court_picture(image, quad, others):
-            result[k] = _held(sightings[k], NO_PICTURE_CONFIDENCE, "no court picture, a number card's pips")
+            result[k] = _held(sightings[k], "no court picture, a number card's pips")
     return result
 
 
@@ -1478,9 +1473,9 @@ def _unless_four_colour_ink(
     result = list(sightings)
     for k, (blue, green) in zip(asked, tints.tolist(), strict=True):
         if blue > BLUE_INK:
-            result[k] = _held(sightings[k], FOUR_COLOUR_CONFIDENCE, "blue ink, a four-colour deck's diamond")
+            result[k] = _held(sightings[k], "blue ink, a four-colour deck's diamond")
         elif sightings[k].suit == "s" and green > GREEN_INK:
-            result[k] = _held(sightings[k], FOUR_COLOUR_CONFIDENCE, "green ink, a four-colour deck's club")
+            result[k] = _held(sightings[k], "green ink, a four-colour deck's club")
     return result
 
 

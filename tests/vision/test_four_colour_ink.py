@@ -4,6 +4,8 @@ _unless_four_colour_ink, vision/index_patch.py's ink_tints)."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import cv2
 import numpy as np
 import pytest
@@ -89,14 +91,8 @@ def test_a_black_suit_named_in_coloured_ink_is_held(
 
 def test_red_suits_and_unsure_reads_are_not_asked() -> None:
     frame, corners = on_felt(recoloured(face("2d", 100), BLUE))
-    kept = [named(corners, "2d"), replace_confidence(named(corners, "2c"), 0.6)]
+    kept = [named(corners, "2d"), replace(named(corners, "2c"), confidence=0.6)]
     assert reader_module._unless_four_colour_ink(frame, kept, 1.0, 1.0) == kept
-
-
-def replace_confidence(sighting: CardSighting, confidence: float) -> CardSighting:
-    return CardSighting(
-        sighting.corners, sighting.facing, sighting.rank, sighting.suit, confidence, sighting.why
-    )
 
 
 def test_the_reader_holds_it_unless_its_deck_was_calibrated_four_colour(
