@@ -62,6 +62,7 @@ from vision.index_reader import (
     IndexReader,
 )
 from vision.pip_suits import PIPS_OF, no_court_picture, pip_suits, pips_against
+from vision.segments import l_corners, segments
 from vision.sighting import ACT_CONFIDENCE, CardSighting, Facing
 from vision.tiling import tiles
 from vision.types import BGRImage
@@ -126,6 +127,19 @@ SAME_CORNER_ACROSS = 0.8  # two reads at one point are one corner only if their 
 PART_OF_INDEX = 0.6
 UNSURE_READ_ON_A_BACK = True  # a paper card read below acting confidence, a calibrated back's look: unknown
 NOTCHED_LATER = True  # a whole card's notched outline's corners read only when its index corners disagree
+# Corners from straight edges where light ground is left that no card read explains (_segment_corners)
+SEGMENT_CORNERS = True
+SEGMENT_CARDS_CONFIRMED = True  # a card read first at an L: the pattern check must read it alike
+GROUND_SIDE = 160  # pixels: the long side at which the ground is looked at
+WHITENESS_INSIDE_GROUND = 100  # vision.corners.whiteness: light enough to hide a card (its lowest level)
+GROUND_CARDS = 0.5  # of a card's area (the frame's cards' width): so much unexplained light ground
+SEGMENT_WIDTH_STEP = 1.25  # the widths an L's corner is read at: from its arms' least up, this step apart
+SEGMENT_WIDTHS = 8
+SEGMENT_MOST_WIDTH = 0.45  # of the frame's shorter side
+# of the least and the greatest width of the cards read by name on the frame: an L's corner is read
+# no narrower or wider (a box's printed rectangle half a card wide read as a ten of clubs: IMG_2584)
+SEGMENT_NARROWEST, SEGMENT_WIDEST = 0.75, 1.5
+SEGMENT_SIDE = 640  # pixels: the long side at which line segments are looked for
 PRINT_CHECK = True  # a card read at one corner only, shown to the print check before it is acted on
 # every card about to be acted on, shown to the pattern check: where it surely sees no index there,
 # no face (_unless_a_pattern; 0.97 and 0.99 read the training photos alike, 0.9 cost one card)
@@ -495,6 +509,8 @@ class CardReader:
         sightings += self._dark_faces(work, blobs, masks, frames, first_reads, patches, inked, seen, scale)
         sightings += self._pip_faces(work, blobs, masks, seen, scale)
         sightings += self._unread_cards(work, blobs, frames, first_reads, seen, scale, outlined)
+        if SEGMENT_CORNERS:
+            sightings = self._with_segment_cards(work, blobs, frames, sightings, scale)
         if SLANTED_IN_SQUARE_VIEW:
             sightings = _unless_slanted(sightings, blobs)
         if COURT_PICTURE:
@@ -502,6 +518,158 @@ class CardReader:
         if FOUR_COLOUR_INK and not self.four_colour:
             sightings = _unless_four_colour_ink(work, sightings, scale, self.index_scale)
         return _unless_pips_disagree(work, sightings, scale, self.four_colour) if PIP_SUITS else sightings
+
+    def _with_segment_cards(
+        self,
+        work: BGRImage,
+        blobs: list[PaperBlob],
+        frames: list[CornerFrame],
+        sightings: list[CardSighting],
+        scale: float,
+    ) -> list[CardSighting]:
+        """The frame's cards with those read at corners from straight edges (_segment_corners),
+        apart from the frame's other reads (they change none of them): read, looked at again and
+        merged as any corners are, and kept only where named at acting confidence, read as that very
+        card by the pattern check too, and lying on no card named at acting confidence nor on a
+        card face down. Such a card takes the place of an unread or unsure one it lies on (found
+        by its paper, its index not read there). An L is no paper's evidence of a face, and a back's
+        pattern (checks, stripes, dots) makes many Ls, which the classifier reads as a king or a
+        four (bench/backs_stress.py): a weaker read there is no card at all."""
+        proposed = self._segment_corners(work, blobs, frames, sightings, scale)
+        if proposed is None:
+            return sightings
+        every = blobs + proposed[0]
+        corners = proposed[1]
+        patches = cut_patches(work, corners, self.index_scale)
+        first = self._read_patches(patches, every, corners)
+        cards = self._merge(
+            corners, self._second_look(work, every, corners, first), every, _BlobMasks(every, work.shape)
+        )
+        number_of = {id(frame): n for n, frame in enumerate(corners)}
+        quads = [np.array(s.corners, np.float32) * scale for s in sightings]
+        settled = [  # named at acting confidence, or face down: not to be read otherwise
+            quad
+            for s, quad in zip(sightings, quads, strict=True)
+            if s.facing is Facing.DOWN or (s.card is not None and s.confidence >= ACT_CONFIDENCE)
+        ]
+        named = [
+            (card, sighting)
+            for card in cards
+            for sighting in [self._sighting(card, scale)]
+            if sighting.card is not None
+            and sighting.confidence >= ACT_CONFIDENCE
+            and not any(_overlap(card.quad, quad) > 0.3 for quad in settled)
+        ]
+        if not named:
+            return sightings
+        if SEGMENT_CARDS_CONFIRMED:
+            if self._pattern_check is None:
+                return sightings
+            checked = self._read_patches(
+                np.array([patches[number_of[id(card.frame)]] for card, _ in named]),
+                every,
+                [card.frame for card, _ in named],
+                self._pattern_check,
+            )
+            named = [
+                (card, sighting)
+                for (card, sighting), read in zip(named, checked, strict=True)
+                if (read.rank, read.suit) == (card.read.rank, card.read.suit)
+            ]
+        if not named:
+            return sightings
+        read = self._unless_a_larger_index(work, every, [card for card, _ in named], [s for _, s in named])
+        replaced = {k for k, quad in enumerate(quads) for card, _ in named if _overlap(card.quad, quad) > 0.3}
+        return [s for k, s in enumerate(sightings) if k not in replaced] + read
+
+    def _segment_corners(
+        self,
+        work: BGRImage,
+        blobs: list[PaperBlob],
+        frames: list[CornerFrame],
+        sightings: list[CardSighting],
+        scale: float,
+    ) -> tuple[list[PaperBlob], list[CornerFrame]] | None:
+        """Corners of cards that the paper's outlines do not show, from straight edges
+        (vision/segments.py), where the frame has light ground no card read by name explains (a card on a
+        white box, a plate, marble, cream paper: as white as what it lies on, its edges broken by the
+        texture; docs/vision.md): each L of two segments not at a corner proposed already, whose
+        index window lies on that ground, as a blob of its own (the parallelogram of its arms) with
+        frames at the widths its arms and the frame's cards give. None where the frame has no such
+        ground (most frames: the line segment detector costs several milliseconds)."""
+        height, width = work.shape[:2]
+        shrink = GROUND_SIDE / max(height, width)
+        small = cv2.resize(work, None, fx=shrink, fy=shrink, interpolation=cv2.INTER_AREA)
+        ground = (whiteness(small) >= WHITENESS_INSIDE_GROUND).astype(np.uint8)
+        # a card read by name explains its paper; an unread or unsure one may be read at an L
+        named = [s for s in sightings if s.card is not None and s.confidence >= ACT_CONFIDENCE]
+        outlines = [np.round(np.array(s.corners) * scale * shrink).astype(np.int32) for s in named]
+        if outlines:
+            explained = np.zeros_like(ground)
+            cv2.fillPoly(explained, outlines, 1)
+            ground[cv2.dilate(explained, np.ones((3, 3), np.uint8)) > 0] = 0
+        sides = [
+            float(min(np.hypot(*(np.roll(q, -1, axis=0) - q).T))) * scale
+            for q in (np.array(s.corners) for s in named)
+        ]
+        card_width = float(np.median(sides)) if sides else max(MIN_CARD_WIDTH_PX, 0.12 * min(height, width))
+        if cv2.countNonZero(ground) / shrink**2 < GROUND_CARDS * card_width**2 * CARD_ASPECT:
+            return None
+        lsd_scale = min(1.0, SEGMENT_SIDE / max(height, width))
+        gray = cv2.cvtColor(work, cv2.COLOR_BGR2GRAY)
+        if lsd_scale < 1.0:
+            gray = cv2.resize(gray, None, fx=lsd_scale, fy=lsd_scale, interpolation=cv2.INTER_AREA)
+        lines = segments(gray) / lsd_scale
+        near_ground = cv2.dilate(ground, np.ones((3, 3), np.uint8))
+        whole_widths = [min(cv2.minAreaRect(blob.polygon)[1]) for blob in blobs if blob.whole]
+        extra_blobs: list[PaperBlob] = []
+        extra_frames: list[CornerFrame] = []
+        for corner in l_corners(lines, MIN_CARD_WIDTH_PX):
+            point = np.array(corner.point, np.float32)
+            across, down = np.array(corner.across, np.float32), np.array(corner.down, np.float32)
+            # the arms are the card's sides or parts of them (broken by the texture, cut by a
+            # neighbour): the card is at least as wide as they say, and as wide as the frame's
+            # whole cards or any width on the ladder up to half the frame's shorter side
+            least = max(MIN_CARD_WIDTH_PX, 0.9 * max(corner.across_length, corner.down_length / CARD_ASPECT))
+            ladder = least * SEGMENT_WIDTH_STEP ** np.arange(SEGMENT_WIDTHS)
+            most = SEGMENT_MOST_WIDTH * min(height, width)
+            if sides:  # the cards read give the size of a card here (one deck, one camera)
+                least, most = (
+                    max(least, SEGMENT_NARROWEST * min(sides)),
+                    min(most, SEGMENT_WIDEST * max(sides)),
+                )
+            widths = sorted({float(w) for w in [*ladder, *whole_widths] if least <= w <= most})
+            if not widths:
+                continue
+            window = point + 0.12 * widths[0] * across + 0.2 * widths[0] * down
+            x, y = (window * shrink).astype(int)
+            if not (0 <= x < near_ground.shape[1] and 0 <= y < near_ground.shape[0]) or not near_ground[y, x]:
+                continue
+            at_corner = [
+                f.width
+                for f in frames
+                if math.hypot(f.point[0] - point[0], f.point[1] - point[1]) < 0.15 * f.width
+                and f.across[0] * across[0] + f.across[1] * across[1] > SAME_CORNER_ACROSS
+            ]
+            # a width read at this corner already is not read again (its read would count twice)
+            widths = [
+                w for w in _distinct(widths) if all(abs(w - other) > 0.1 * other for other in at_corner)
+            ]
+            if not widths:
+                continue
+            arms = np.array(
+                [
+                    point,
+                    point + across * corner.across_length,
+                    point + across * corner.across_length + down * corner.down_length,
+                    point + down * corner.down_length,
+                ],
+                np.float32,
+            )
+            number = len(blobs) + len(extra_blobs)
+            extra_blobs.append(PaperBlob(np.round(arms).astype(np.int32).reshape(-1, 1, 2), arms, False))
+            extra_frames += [CornerFrame(corner.point, corner.across, corner.down, w, number) for w in widths]
+        return (extra_blobs, extra_frames) if extra_frames else None
 
     def _first_look(
         self, image: BGRImage, blobs: list[PaperBlob], frames: list[CornerFrame]
@@ -2031,6 +2199,15 @@ def _whole_card_outline(blob: PaperBlob, frame: CornerFrame, quad: np.ndarray) -
     if distances[nearest] > 1.0:
         return quad  # read at an edge proposal or another blob's corner: not this card's vertex
     return polygon[[(nearest + k) % 4 for k in range(4)]]
+
+
+def _distinct(widths: list[float]) -> list[float]:
+    """Ascending ``widths`` less those within 10 % of the last one kept."""
+    kept: list[float] = []
+    for width in widths:
+        if not kept or width > 1.1 * kept[-1]:
+            kept.append(width)
+    return kept
 
 
 def _wider(frame: CornerFrame, factor: float) -> CornerFrame:
