@@ -257,7 +257,7 @@ def learn_faces(
     read with (by default one with the file's backs), at each scale in turn."""
     images, skipped = _images(frames, "cards face up")
     backs, set_aside = _backs_to_learn_into(backs_file)
-    reader = (reader or CardReader(backs=backs)).for_deck(four_colour=False)
+    reader = (reader or CardReader(backs=backs)).for_deck(four_colour=False).without_straight_edges()
     read: dict[float, tuple[int, float]] = {}
     sightings: dict[float, list[tuple[BGRImage, CardSighting]]] = {}
     for scale in INDEX_SCALES:

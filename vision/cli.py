@@ -48,7 +48,11 @@ def cmd_vision_read(args: argparse.Namespace) -> int:
     watch = (
         None
         if reader.index_size_known
-        else IndexSizeWatch(reader.for_deck(index_scale=LARGER_INDEX), every=1)
+        else IndexSizeWatch(
+            reader.without_straight_edges().for_deck(index_scale=LARGER_INDEX),
+            every=1,
+            standard=reader.without_straight_edges(),
+        )
     )
     skipped = 0
     for item in ImageFiles(args.images).frames():

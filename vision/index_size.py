@@ -54,12 +54,22 @@ def withheld(sighting: CardSighting) -> CardSighting:
 class IndexSizeWatch:
     """``larger``: the camera's reader with windows LARGER_INDEX times the standard size (read as
     the camera's frames are, by zones or seen from above: vision.crops.camera_reader). ``every``:
-    one frame in so many is looked at once the first ``first`` frames naming a card have been."""
+    one frame in so many is looked at once the first ``first`` frames naming a card have been.
+    ``standard``: the camera's reader as an index size is measured with (both without the cards
+    read at straight edges, which are read at a ladder of widths whatever the index's size:
+    CardReader.without_straight_edges), reading the frames looked at; without it, the camera's
+    own sightings count."""
 
     def __init__(
-        self, larger: Reader, every: int = PROBE_EVERY, first: int = FIRST_LOOKS, kept: int = LOOKS_KEPT
+        self,
+        larger: Reader,
+        every: int = PROBE_EVERY,
+        first: int = FIRST_LOOKS,
+        kept: int = LOOKS_KEPT,
+        standard: Reader | None = None,
     ) -> None:
         self._larger = larger
+        self._standard = standard
         self.every = every
         self.first = first
         self._frames = 0
@@ -80,6 +90,8 @@ class IndexSizeWatch:
             return None
         if standard:
             self._first_looks += 1
+        if self._standard is not None:
+            standard = named(self._standard.read(image))
         larger = named(self._larger.read(image))
         if not standard and not larger:
             return None  # no card named either way: no evidence

@@ -129,7 +129,10 @@ UNSURE_READ_ON_A_BACK = True  # a paper card read below acting confidence, a cal
 NOTCHED_LATER = True  # a whole card's notched outline's corners read only when its index corners disagree
 # Corners from straight edges where light ground is left that no card read explains (_segment_corners)
 SEGMENT_CORNERS = True
-SEGMENT_CARDS_CONFIRMED = True  # a card read first at an L: the pattern check must read it alike
+# a card read at Ls only is kept where the pattern check reads it alike at acting confidence too (a
+# jumbo queen of spades named the queen of clubs at 0.97 it read so at 0.56; the training photos'
+# cards read at Ls it read at 0.93-1.0)
+SEGMENT_CARDS_CONFIRMED = True
 GROUND_SIDE = 160  # pixels: the long side at which the ground is looked at
 WHITENESS_INSIDE_GROUND = 100  # vision.corners.whiteness: light enough to hide a card (its lowest level)
 GROUND_CARDS = 0.5  # of a card's area (the frame's cards' width): so much unexplained light ground
@@ -139,7 +142,10 @@ SEGMENT_MOST_WIDTH = 0.45  # of the frame's shorter side
 # of the least and the greatest width of the cards read by name on the frame: an L's corner is read
 # no narrower or wider (a box's printed rectangle half a card wide read as a ten of clubs: IMG_2584)
 SEGMENT_NARROWEST, SEGMENT_WIDEST = 0.75, 1.5
-SEGMENT_SIDE = 640  # pixels: the long side at which line segments are looked for
+SEGMENT_SIDE = 400  # pixels: the long side at which line segments are looked for
+# of the width of the cards read (or the guess without them): the least card an L's arms are looked
+# for on (vision.segments.MIN_ARM of it: shorter segments are a pip's or a letter's edges)
+SEGMENT_ARM_WIDTH = 0.5
 PRINT_CHECK = True  # a card read at one corner only, shown to the print check before it is acted on
 # every card about to be acted on, shown to the pattern check: where it surely sees no index there,
 # no face (_unless_a_pattern; 0.97 and 0.99 read the training photos alike, 0.9 cost one card)
@@ -351,6 +357,7 @@ class CardReader:
         self.index_size_known = index_scale is not None or (backs is not None and backs.faces_learned)
         self.backs = backs if backs is not None and backs.backs else None
         self.faces_by_pips = True  # a dark card's pips alone show its face (FACE_PIPS)
+        self.reads_straight_edges = True  # cards on light ground read at Ls (_with_segment_cards)
 
     @classmethod
     def with_classifier(cls, index_reader: IndexReader, backs: Backs | None = None) -> CardReader:
@@ -383,6 +390,14 @@ class CardReader:
         the calibrated backs, matched first, keep it face down."""
         other = copy.copy(self)
         other.faces_by_pips = False
+        return other
+
+    def without_straight_edges(self) -> CardReader:
+        """This reader as a deck's index size is measured with (vision.calibrate.learn_faces,
+        vision/index_size.py): a card read at the corners of straight edges (SEGMENT_CORNERS) is
+        read at a ladder of widths whatever its index's size, so it says nothing of that size."""
+        other = copy.copy(self)
+        other.reads_straight_edges = False
         return other
 
     @property
@@ -509,7 +524,7 @@ class CardReader:
         sightings += self._dark_faces(work, blobs, masks, frames, first_reads, patches, inked, seen, scale)
         sightings += self._pip_faces(work, blobs, masks, seen, scale)
         sightings += self._unread_cards(work, blobs, frames, first_reads, seen, scale, outlined)
-        if SEGMENT_CORNERS:
+        if SEGMENT_CORNERS and self.reads_straight_edges:
             sightings = self._with_segment_cards(work, blobs, frames, sightings, scale)
         if SLANTED_IN_SQUARE_VIEW:
             sightings = _unless_slanted(sightings, blobs)
@@ -535,6 +550,8 @@ class CardReader:
         by its paper, its index not read there). An L is no paper's evidence of a face, and a back's
         pattern (checks, stripes, dots) makes many Ls, which the classifier reads as a king or a
         four (bench/backs_stress.py): a weaker read there is no card at all."""
+        if SEGMENT_CARDS_CONFIRMED and self._pattern_check is None:
+            return sightings  # nothing to confirm a card read at Ls with
         proposed = self._segment_corners(work, blobs, frames, sightings, scale)
         if proposed is None:
             return sightings
@@ -562,9 +579,7 @@ class CardReader:
         ]
         if not named:
             return sightings
-        if SEGMENT_CARDS_CONFIRMED:
-            if self._pattern_check is None:
-                return sightings
+        if SEGMENT_CARDS_CONFIRMED and self._pattern_check is not None:
             checked = self._read_patches(
                 np.array([patches[number_of[id(card.frame)]] for card, _ in named]),
                 every,
@@ -575,6 +590,7 @@ class CardReader:
                 (card, sighting)
                 for (card, sighting), read in zip(named, checked, strict=True)
                 if (read.rank, read.suit) == (card.read.rank, card.read.suit)
+                and read.confidence >= ACT_CONFIDENCE
             ]
         if not named:
             return sightings
@@ -621,10 +637,18 @@ class CardReader:
             gray = cv2.resize(gray, None, fx=lsd_scale, fy=lsd_scale, interpolation=cv2.INTER_AREA)
         lines = segments(gray) / lsd_scale
         near_ground = cv2.dilate(ground, np.ones((3, 3), np.uint8))
+        # only the segments with an end on that ground (a keyboard's or a box's print elsewhere
+        # makes hundreds, and every pair of them is looked at)
+        ends = np.clip(
+            (lines.reshape(-1, 2) * shrink).astype(int),
+            0,
+            [near_ground.shape[1] - 1, near_ground.shape[0] - 1],
+        )
+        on_ground = near_ground[ends[:, 1], ends[:, 0]].reshape(-1, 2).any(axis=1)
         whole_widths = [min(cv2.minAreaRect(blob.polygon)[1]) for blob in blobs if blob.whole]
         extra_blobs: list[PaperBlob] = []
         extra_frames: list[CornerFrame] = []
-        for corner in l_corners(lines, MIN_CARD_WIDTH_PX):
+        for corner in l_corners(lines[on_ground], SEGMENT_ARM_WIDTH * card_width):
             point = np.array(corner.point, np.float32)
             across, down = np.array(corner.across, np.float32), np.array(corner.down, np.float32)
             # the arms are the card's sides or parts of them (broken by the texture, cut by a

@@ -93,4 +93,3 @@ def l_corners(lines: np.ndarray, min_width: float) -> list[LCorner]:
             )
         )
     return corners
-

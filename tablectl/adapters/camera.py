@@ -79,7 +79,11 @@ def index_size_watch(reader: Reader, camera: CameraConfig) -> IndexSizeWatch | N
     index size (the deck's faces never calibrated); None where it knows the deck's."""
     if not isinstance(reader, CardReader) or reader.index_size_known:
         return None
-    return IndexSizeWatch(camera_reader(reader.for_deck(index_scale=LARGER_INDEX), camera))
+    measuring = reader.without_straight_edges()
+    return IndexSizeWatch(
+        camera_reader(measuring.for_deck(index_scale=LARGER_INDEX), camera),
+        standard=camera_reader(measuring, camera),
+    )
 
 
 def default_mouth_check(camera: CameraConfig, backs: Path | None = None) -> MouthCheck | None:

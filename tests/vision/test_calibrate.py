@@ -166,7 +166,9 @@ def test_calibrate_faces_learns_a_jumbo_index_and_keeps_the_backs(tmp_path: Path
         return {s.card for s in reader.read(jumbo) if s.card and s.confidence >= ACT_CONFIDENCE}
 
     assert acted(CardReader(backs=learned)) == set(CARDS)
-    assert len(acted(CardReader())) < 4  # the standard window names few of them
+    # the standard window names few of them (the straight edges' Ls, read at a ladder of widths,
+    # name them all: not how an index's size is measured)
+    assert len(acted(CardReader().without_straight_edges())) < 4
 
 
 def test_calibrate_faces_of_a_normal_deck_learns_the_standard_window_and_two_colours(tmp_path: Path) -> None:

@@ -313,6 +313,8 @@ def test_a_card_that_whiteness_cannot_part_from_what_it_lies_on_is_found_by_its_
     image = photo(f"photos-tfod-train/images/{name}")
     assert card in confident(reader, image)
     monkeypatch.setattr(corners, "CANNY_BLOBS", False)
+    # (nor an L of its straight edges: another way to such a card, SEGMENT_CORNERS)
+    monkeypatch.setattr(reader_module, "SEGMENT_CORNERS", False)
     assert card not in confident(reader, image)
 
 
@@ -338,6 +340,8 @@ def test_the_pieces_of_overlapping_cards_that_the_edges_close_are_read(
     # (nor its card-shaped blob's pip corners read at a card's width in a group or covered at one
     # end: a second way to these cards)
     monkeypatch.setattr(corners, "WHOLE_PIP_WIDTHS", False)
+    # (nor the Ls of their straight edges: SEGMENT_CORNERS)
+    monkeypatch.setattr(reader_module, "SEGMENT_CORNERS", False)
     assert not cards & confident(reader, image)
 
 
