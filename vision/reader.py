@@ -142,7 +142,7 @@ SEGMENT_MOST_WIDTH = 0.45  # of the frame's shorter side
 # of the least and the greatest width of the cards read by name on the frame: an L's corner is read
 # no narrower or wider (a box's printed rectangle half a card wide read as a ten of clubs: IMG_2584)
 SEGMENT_NARROWEST, SEGMENT_WIDEST = 0.75, 1.5
-SEGMENT_SIDE = 400  # pixels: the long side at which line segments are looked for
+SEGMENT_SIDE = 640  # pixels: the long side at which line segments are looked for
 # of the width of the cards read (or the guess without them): the least card an L's arms are looked
 # for on (vision.segments.MIN_ARM of it: shorter segments are a pip's or a letter's edges)
 SEGMENT_ARM_WIDTH = 0.5
