@@ -135,6 +135,7 @@ SEGMENT_CORNERS = True
 SEGMENT_CARDS_CONFIRMED = True
 GROUND_SIDE = 160  # pixels: the long side at which the ground is looked at
 WHITENESS_INSIDE_GROUND = 100  # vision.corners.whiteness: light enough to hide a card (its lowest level)
+GROUND_STRETCHES = 6  # the largest stretches of such ground looked at, at most
 GROUND_CARDS = 0.5  # of a card's area (the frame's cards' width): so much unexplained light ground
 SEGMENT_WIDTH_STEP = 1.25  # the widths an L's corner is read at: from its arms' least up, this step apart
 SEGMENT_WIDTHS = 8
@@ -624,18 +625,35 @@ class CardReader:
             explained = np.zeros_like(ground)
             cv2.fillPoly(explained, outlines, 1)
             ground[cv2.dilate(explained, np.ones((3, 3), np.uint8)) > 0] = 0
-        sides = [
-            float(min(np.hypot(*(np.roll(q, -1, axis=0) - q).T))) * scale
-            for q in (np.array(s.corners) for s in named)
-        ]
-        card_width = float(np.median(sides)) if sides else max(MIN_CARD_WIDTH_PX, 0.12 * min(height, width))
-        if cv2.countNonZero(ground) / shrink**2 < GROUND_CARDS * card_width**2 * CARD_ASPECT:
+        # each named card's shorter side, in the work image's pixels (all of them in one numpy pass)
+        quads = np.array([s.corners for s in named], np.float32).reshape(-1, 4, 2) * scale
+        sides = np.hypot(*(np.roll(quads, -1, axis=1) - quads).transpose(2, 0, 1)).min(axis=1).tolist()
+        card_width = statistics.median(sides) if sides else max(MIN_CARD_WIDTH_PX, 0.12 * min(height, width))
+        least = GROUND_CARDS * card_width**2 * CARD_ASPECT * shrink**2
+        if cv2.countNonZero(ground) < least:
+            return None  # (most frames: every card on the cloth read)
+        # each stretch of such ground half a card or more, its box with a margin: the detector looks
+        # there only (an unread card among read ones is a twentieth of the frame)
+        count, _, stats, _ = cv2.connectedComponentsWithStats(ground, connectivity=8)
+        boxes = [stats[k, :4] for k in range(1, count) if stats[k, cv2.CC_STAT_AREA] >= least]
+        if not boxes:
             return None
         lsd_scale = min(1.0, SEGMENT_SIDE / max(height, width))
         gray = cv2.cvtColor(work, cv2.COLOR_BGR2GRAY)
         if lsd_scale < 1.0:
             gray = cv2.resize(gray, None, fx=lsd_scale, fy=lsd_scale, interpolation=cv2.INTER_AREA)
-        lines = segments(gray) / lsd_scale
+        margin = card_width * lsd_scale
+        found_lines = []
+        for x, y, w, h in sorted(boxes, key=lambda box: -int(box[2]) * int(box[3]))[:GROUND_STRETCHES]:
+            x0, y0 = (
+                max(0, int(x / shrink * lsd_scale - margin)),
+                max(0, int(y / shrink * lsd_scale - margin)),
+            )
+            x1 = min(gray.shape[1], int((x + w) / shrink * lsd_scale + margin))
+            y1 = min(gray.shape[0], int((y + h) / shrink * lsd_scale + margin))
+            offset = np.array([x0, y0, x0, y0], np.float32)
+            found_lines.append(segments(np.ascontiguousarray(gray[y0:y1, x0:x1])) + offset)
+        lines = np.concatenate(found_lines) / lsd_scale
         near_ground = cv2.dilate(ground, np.ones((3, 3), np.uint8))
         # only the segments with an end on that ground (a keyboard's or a box's print elsewhere
         # makes hundreds, and every pair of them is looked at)
@@ -646,6 +664,10 @@ class CardReader:
         )
         on_ground = near_ground[ends[:, 1], ends[:, 0]].reshape(-1, 2).any(axis=1)
         whole_widths = [min(cv2.minAreaRect(blob.polygon)[1]) for blob in blobs if blob.whole]
+        # the frames proposed already, as arrays: each L is compared with all of them
+        proposed_points = np.array([f.point for f in frames], np.float32).reshape(-1, 2)
+        proposed_across = np.array([f.across for f in frames], np.float32).reshape(-1, 2)
+        proposed_widths = np.array([f.width for f in frames], np.float32)
         extra_blobs: list[PaperBlob] = []
         extra_frames: list[CornerFrame] = []
         for corner in l_corners(lines[on_ground], SEGMENT_ARM_WIDTH * card_width):
@@ -669,12 +691,10 @@ class CardReader:
             x, y = (window * shrink).astype(int)
             if not (0 <= x < near_ground.shape[1] and 0 <= y < near_ground.shape[0]) or not near_ground[y, x]:
                 continue
-            at_corner = [
-                f.width
-                for f in frames
-                if math.hypot(f.point[0] - point[0], f.point[1] - point[1]) < 0.15 * f.width
-                and f.across[0] * across[0] + f.across[1] * across[1] > SAME_CORNER_ACROSS
-            ]
+            at_corner = proposed_widths[
+                (np.hypot(*(proposed_points - point).T) < 0.15 * proposed_widths)
+                & (proposed_across @ across > SAME_CORNER_ACROSS)
+            ].tolist()
             # a width read at this corner already is not read again (its read would count twice)
             widths = [
                 w for w in _distinct(widths) if all(abs(w - other) > 0.1 * other for other in at_corner)
