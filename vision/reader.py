@@ -610,10 +610,10 @@ class CardReader:
         """Corners of cards that the paper's outlines do not show, from straight edges
         (vision/segments.py), where the frame has light ground no card read by name explains (a card on a
         white box, a plate, marble, cream paper: as white as what it lies on, its edges broken by the
-        texture; docs/vision.md): each L of two segments not at a corner proposed already, whose
-        index window lies on that ground, as a blob of its own (the parallelogram of its arms) with
-        frames at the widths its arms and the frame's cards give. None where the frame has no such
-        ground (most frames: the line segment detector costs several milliseconds)."""
+        texture; docs/vision.md): each L of two segments whose index window lies on that ground, as a
+        blob of its own (the parallelogram of its arms) with frames at the widths its arms and the
+        frame's cards give, less those read at that corner already. None where the frame has no
+        such ground (most frames: the line segment detector costs milliseconds)."""
         height, width = work.shape[:2]
         shrink = GROUND_SIDE / max(height, width)
         small = cv2.resize(work, None, fx=shrink, fy=shrink, interpolation=cv2.INTER_AREA)
@@ -629,13 +629,13 @@ class CardReader:
         quads = np.array([s.corners for s in named], np.float32).reshape(-1, 4, 2) * scale
         sides = np.hypot(*(np.roll(quads, -1, axis=1) - quads).transpose(2, 0, 1)).min(axis=1).tolist()
         card_width = statistics.median(sides) if sides else max(MIN_CARD_WIDTH_PX, 0.12 * min(height, width))
-        least = GROUND_CARDS * card_width**2 * CARD_ASPECT * shrink**2
-        if cv2.countNonZero(ground) < least:
+        least_ground = GROUND_CARDS * card_width**2 * CARD_ASPECT * shrink**2  # in the small image's pixels
+        if cv2.countNonZero(ground) < least_ground:
             return None  # (most frames: every card on the cloth read)
         # each stretch of such ground half a card or more, its box with a margin: the detector looks
         # there only (an unread card among read ones is a twentieth of the frame)
         count, _, stats, _ = cv2.connectedComponentsWithStats(ground, connectivity=8)
-        boxes = [stats[k, :4] for k in range(1, count) if stats[k, cv2.CC_STAT_AREA] >= least]
+        boxes = [stats[k, :4] for k in range(1, count) if stats[k, cv2.CC_STAT_AREA] >= least_ground]
         if not boxes:
             return None
         lsd_scale = min(1.0, SEGMENT_SIDE / max(height, width))
@@ -695,7 +695,7 @@ class CardReader:
                 (np.hypot(*(proposed_points - point).T) < 0.15 * proposed_widths)
                 & (proposed_across @ across > SAME_CORNER_ACROSS)
             ].tolist()
-            # a width read at this corner already is not read again (its read would count twice)
+            # a width the frame's first look read at this corner already is not read again
             widths = [
                 w for w in _distinct(widths) if all(abs(w - other) > 0.1 * other for other in at_corner)
             ]
