@@ -141,3 +141,18 @@ def test_a_reader_knows_its_decks_index_size_only_when_given_or_learned() -> Non
     assert CardReader(backs=Backs((), faces_learned=True)).index_size_known
     assert CardReader(index_scale=1.0).index_size_known
     assert CardReader().for_deck(index_scale=1.5).index_size_known
+
+
+def test_the_standard_side_is_read_by_the_measuring_reader_on_the_frames_looked_at() -> None:
+    """Given a ``standard`` reader (the camera's, without the cards read at straight edges), the
+    watch counts its names on the frames it looks at, not the camera's own sightings (which name a
+    jumbo deck's cards read at a ladder of widths): the larger windows' 3 new cards a frame against
+    its 1 make a jumbo index though the camera's sightings name 3 cards a frame too."""
+    standard = Scripted(1, fresh=False)
+    watch = IndexSizeWatch(Scripted(3), standard=standard)
+    verdicts = [watch.frame(BLANK, cards(*DECK[3 * k : 3 * k + 3])) for k in range(3)]
+    assert verdicts == [None, None, True] and watch.index_larger
+    assert standard.frames == 3  # read on each frame looked at (the first ones name cards)
+    # without it, the camera's sightings (as many new cards a frame as the larger windows') count
+    plain = IndexSizeWatch(Scripted(3))
+    assert [plain.frame(BLANK, cards(*DECK[3 * k : 3 * k + 3])) for k in range(3)] == [None, None, None]
