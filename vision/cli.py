@@ -45,14 +45,11 @@ def cmd_vision_read(args: argparse.Namespace) -> int:
     reader = CardReader(backs=load_backs(Path(args.backs_file)) if args.backs_file else None)
     # the deck's index size unknown: watched for a jumbo index, as a camera does (vision/index_size.py)
     # (each image its own scene: every one looked at)
+    measuring = reader.without_straight_edges()  # as an index's size is measured
     watch = (
         None
         if reader.index_size_known
-        else IndexSizeWatch(
-            reader.without_straight_edges().for_deck(index_scale=LARGER_INDEX),
-            every=1,
-            standard=reader.without_straight_edges(),
-        )
+        else IndexSizeWatch(measuring.for_deck(index_scale=LARGER_INDEX), every=1, standard=measuring)
     )
     skipped = 0
     for item in ImageFiles(args.images).frames():

@@ -627,7 +627,7 @@ class CardReader:
             ground[cv2.dilate(explained, np.ones((3, 3), np.uint8)) > 0] = 0
         # each named card's shorter side, in the work image's pixels (all of them in one numpy pass)
         quads = np.array([s.corners for s in named], np.float32).reshape(-1, 4, 2) * scale
-        sides = np.hypot(*(np.roll(quads, -1, axis=1) - quads).transpose(2, 0, 1)).min(axis=1).tolist()
+        sides = _side_lengths(quads).min(axis=1).tolist()
         card_width = statistics.median(sides) if sides else max(MIN_CARD_WIDTH_PX, 0.12 * min(height, width))
         least_ground = GROUND_CARDS * card_width**2 * CARD_ASPECT * shrink**2  # in the small image's pixels
         if cv2.countNonZero(ground) < least_ground:
@@ -1593,7 +1593,7 @@ def _seen_square(blobs: list[PaperBlob]) -> bool:
     if not quads:
         return False
     points = np.array(quads, np.float64).reshape(-1, 4, 2)
-    sides = np.linalg.norm(points[:, _AFTER] - points, axis=2)
+    sides = _side_lengths(points)
     across, along = sides[:, 0] + sides[:, 2], sides[:, 1] + sides[:, 3]
     aspects = np.maximum(across, along) / np.maximum(np.minimum(across, along), 1e-9)
     low, high = SQUARE_CARD_ASPECTS
@@ -1920,7 +1920,9 @@ def _ranks_at_adjacent_corners(
 
 
 def _side_lengths(quad: np.ndarray) -> np.ndarray:
-    lengths: np.ndarray = np.hypot(*(quad[[1, 2, 3, 0]] - quad).T)
+    """Each side's length, from each corner to the next, of a quadrilateral (4, 2) or of a stack of
+    them (n, 4, 2): (4,) or (n, 4)."""
+    lengths: np.ndarray = np.linalg.norm(quad[..., _AFTER, :] - quad, axis=-1)
     return lengths
 
 

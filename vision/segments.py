@@ -39,15 +39,11 @@ class LCorner:
     down_length: float
 
 
-_detector: cv2.LineSegmentDetector | None = None
-
-
 def segments(gray: GrayImage) -> np.ndarray:
-    """The image's line segments (n, 4): x0, y0, x1, y1."""
-    global _detector
-    if _detector is None:
-        _detector = cv2.createLineSegmentDetector(REFINE)
-    found = _detector.detect(gray)[0]
+    """The image's line segments (n, 4): x0, y0, x1, y1. A detector of its own each call: one
+    shared by every camera's thread would be detecting two frames at once (making one costs
+    about a microsecond)."""
+    found = cv2.createLineSegmentDetector(REFINE).detect(gray)[0]
     return np.zeros((0, 4), np.float32) if found is None else found.reshape(-1, 4).astype(np.float32)
 
 
