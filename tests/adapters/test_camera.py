@@ -158,7 +158,7 @@ def test_frames_of_face_down_cards_and_a_hand_passing_raise_nothing(tmp_path: Pa
 def test_a_camera_that_stops_delivering_is_lost_and_the_table_goes_on(tmp_path: Path) -> None:
     table = Table(tmp_path / "table.journal")
     camera = table_camera(CameraSource("device", device=0))
-    gated = GatedFrames([felt()] * 3, [felt()] * 2)
+    gated = GatedFrames([felt()] * 3, [felt()] * 2, live_until_hung=True)
     adapter = CameraAdapter(camera, table.service.submit, open_source=lambda _: gated, lost_after=0.3)
     try:
         table.deal(DEALT[:2])
@@ -185,6 +185,7 @@ def test_a_camera_that_stops_delivering_is_lost_and_the_table_goes_on(tmp_path: 
         assert table.wait(lambda: len(table.ruled("INPUT")) == 2)
         assert "The table camera is back" in str(table.ruled("INPUT")[1].said)
         assert dict(table.state.devices)["table camera"] is True
+        gated.hang.set()  # the driver hangs in a read again
         assert gated.delivered.wait(10.0)
         # stopping while the driver hangs in a read: stop() gives up in time, nothing hangs
         assert adapter.stop(timeout=0.2) is False

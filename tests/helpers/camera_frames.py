@@ -72,12 +72,22 @@ def write_frames(folder: Path, frames: list[np.ndarray]) -> Path:
 
 class GatedFrames:
     """A camera that delivers ``before`` at once, then ``after`` when ``go`` is set, then stops
-    delivering without ending (a camera whose driver hangs in a read) until ``end`` is set."""
+    delivering without ending (a camera whose driver hangs in a read) until ``end`` is set.
+    ``live_until_hung``: after ``after``, it goes on delivering its last frame, as a live camera
+    does (one every LIVE_FRAME_S), until ``hang`` is set: a test can look at the camera back
+    before it hangs again (else its watchdog may call it lost again first, on a loaded machine)."""
 
-    def __init__(self, before: list[np.ndarray], after: list[np.ndarray]) -> None:
+    LIVE_FRAME_S = 0.05
+
+    def __init__(
+        self, before: list[np.ndarray], after: list[np.ndarray], live_until_hung: bool = False
+    ) -> None:
         self.before = before
         self.after = after
         self.go = threading.Event()
+        self.hang = threading.Event()
+        if not live_until_hung:
+            self.hang.set()
         self.end = threading.Event()
         self.delivered = threading.Event()  # every frame has been given
 
@@ -87,6 +97,10 @@ class GatedFrames:
         self.go.wait(30.0)
         for number, image in enumerate(self.after, start=len(self.before)):
             yield Frame(f"frame {number}", image)
+        number = len(self.before) + len(self.after)
+        while not self.hang.wait(self.LIVE_FRAME_S):  # the camera's frame interval, or the hang
+            yield Frame(f"frame {number}", self.after[-1])
+            number += 1
         self.delivered.set()
         self.end.wait(30.0)
 
