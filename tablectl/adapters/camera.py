@@ -8,7 +8,8 @@ the next frame.
 
 The camera's health is a device status like the shoe's: ``DeviceStatus("<name> camera", False,
 why)`` when it stops delivering frames (its stream ends, nothing comes for ``lost_after``
-seconds: a watchdog thread sees that even when the driver hangs in a read, it cannot open, or
+seconds of waiting for one: a watchdog thread sees that even when the driver hangs in a read; the
+time the reader spends on a frame is not the camera's silence; it cannot open, or
 gives frames of another size than its zones are drawn on), and ``ok`` again when frames come back.
 A live camera is opened again every ``retry`` seconds; a recording (a video file, a folder of
 images) ends once. Where the deck's faces were never calibrated, its naming of cards is a device
@@ -280,7 +281,9 @@ class CameraAdapter:
         self._stop = threading.Event()
         self._lock = threading.Lock()
         self._lost: str | None = None  # why the camera is lost, None while it delivers
-        self._last_frame = time.monotonic()
+        # since when the camera's thread has waited for a frame; None while it reads one (a frame the
+        # reader is slow on, a loaded machine, is not a camera that stopped delivering)
+        self._waiting_since: float | None = time.monotonic()
         self._threads: list[threading.Thread] = []
         self.frames = 0  # frames read
         self.skipped = 0  # frames that could not be read
@@ -297,7 +300,7 @@ class CameraAdapter:
         return self._lost
 
     def start(self) -> None:
-        self._last_frame = time.monotonic()
+        self._waiting_since = time.monotonic()
         for target, what in ((self._run, ""), (self._watchdog, "-watch")):
             thread = threading.Thread(
                 target=target, name=f"tablectl-camera-{self.camera.name}{what}", daemon=True
@@ -371,29 +374,32 @@ class CameraAdapter:
                 )
                 continue
             self._frame_came()
-            at = self.clock()
             try:
-                look = mouth.check(item.image) if mouth is not None else None
-                read = (
-                    look is None
-                    or not self._mouth_only
-                    or look.state in (MouthState.FACE, MouthState.UNKNOWN)
-                )
-                # a back or no card at the mouth: nothing to read
-                sightings = list(reader.read(item.image)) if read else []
-            except Exception as error:  # a frame the pipeline fails on is skipped, the camera goes on
-                self.skipped += 1
-                self._gap()
-                self._skipped_because(item.label, f"the reader failed: {error!r}")
-                continue
-            if read:
-                self._watch_index(item, sightings)
-            if look is not None:
-                sightings = self._at_mouth(look, sightings, at)  # an index read is a face there
-            if self._index_watch is not None and self._index_watch.index_larger:
-                sightings = [withheld(s) for s in sightings]
-            for seen in self._watch.frame(sightings, at):
-                self._decided(seen)
+                self._frame(item, reader, mouth)
+            finally:
+                self._waiting_since = time.monotonic()
+
+    def _frame(self, item: Frame, reader: Reader, mouth: MouthCheck | None) -> None:
+        """One frame read: the mouth checked, its cards read and watched."""
+        at = self.clock()
+        try:
+            look = mouth.check(item.image) if mouth is not None else None
+            read = look is None or not self._mouth_only or look.state in (MouthState.FACE, MouthState.UNKNOWN)
+            # a back or no card at the mouth: nothing to read
+            sightings = list(reader.read(item.image)) if read else []
+        except Exception as error:  # a frame the pipeline fails on is skipped, the camera goes on
+            self.skipped += 1
+            self._gap()
+            self._skipped_because(item.label, f"the reader failed: {error!r}")
+            return
+        if read:
+            self._watch_index(item, sightings)
+        if look is not None:
+            sightings = self._at_mouth(look, sightings, at)  # an index read is a face there
+        if self._index_watch is not None and self._index_watch.index_larger:
+            sightings = [withheld(s) for s in sightings]
+        for seen in self._watch.frame(sightings, at):
+            self._decided(seen)
 
     @property
     def naming(self) -> str:
@@ -480,13 +486,14 @@ class CameraAdapter:
 
     def _watchdog(self) -> None:
         while not self._stop.wait(min(0.25, self.lost_after / 4)):
-            silent = time.monotonic() - self._last_frame
+            since = self._waiting_since
+            silent = 0.0 if since is None else time.monotonic() - since
             if silent > self.lost_after:
                 self._report_lost(f"no frame for {silent:.1f} s")
 
     def _frame_came(self) -> None:
         self.frames += 1
-        self._last_frame = time.monotonic()
+        self._waiting_since = None
         with self._lock:
             if self._lost is None:
                 return

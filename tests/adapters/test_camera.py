@@ -6,6 +6,7 @@ from __future__ import annotations
 import dataclasses
 import logging
 import threading
+import time
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
@@ -507,6 +508,27 @@ def test_a_frame_the_reader_fails_on_is_skipped_and_the_camera_goes_on() -> None
     got = statuses(make, 1)
     assert got[0].detail == "the recording ended"  # not "the camera failed": it read every frame
     assert (adapters[0].frames, adapters[0].skipped, calls[0]) == (4, 1, 4)
+
+
+def test_a_frame_the_reader_is_slow_on_is_not_a_camera_that_stopped_delivering() -> None:
+    """The watchdog times the camera's silence, not the reader's work: a loaded machine reading a
+    frame for longer than ``lost_after`` does not call the camera lost (seen in CI: "no frame for
+    2.1 s" while the reader read a jumbo spread)."""
+    camera = table_camera(CameraSource("images", path=Path("frames")))
+    lost_after = 0.1
+
+    class Slow:
+        def read(self, image: np.ndarray) -> list[CardSighting]:
+            time.sleep(5 * lost_after)  # the work of a slow frame, not a wait for anything
+            return []
+
+    got = statuses(
+        lambda submit: CameraAdapter(
+            camera, submit, open_source=Script([felt()] * 2), reader=Slow, lost_after=lost_after
+        ),
+        1,
+    )
+    assert [status.detail for status in got] == ["the recording ended"]
 
 
 def test_a_video_of_a_real_photograph_gives_the_exposed_card_ruling(tmp_path: Path) -> None:
