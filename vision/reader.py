@@ -62,10 +62,10 @@ from vision.index_reader import (
     IndexReader,
 )
 from vision.pip_suits import PIPS_OF, no_court_picture, pip_suits, pips_against
-from vision.segments import l_corners, segments
+from vision.segments import LCorner, l_corners, segments
 from vision.sighting import ACT_CONFIDENCE, CardSighting, Facing
 from vision.tiling import tiles
-from vision.types import BGRImage
+from vision.types import BGRImage, GrayImage
 
 __all__ = ["ACT_CONFIDENCE", "CardReader", "CardSighting", "Facing"]
 
@@ -133,6 +133,13 @@ SEGMENT_CORNERS = True
 # jumbo queen of spades named the queen of clubs at 0.97 it read so at 0.56; the training photos'
 # cards read at Ls it read at 0.93-1.0)
 SEGMENT_CARDS_CONFIRMED = True
+# Corners from straight edges on dark blobs of several cards (_dark_card_ls)
+DARK_LS = True
+DARK_L_CARDS = 1.5  # of a card's area (its box): a dark blob this large may hide corners
+DARK_L_WIDTHS = (0.9, 1.1)  # of what each arm says of the card's width: the widths an L is read at
+DARK_L_CONTRAST = 40.0  # grey levels: a dark card's corner on light ground is this much darker
+DARK_L_SIDE = 320  # pixels: the long side at which line segments are looked for (a dark card's edge is sharp)
+DARK_L_STEP_PX = 6  # pixels along the L's diagonal: its outside and its inside looked at there
 GROUND_SIDE = 160  # pixels: the long side at which the ground is looked at
 WHITENESS_INSIDE_GROUND = 100  # vision.corners.whiteness: light enough to hide a card (its lowest level)
 GROUND_STRETCHES = 6  # the largest stretches of such ground looked at, at most
@@ -543,21 +550,24 @@ class CardReader:
         sightings: list[CardSighting],
         scale: float,
     ) -> list[CardSighting]:
-        """The frame's cards with those read at corners from straight edges (_segment_corners),
-        apart from the frame's other reads (they change none of them): read, looked at again and
+        """The frame's cards with those read at corners from straight edges (_segment_corners on
+        light ground, _dark_card_ls on dark blobs of several cards), apart from the frame's other
+        reads (they change none of them): read, looked at again and
         merged as any corners are, and kept only where named at acting confidence, read as that very
         card by the pattern check too, and lying on no card named at acting confidence nor on a
         card face down. Such a card takes the place of an unread or unsure one it lies on (found
         by its paper, its index not read there). An L is no paper's evidence of a face, and a back's
         pattern (checks, stripes, dots) makes many Ls, which the classifier reads as a king or a
-        four (bench/backs_stress.py): a weaker read there is no card at all."""
+        four (bench/backs_stress.py): a weaker read there is no card at all. A dark card read
+        there is kept only where nothing was seen, its name held as any dark card's is."""
         if SEGMENT_CARDS_CONFIRMED and self._pattern_check is None:
             return sightings  # nothing to confirm a card read at Ls with
-        proposed = self._segment_corners(work, blobs, frames, sightings, scale)
-        if proposed is None:
+        extra_blobs, corners = self._segment_corners(work, blobs, frames, sightings, scale) or ([], [])
+        if DARK_LS:
+            corners = corners + _dark_card_ls(work, blobs)
+        if not corners:
             return sightings
-        every = blobs + proposed[0]
-        corners = proposed[1]
+        every = blobs + extra_blobs
         patches = cut_patches(work, corners, self.index_scale)
         first = self._read_patches(patches, every, corners)
         cards = self._merge(
@@ -575,8 +585,10 @@ class CardReader:
             for card in cards
             for sighting in [self._sighting(card, scale)]
             if sighting.card is not None
-            and sighting.confidence >= ACT_CONFIDENCE
-            and not any(_overlap(card.quad, quad) > 0.3 for quad in settled)
+            and self._read_confidence(card)[0] >= ACT_CONFIDENCE
+            # a dark card's only where nothing was seen: its name is never acted on, and a dark
+            # back's lattice is read as a rank at many Ls (bench/backs_stress.py's gold lattice)
+            and not any(_overlap(card.quad, quad) > 0.3 for quad in (quads if card.dark else settled))
         ]
         if not named:
             return sightings
@@ -1015,6 +1027,21 @@ class CardReader:
         return cards
 
     def _sighting(self, card: _Candidate, scale: float) -> CardSighting:
+        confidence, why = self._read_confidence(card)
+        if card.dark:
+            confidence, why = _on_a_dark_card(confidence, why)
+        return CardSighting(
+            _points(card.quad, scale),
+            Facing.UP,
+            RANK_LABELS[card.read.rank],
+            SUITS[card.read.suit],
+            confidence,
+            why,
+        )
+
+    def _read_confidence(self, card: _Candidate) -> tuple[float, str]:
+        """How sure the card's name is by its index reads, and why (a dark card's held below
+        acting confidence by _sighting)."""
         read = card.read
         confidence = read.confidence
         why = "index read"
@@ -1032,16 +1059,7 @@ class CardReader:
         if card.disagreeing:
             confidence *= 0.5
             why = "index reads disagree"
-        if card.dark:
-            confidence, why = _on_a_dark_card(confidence, why)
-        return CardSighting(
-            _points(card.quad, scale),
-            Facing.UP,
-            RANK_LABELS[read.rank],
-            SUITS[read.suit],
-            confidence,
-            why,
-        )
+        return confidence, why
 
     def _unless_a_back(self, sighting: CardSighting, card: _Candidate, image: BGRImage) -> CardSighting:
         """A paper card read below acting confidence that looks like a calibrated back is not
@@ -2269,3 +2287,97 @@ def _index_size(scale: float) -> float:
 
 def _points(quad: np.ndarray, scale: float) -> tuple[tuple[float, float], ...]:
     return tuple((float(x) / scale, float(y) / scale) for x, y in quad)
+
+
+def _dark_card_ls(work: BGRImage, blobs: list[PaperBlob]) -> list[CornerFrame]:
+    """Corners of dark cards that their blob's outline hides, from straight edges: dark cards on
+    light ground that touch or overlap are one dark blob (a queen of spades under a back, both
+    black, beside a seven), whose simplified outline keeps few of their corners. Each L of two
+    line segments (vision/segments.py) on such a blob, its inside on the blob and its outside
+    lighter than the card's edge (the ground, not another dark card), is a corner frame of that
+    blob at the widths its two arms say, read with the blob's other frames: as a dark card's
+    corner, a read there is held below acting confidence and must pass every check a dark
+    card's read does (a back's pattern, its print). Only on a blob larger than a card and not
+    one card alone (most frames have none: the detector costs milliseconds)."""
+    merged = [k for k, blob in enumerate(blobs) if blob.dark and not blob.whole]
+    if not merged:
+        return []
+    height, width = work.shape[:2]
+    wholes = [min(cv2.minAreaRect(blob.contour)[1]) for blob in blobs if blob.whole]
+    wholes = [w for w in wholes if w >= MIN_CARD_WIDTH_PX]
+    card_width = statistics.median(wholes) if wholes else max(MIN_CARD_WIDTH_PX, 0.12 * min(height, width))
+    most = SEGMENT_MOST_WIDTH * min(height, width)
+    # a blob of one card's size or less: its outline has its corners
+    large = [k for k in merged if _box_area(blobs[k]) >= DARK_L_CARDS * card_width**2 * CARD_ASPECT]
+    if not large:
+        return []
+    owner = np.zeros((height, width), np.int32)  # each pixel's merged dark blob, numbered from 1
+    gray = cv2.cvtColor(work, cv2.COLOR_BGR2GRAY)
+    lsd_scale = min(1.0, DARK_L_SIDE / max(height, width))
+    small = (
+        gray
+        if lsd_scale == 1.0
+        else cv2.resize(gray, None, fx=lsd_scale, fy=lsd_scale, interpolation=cv2.INTER_AREA)
+    )
+    frames: list[CornerFrame] = []
+    for number in large:
+        contour = blobs[number].contour
+        x, y, w, h = cv2.boundingRect(contour)
+        cv2.drawContours(owner, [contour], -1, number + 1, cv2.FILLED)
+        x0, y0 = max(0, int((x - DARK_L_STEP_PX) * lsd_scale)), max(0, int((y - DARK_L_STEP_PX) * lsd_scale))
+        x1 = min(small.shape[1], int((x + w + DARK_L_STEP_PX) * lsd_scale) + 1)
+        y1 = min(small.shape[0], int((y + h + DARK_L_STEP_PX) * lsd_scale) + 1)
+        found = segments(np.ascontiguousarray(small[y0:y1, x0:x1])) + np.array([x0, y0, x0, y0], np.float32)
+        lines = found / lsd_scale
+        for corner in l_corners(lines, SEGMENT_ARM_WIDTH * card_width):
+            point = np.array(corner.point, np.float32)
+            across, down = np.array(corner.across, np.float32), np.array(corner.down, np.float32)
+            inside = point + 0.3 * corner.across_length * across + 0.3 * corner.down_length * down
+            if not _on(owner, inside, number + 1):
+                continue
+            if not _light_outside(gray, corner):
+                continue
+            frames += [
+                CornerFrame(corner.point, corner.across, corner.down, float(share * arm), number)
+                for arm in (corner.across_length, corner.down_length / CARD_ASPECT)
+                for share in DARK_L_WIDTHS
+                if MIN_CARD_WIDTH_PX <= share * arm <= most
+            ]
+    return frames
+
+
+def _box_area(blob: PaperBlob) -> int:
+    _, _, w, h = cv2.boundingRect(blob.contour)
+    return int(w * h)
+
+
+def _on(owner: np.ndarray, point: np.ndarray, number: int) -> bool:
+    x, y = int(point[0]), int(point[1])
+    return 0 <= x < owner.shape[1] and 0 <= y < owner.shape[0] and bool(owner[y, x] == number)
+
+
+def _light_outside(gray: GrayImage, corner: LCorner) -> bool:
+    """Whether ``corner`` is a dark card's on light ground: beyond its point and beyond the middle
+    of each arm the image is lighter by DARK_L_CONTRAST than just inside. A dark back's lattice makes
+    Ls too, each with a light line beyond its point, and dark field beyond its arms."""
+    point = np.array(corner.point, np.float32)
+    across, down = np.array(corner.across, np.float32), np.array(corner.down, np.float32)
+    step = DARK_L_STEP_PX
+    places = (
+        (point, -step * (across + down)),  # the corner itself, along its diagonal
+        (point + 0.5 * corner.across_length * across, -step * down),  # the middle of each arm
+        (point + 0.5 * corner.down_length * down, -step * across),
+    )
+    for place, out in places:
+        outside, inside = _mean_level(gray, place + out), _mean_level(gray, place - out)
+        if outside is None or inside is None or outside - inside < DARK_L_CONTRAST:
+            return False
+    return True
+
+
+def _mean_level(gray: GrayImage, point: np.ndarray) -> float | None:
+    """The grey level round ``point`` (5 x 5 pixels), None off the image."""
+    x, y = int(point[0]), int(point[1])
+    if not (0 <= x < gray.shape[1] and 0 <= y < gray.shape[0]):
+        return None
+    return float(gray[max(0, y - 2) : y + 3, max(0, x - 2) : x + 3].mean())

@@ -165,3 +165,67 @@ def test_backs_patterns_make_ls_but_no_card_read_only_there(
     monkeypatch.setattr(reader_module, "SEGMENT_CARDS_CONFIRMED", False)
     unconfirmed = [card for card in face_up() if card not in with_segments]
     assert any(card.startswith("Kc") and float(card.split()[1]) >= ACT_CONFIDENCE for card in unconfirmed)
+
+
+def test_a_dark_queen_under_a_black_back_is_found_face_up_at_the_ls_of_its_sides(
+    reader: CardReader, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """backs-cardcounter's IMG_7719: a black deck on a white desk; the queen of spades lies under a
+    plain black back, both touching a seven and the floor beyond the desk's edge: one dark blob whose
+    outline keeps none of the queen's index corners. Its lower-left corner is an L of its two sides,
+    read there face up (named, held below acting confidence as a dark card's name is); without
+    the pass it is not found at all."""
+    image = cv2.imread(str(DATA / "cards" / "backs-cardcounter" / "images" / "IMG_7719.jpg"))
+    assert image is not None
+    index = (136, 530)  # the queen's index, beside her lower-left corner (122, 553)
+
+    def at_the_queen() -> list[tuple[str | None, float]]:
+        return [
+            (s.card, s.confidence)
+            for s in reader.read(image)
+            if s.facing is Facing.UP
+            and cv2.pointPolygonTest(np.array(s.corners, np.float32), index, False) >= 0
+        ]
+
+    found = at_the_queen()
+    assert [card for card, _ in found] == ["Qs"]
+    assert all(confidence < ACT_CONFIDENCE for _, confidence in found)
+    monkeypatch.setattr(reader_module, "DARK_LS", False)
+    assert at_the_queen() == []
+
+
+def test_black_backs_run_together_on_light_ground_make_ls_but_no_face(reader: CardReader) -> None:
+    """Three plain black cards overlapping on a white desk, one dark blob: each corner in view is an
+    L read as a corner of that blob (at the widths its arms give: the cards are 110 px wide), and no
+    back is called face up (a plain back shows the classifier no rank and has no print)."""
+    rng = np.random.default_rng(7)
+    noise = cv2.GaussianBlur(rng.normal(0, 6, (480, 640)).astype(np.float32), (0, 0), 2)
+    frame = cv2.merge([np.clip(228 + noise, 0, 255).astype(np.uint8)] * 3)
+    corners = []
+    for centre, angle in (((230, 330), 70.0), ((330, 300), 20.0), ((430, 220), -10.0)):
+        box = cv2.boxPoints((centre, (110, 154), angle)).astype(np.float32)
+        corners += list(box)
+        cv2.fillPoly(frame, [np.round(box).astype(np.int32)], (28, 26, 30), cv2.LINE_AA)
+    blobs = reader_module.find_blobs(frame)
+    frames = reader_module._dark_card_ls(frame, blobs)
+    assert frames and all(blobs[f.blob].dark and not blobs[f.blob].whole for f in frames)
+    at_a_corner = [f for f in frames if min(math.dist(f.point, c) for c in corners) < 4.0]
+    assert len({(round(f.point[0]), round(f.point[1])) for f in at_a_corner}) >= 5
+    assert any(abs(f.width - 110) < 0.12 * 110 for f in at_a_corner)
+    assert [s for s in reader.read(frame) if s.facing is Facing.UP] == []
+
+
+def test_a_dark_blob_of_one_card_is_not_looked_at_again(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A black card alone on the desk: its outline has its four corners; the line segment detector
+    is not run (it costs milliseconds a frame)."""
+    frame = np.full((480, 640, 3), 228, np.uint8)
+    box = cv2.boxPoints(((320, 240), (110, 154), 25.0)).astype(np.float32)
+    cv2.fillPoly(frame, [np.round(box).astype(np.int32)], (28, 26, 30), cv2.LINE_AA)
+
+    def no_segments(gray: np.ndarray) -> np.ndarray:
+        raise AssertionError("segments looked for on a dark card alone")
+
+    monkeypatch.setattr(reader_module, "segments", no_segments)
+    blobs = reader_module.find_blobs(frame)
+    assert any(blob.dark for blob in blobs)
+    assert reader_module._dark_card_ls(frame, blobs) == []
