@@ -32,6 +32,11 @@ frame_ms           median ms per 640x480 frame with ten cards (rendered from gea
 frame_ms_best      the median over those frames of each frame's fastest read of the repeats: the
                    code's own cost, where frame_ms also holds what a shared machine's neighbours
                    took (on the VMs measured, two runs a minute apart differ by up to a quarter)
+stream_ms          median ms per frame of a camera's stream at a table (the ten-card frames, each held a
+                   second at 30 frames a second under sensor noise, a hand passing between them) through
+                   the camera adapter's path: frames showing the last one read again are not read
+                   (vision/change.py); stream_ms_mean the mean (what a Pi's core carries), and
+                   stream_read_share the share of frames read. frame_ms is every frame read.
 frame_ms_photos    the same over the test photos scaled to 640x480
 frame_ms_backs_calibrated  median ms per backs-cardcounter photo (640x640) with its black back calibrated
 unseen_decks       with --unseen-decks DIR (npm's @heruka_urgyen/react-playing-cards 0.5.0 unpacked: DIR/lib/
@@ -71,6 +76,7 @@ sys.path.insert(0, str(ROOT))
 
 from vision.backs import Backs, learn  # noqa: E402
 from vision.calibrate import back_samples  # noqa: E402
+from vision.change import ChangeGate  # noqa: E402
 from vision.crops import Reader, ViewReader, camera_reader  # noqa: E402
 from vision.index_reader import MODEL_PATH, IndexReader  # noqa: E402
 from vision.reader import ACT_CONFIDENCE, CardReader, CardSighting, Facing  # noqa: E402
@@ -528,6 +534,32 @@ def frame_times(reader: Reader, frames: list[np.ndarray], repeats: int) -> tuple
     return round(statistics.median(every), 2), round(statistics.median(min(frame) for frame in times), 2)
 
 
+def stream_times(reader: Reader, layouts: list[np.ndarray], hold: int = 30) -> dict[str, float]:
+    """A camera's stream at a table: each layout held ``hold`` frames (a second at 30 frames a
+    second) under fresh sensor noise, a hand passing over the cloth for two frames between
+    layouts; each frame through the camera adapter's path (vision/change.py's gate, the reader
+    where it says so). The median and mean CPU ms a frame and the share of frames read."""
+    rng = np.random.default_rng(30)
+    gate = ChangeGate()
+    times: list[float] = []
+    reads = 0
+    for layout in layouts:
+        hand = layout.copy()
+        cv2.ellipse(hand, (int(rng.integers(100, 540)), 240), (80, 50), 30.0, 0, 360, (120, 160, 205), -1)
+        for image in [hand] * 2 + [layout] * hold:
+            frame = np.clip(image + rng.normal(0, 3.0, image.shape), 0, 255).astype(np.uint8)
+            started = time.process_time()
+            if gate.must_read(frame):
+                reader.read(frame)
+                reads += 1
+            times.append((time.process_time() - started) * 1000)
+    return {
+        "stream_ms": round(statistics.median(times), 3),
+        "stream_ms_mean": round(statistics.fmean(times), 2),
+        "stream_read_share": round(reads / len(times), 3),
+    }
+
+
 def mouth_ms(reader: CardReader, repeats: int) -> float:
     """The fast shoe-mouth check alone, per 640x480 frame: backs learned at the mouth camera, then
     frames of backs, faces and the empty mouth under varied light."""
@@ -634,6 +666,7 @@ def main() -> int:
         across = _across_the_table(0.7)
         squashed = [cv2.resize(frame, across.size, interpolation=cv2.INTER_AREA) for frame in ten]
         report["frame_ms_across_plane"] = median_ms(camera_reader(reader, across), squashed, args.repeats)
+        report.update(stream_times(reader, ten))
     if args.only is None:
         photos = []
         for name in sorted(p.name for p in TEST.glob("*.[jJ][pP]*[gG]"))[: args.limit or None]:

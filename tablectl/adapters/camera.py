@@ -27,6 +27,11 @@ unknown (or the camera watches other zones too): it names the card, and an index
 confidence is itself evidence of a face. Every frame's word on the mouth goes to ``on_mouth`` as
 a :class:`MouthFrame`, so that a face at the mouth that no one read by name still makes the
 shoe's read at that moment face up (:meth:`MouthSightings.face_up`).
+
+A frame that shows the last frame read again (no block of 8 x 8 pixels moved by 12 grey levels,
+vision/change.py) is not read: it keeps that frame's cards, so the zone watch sees them agree as
+it would have, and the reader's time goes to frames where something moved; every 30th frame is
+read whatever it shows. ``reread_unchanged=True`` reads every frame (tests that count reads).
 """
 
 from __future__ import annotations
@@ -42,6 +47,7 @@ from typing import Protocol
 
 from tablectl.core.cards import card_str, parse_card
 from tablectl.core.events import CardSeen, DeviceStatus, Zone
+from vision.change import ChangeGate
 from vision.crops import camera_reader
 from vision.index_size import LARGER_INDEX, IndexSizeWatch, withheld
 from vision.mouth import MouthCheck, MouthLook, MouthState
@@ -261,6 +267,7 @@ class CameraAdapter:
         lost_after: float = 2.0,
         retry: float = 5.0,
         clock: Callable[[], float] = time.time,
+        reread_unchanged: bool = False,
     ) -> None:
         self.camera = camera
         self.submit = submit
@@ -290,6 +297,10 @@ class CameraAdapter:
         self._reasons: set[str] = set()  # why frames were skipped, each logged once
         self.decisions: deque[Seen] = deque(maxlen=MAX_KEPT)  # the last decisions (the log and tests)
         self._index_watch: IndexSizeWatch | None = None  # made with the reader, in the camera's thread
+        # a frame showing the last frame read again keeps its cards (vision/change.py)
+        self._gate = None if reread_unchanged else ChangeGate()
+        self._last_read: list[CardSighting] = []
+        self.reads = 0  # frames the card reader read (the others showed the last one read again)
 
     @property
     def device(self) -> str:
@@ -356,6 +367,8 @@ class CameraAdapter:
 
     def _read(self, source: FrameSource, reader: Reader, mouth: MouthCheck | None = None) -> None:
         width, height = self.camera.size
+        if self._gate is not None:
+            self._gate.forget()  # a camera opened again: its first frame is read
         for item in source.frames():
             if self._stop.is_set():
                 return
@@ -386,13 +399,23 @@ class CameraAdapter:
             look = mouth.check(item.image) if mouth is not None else None
             read = look is None or not self._mouth_only or look.state in (MouthState.FACE, MouthState.UNKNOWN)
             # a back or no card at the mouth: nothing to read
-            sightings = list(reader.read(item.image)) if read else []
+            fresh = read and (self._gate is None or self._gate.must_read(item.image))
+            if fresh:
+                sightings = list(reader.read(item.image))
+                self.reads += 1
+                self._last_read = sightings
+            elif read:
+                sightings = list(self._last_read)  # nothing moved: the last frame read's cards
+            else:
+                sightings = []
+                if self._gate is not None:
+                    self._gate.forget()  # the frames read are no longer consecutive
         except Exception as error:  # a frame the pipeline fails on is skipped, the camera goes on
             self.skipped += 1
             self._gap()
             self._skipped_because(item.label, f"the reader failed: {error!r}")
             return
-        if read:
+        if fresh:
             self._watch_index(item, sightings)
         if look is not None:
             sightings = self._at_mouth(look, sightings, at)  # an index read is a face there
@@ -434,6 +457,8 @@ class CameraAdapter:
     def _gap(self) -> None:
         self._watch.gap()
         self._mouth_run = 0
+        if self._gate is not None:
+            self._gate.forget()
 
     def _at_mouth(self, look: MouthLook, sightings: list[CardSighting], at: float) -> list[CardSighting]:
         """The frame's cards with those at the mouth decided by the mouth check: a back or no card

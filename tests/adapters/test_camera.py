@@ -111,6 +111,45 @@ def test_recorded_frames_of_a_card_face_up_at_a_seat_give_the_exposed_card_rulin
     assert [e.key for e in events if isinstance(e, DealerInput)] == [DealerKey.NEW_HAND]
 
 
+def test_frames_showing_the_last_one_read_again_keep_its_cards_and_decide_alike(tmp_path: Path) -> None:
+    """A recording as a camera gives it, fresh sensor noise on every frame: the empty table, a hand
+    passing over a seat, a card face up at another, the table empty again. Frames that show the
+    last frame read again are not read (vision/change.py), and the camera decides exactly what it
+    decides reading every frame."""
+    camera = table_camera(CameraSource("images", path=tmp_path / "frames"))
+    rng = np.random.default_rng(5)
+    empty = felt()
+    hand = empty.copy()
+    cv2.ellipse(hand, seat_centre(camera, 1), (70, 45), 20.0, 0, 360, (120, 160, 205), -1)
+    exposed = with_card(empty, "As", seat_centre(camera, 2))
+    script = [empty] * 6 + [hand] * 2 + [empty] * 4 + [exposed] * 8 + [empty] * 6
+    frames = [np.clip(f + rng.normal(0, 3.0, f.shape), 0, 255).astype(np.uint8) for f in script]
+    write_frames(tmp_path / "frames", frames)
+
+    def decided(reread_unchanged: bool) -> tuple[list[tuple[str, str | None]], int]:
+        ended = threading.Event()
+
+        def submit(event: object, **_: object) -> None:
+            if isinstance(event, DeviceStatus) and event.detail == "the recording ended":
+                ended.set()
+
+        adapter = CameraAdapter(camera, submit, agree=4, reread_unchanged=reread_unchanged)
+        adapter.start()
+        try:
+            assert ended.wait(60.0)
+        finally:
+            assert adapter.stop()
+        assert adapter.frames == len(frames)
+        return [(s.zone, s.card) for s in adapter.decisions], adapter.reads
+
+    every, reads_every = decided(reread_unchanged=True)
+    gated, reads_gated = decided(reread_unchanged=False)
+    assert every == gated == [("seat2", "As")]
+    assert reads_every == len(frames)
+    # read: the first frame, the hand's coming and going, the card's, the card taken away
+    assert reads_gated == 5
+
+
 def test_a_camera_looking_across_the_table_gives_the_exposed_card_ruling_seen_from_above(
     tmp_path: Path,
 ) -> None:
@@ -342,7 +381,9 @@ def test_a_face_up_card_at_the_mouth_goes_to_on_mouth() -> None:
         frames
         == [(MouthState.EMPTY, False)] * 2 + [(MouthState.FACE, False)] * 3 + [(MouthState.FACE, True)] * 2
     )
-    assert calls[0] == 5  # the reader runs on the face, never on the empty mouth
+    # the reader runs on the face, never on the empty mouth; once: the next four frames show the
+    # same face again, and keep its read (vision/change.py)
+    assert calls[0] == 1
 
 
 def test_a_back_at_the_mouth_is_never_read_nor_decided_even_when_the_reader_says_face() -> None:
@@ -502,7 +543,11 @@ def test_a_frame_the_reader_fails_on_is_skipped_and_the_camera_goes_on() -> None
     adapters: list[CameraAdapter] = []
 
     def make(submit: Callable[..., None]) -> CameraAdapter:
-        adapters.append(CameraAdapter(camera, submit, open_source=Script([felt()] * 4), reader=Flaky))
+        adapters.append(
+            CameraAdapter(
+                camera, submit, open_source=Script([felt()] * 4), reader=Flaky, reread_unchanged=True
+            )
+        )
         return adapters[0]
 
     got = statuses(make, 1)

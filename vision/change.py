@@ -1,0 +1,65 @@
+"""Frames that show nothing new since the last one read.
+
+A camera over a live table sees the same cards for seconds at a time: between a deal and the next
+action nothing on the cloth moves. The card reader costs tens of milliseconds a frame on a Pi;
+telling that a frame is the last read one again costs a fraction of one (the frame shrunk to
+blocks of 8 x 8 pixels and compared). The camera adapter then keeps the last read's cards for it,
+so the zone watch sees them agree again as it would have, and the reader's time goes to frames
+where something moved.
+
+A frame is read again when any block's mean moved by CHANGE_LEVEL grey levels in any colour
+since the last frame read (not the last frame: a slow slide adds up until it shows), and at least
+every READ_AT_LEAST_EVERY frames whatever the blocks say (a change too faint for the blocks, such
+as a lamp's slow drift, is looked at within a second at 30 frames a second). A camera's sensor
+noise (a few grey levels a pixel) moves a block's mean by a fraction of one; a card dealt, turned
+or slid by a few pixels, a hand or a shadow moves some block by tens.
+"""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+
+from vision.types import BGRImage
+
+BLOCK_PX = 8  # a block's side, in the frame's pixels (a rank's glyph is 8-10 px high)
+CHANGE_LEVEL = 12.0  # grey levels: a block's mean moved this far in any colour is a change
+READ_AT_LEAST_EVERY = 30  # frames: a frame is read at least this often, changed or not
+
+
+class ChangeGate:
+    """Whether each frame of one camera must be read, or shows the last frame read again."""
+
+    def __init__(self, level: float = CHANGE_LEVEL, every: int = READ_AT_LEAST_EVERY) -> None:
+        self.level = level
+        self.every = every
+        self._read: np.ndarray | None = None  # the blocks of the last frame read
+        self._since = 0  # frames passed since it
+
+    def must_read(self, image: BGRImage) -> bool:
+        """True for a frame to read (it becomes the one compared with); False for one that shows
+        the last frame read again."""
+        height, width = image.shape[:2]
+        blocks = cv2.resize(
+            image,
+            (max(1, width // BLOCK_PX), max(1, height // BLOCK_PX)),
+            interpolation=cv2.INTER_AREA,
+        ).astype(np.int16)
+        last = self._read
+        if (
+            last is None
+            or last.shape != blocks.shape
+            or self._since + 1 >= self.every
+            or int(np.abs(blocks - last).max()) >= self.level
+        ):
+            self._read = blocks
+            self._since = 0
+            return True
+        self._since += 1
+        return False
+
+    def forget(self) -> None:
+        """The next frame is read whatever it shows (a frame was skipped, the reader failed on one,
+        the camera was opened again)."""
+        self._read = None
+        self._since = 0
