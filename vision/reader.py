@@ -2294,11 +2294,12 @@ def _dark_card_ls(work: BGRImage, blobs: list[PaperBlob]) -> list[CornerFrame]:
     light ground that touch or overlap are one dark blob (a queen of spades under a back, both
     black, beside a seven), whose simplified outline keeps few of their corners. Each L of two
     line segments (vision/segments.py) on such a blob, its inside on the blob and its outside
-    lighter than the card's edge (the ground, not another dark card), is a corner frame of that
-    blob at the widths its two arms say, read with the blob's other frames: as a dark card's
-    corner, a read there is held below acting confidence and must pass every check a dark
-    card's read does (a back's pattern, its print). Only on a blob larger than a card and not
-    one card alone (most frames have none: the detector costs milliseconds)."""
+    lighter than the card's edge beyond its corner and both arms (the ground, not another dark
+    card nor a back's lattice line), is a corner frame of that blob at the widths its two arms
+    say. They are read apart from the blob's own frames (_with_segment_cards: named at acting
+    confidence by the index reads and the pattern check alike, only where nothing was seen, the
+    name then held below acting confidence as any dark card's). Only on a blob larger than a
+    card and not one card alone (most frames have none: the detector costs milliseconds)."""
     merged = [k for k, blob in enumerate(blobs) if blob.dark and not blob.whole]
     if not merged:
         return []
