@@ -393,7 +393,8 @@ class CameraAdapter:
                 self._waiting_since = time.monotonic()
 
     def _frame(self, item: Frame, reader: Reader, mouth: MouthCheck | None) -> None:
-        """One frame read: the mouth checked, its cards read and watched."""
+        """One frame: the mouth checked, its cards read (or the last read's kept where nothing moved)
+        and watched."""
         at = self.clock()
         try:
             look = mouth.check(item.image) if mouth is not None else None
