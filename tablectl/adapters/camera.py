@@ -9,7 +9,8 @@ the next frame.
 The camera's health is a device status like the shoe's: ``DeviceStatus("<name> camera", False,
 why)`` when it stops delivering frames (its stream ends, nothing comes for ``lost_after``
 seconds of waiting for one: a watchdog thread sees that even when the driver hangs in a read; the
-time the reader spends on a frame is not the camera's silence; it cannot open, or
+time the reader spends on a frame is not the camera's silence, unless it stays on one frame for
+``stuck_after`` seconds, when no frame is watched at all; it cannot open, or
 gives frames of another size than its zones are drawn on), and ``ok`` again when frames come back.
 A live camera is opened again every ``retry`` seconds; a recording (a video file, a folder of
 images) ends once. Where the deck's faces were never calibrated, its naming of cards is a device
@@ -265,6 +266,7 @@ class CameraAdapter:
         mouth_check: Callable[[CameraConfig], MouthCheck | None] | None = None,
         on_mouth: Callable[[Seen | MouthFrame], object] | None = None,
         lost_after: float = 2.0,
+        stuck_after: float = 30.0,
         retry: float = 5.0,
         clock: Callable[[], float] = time.time,
         reread_unchanged: bool = False,
@@ -282,6 +284,7 @@ class CameraAdapter:
         self._mouth_run = 0  # consecutive frames with a face at the mouth
         self.mouth_looks: deque[MouthLook] = deque(maxlen=MAX_KEPT)  # the last checks (tests, the log)
         self.lost_after = lost_after
+        self.stuck_after = stuck_after  # seconds on one frame: the reader is stuck, the camera lost
         self.retry = retry
         self.clock = clock
         self.live = camera.source.kind in LIVE_SOURCES
@@ -291,6 +294,7 @@ class CameraAdapter:
         # since when the camera's thread has waited for a frame; None while it reads one (a frame the
         # reader is slow on, a loaded machine, is not a camera that stopped delivering)
         self._waiting_since: float | None = time.monotonic()
+        self._reading_since = time.monotonic()  # when the frame being read came
         self._threads: list[threading.Thread] = []
         self.frames = 0  # frames read
         self.skipped = 0  # frames that could not be read
@@ -512,13 +516,18 @@ class CameraAdapter:
 
     def _watchdog(self) -> None:
         while not self._stop.wait(min(0.25, self.lost_after / 4)):
-            since = self._waiting_since
-            silent = 0.0 if since is None else time.monotonic() - since
-            if silent > self.lost_after:
-                self._report_lost(f"no frame for {silent:.1f} s")
+            since, now = self._waiting_since, time.monotonic()
+            if since is not None and now - since > self.lost_after:
+                self._report_lost(f"no frame for {now - since:.1f} s")
+            elif since is None and now - self._reading_since > self.stuck_after:
+                # no camera's silence, but no frame is watched either (a reader hung in a frame)
+                self._report_lost(
+                    f"the card reader has been on one frame for {now - self._reading_since:.0f} s"
+                )
 
     def _frame_came(self) -> None:
         self.frames += 1
+        self._reading_since = time.monotonic()
         self._waiting_since = None
         with self._lock:
             if self._lost is None:

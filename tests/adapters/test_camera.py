@@ -576,6 +576,47 @@ def test_a_frame_the_reader_is_slow_on_is_not_a_camera_that_stopped_delivering()
     assert [status.detail for status in got] == ["the recording ended"]
 
 
+def test_a_reader_stuck_on_one_frame_makes_the_camera_lost_until_it_reads_again() -> None:
+    """A reader hung in a frame watches nothing: after ``stuck_after`` the camera is lost with
+    the reason, and back with the next frame once the reader returns."""
+    camera = table_camera(CameraSource("images", path=Path("frames")))
+    release = threading.Event()
+    calls = [0]
+
+    class Stuck:
+        def read(self, image: np.ndarray) -> list[CardSighting]:
+            calls[0] += 1
+            if calls[0] == 2:
+                assert release.wait(10.0)
+            return []
+
+    got: list[DeviceStatus] = []
+    lost, ended = threading.Event(), threading.Event()
+
+    def submit(event: object, **_: object) -> None:
+        assert isinstance(event, DeviceStatus)
+        got.append(event)
+        if not event.ok and "card reader" in event.detail:
+            lost.set()
+        if event.detail == "the recording ended":
+            ended.set()
+
+    frames = [with_card(felt(), "7c", (100 + 60 * n, 360)) for n in range(3)]  # each read
+    adapter = CameraAdapter(
+        camera, submit, open_source=Script(frames), reader=Stuck, lost_after=5.0, stuck_after=0.2
+    )
+    adapter.start()
+    try:
+        assert lost.wait(10.0)
+        release.set()
+        assert ended.wait(10.0)
+    finally:
+        assert adapter.stop()
+    details = [(status.ok, status.detail) for status in got]
+    assert details[0][0] is False and details[0][1].startswith("the card reader has been on one frame for")
+    assert details[1:] == [(True, "frames again"), (False, "the recording ended")]
+
+
 def test_a_video_of_a_real_photograph_gives_the_exposed_card_ruling(tmp_path: Path) -> None:
     """A video made here from a real photo of the ace of hearts face up (photos-tfod-test,
     read from ../shared, never copied), watched as one seat's zone."""
