@@ -32,9 +32,10 @@ frame_ms           median ms per 640x480 frame with ten cards (rendered from gea
 frame_ms_best      the median over those frames of each frame's fastest read of the repeats: the
                    code's own cost, where frame_ms also holds what a shared machine's neighbours
                    took (on the VMs measured, two runs a minute apart differ by up to a quarter)
-stream_ms          median ms per frame of a camera's stream at a table (the ten-card frames, each held a
-                   second at 30 frames a second under sensor noise, a hand passing between them) through
-                   the camera adapter's path: frames showing the last one read again are not read
+stream_ms          median ms per frame of a camera's stream at a table (the ten-card frames, each held five
+                   seconds at 30 frames a second under sensor noise, a hand passing between them) through
+                   the camera adapter's path: once the frames after a change have been read as many times
+                   as the zone watch counts, frames showing the last one read again are not read
                    (vision/change.py); stream_ms_mean the mean (what a Pi's core carries), and
                    stream_read_share the share of frames read. frame_ms is every frame read.
 frame_ms_photos    the same over the test photos scaled to 640x480
@@ -82,7 +83,15 @@ from vision.index_reader import MODEL_PATH, IndexReader  # noqa: E402
 from vision.reader import ACT_CONFIDENCE, CardReader, CardSighting, Facing  # noqa: E402
 from vision.sources import Frame, read_image  # noqa: E402
 from vision.view import View  # noqa: E402
-from vision.zones import CameraConfig, CameraSource, TablePlane, ZoneArea, rectangle  # noqa: E402
+from vision.zones import (  # noqa: E402
+    DEFAULT_AGREE_FRAMES,
+    DEFAULT_RELEASE_FRAMES,
+    CameraConfig,
+    CameraSource,
+    TablePlane,
+    ZoneArea,
+    rectangle,
+)
 
 CARDS = ROOT.parent / "shared" / "data" / "cards"
 TEST = CARDS / "photos-tfod-test"
@@ -534,13 +543,14 @@ def frame_times(reader: Reader, frames: list[np.ndarray], repeats: int) -> tuple
     return round(statistics.median(every), 2), round(statistics.median(min(frame) for frame in times), 2)
 
 
-def stream_times(reader: Reader, layouts: list[np.ndarray], hold: int = 30) -> dict[str, float]:
-    """A camera's stream at a table: each layout held ``hold`` frames (a second at 30 frames a
-    second) under fresh sensor noise, a hand passing over the cloth for two frames between
-    layouts; each frame through the camera adapter's path (vision/change.py's gate, the reader
-    where it says so). The median and mean CPU ms a frame and the share of frames read."""
+def stream_times(reader: Reader, layouts: list[np.ndarray], hold: int = 150) -> dict[str, float]:
+    """A camera's stream at a table: each layout held ``hold`` frames (five seconds at 30 frames
+    a second: a player's decision) under fresh sensor noise, a hand passing over the cloth for two
+    frames between layouts; each frame through the camera adapter's path (vision/change.py's gate
+    as the adapter sets it, settling for the zone watch's default agree and release frames; the
+    reader where it says so). The median and mean CPU ms a frame and the share of frames read."""
     rng = np.random.default_rng(30)
-    gate = ChangeGate()
+    gate = ChangeGate(settle=max(DEFAULT_AGREE_FRAMES, DEFAULT_RELEASE_FRAMES))
     times: list[float] = []
     reads = 0
     for layout in layouts:

@@ -12,7 +12,14 @@ since the last frame read (not the last frame: a slow slide adds up until it sho
 every READ_AT_LEAST_EVERY frames whatever the blocks say (a change too faint for the blocks, such
 as a lamp's slow drift, is looked at within a second at 30 frames a second). A camera's sensor
 noise (a few grey levels a pixel) moves a block's mean by a fraction of one; a card dealt, turned
-or slid by a few pixels, a hand or a shadow moves some block by tens.
+or slid by a few pixels, a hand or a shadow moves some block by tens. Not every change shows:
+a card of 50 px or less swapped for one of the same rank in the other black (or red) suit moves
+its blocks by 2-7 levels; such a swap is read within a second, and in play it comes with a hand,
+which shows.
+
+After a change the next ``settle`` frames are all read (the zone watch's agreement and release),
+and the camera adapter gives its zone watch only the frames read: one read repeated over skipped
+frames would make a flicker of the reader look like several frames agreeing.
 """
 
 from __future__ import annotations
@@ -28,13 +35,22 @@ READ_AT_LEAST_EVERY = 30  # frames: a frame is read at least this often, changed
 
 
 class ChangeGate:
-    """Whether each frame of one camera must be read, or shows the last frame read again."""
+    """Whether each frame of one camera must be read, or shows the last frame read again.
 
-    def __init__(self, level: float = CHANGE_LEVEL, every: int = READ_AT_LEAST_EVERY) -> None:
+    ``settle``: after a change, this many frames in a row are read before any is skipped (the
+    zone watch's ``agree`` and ``release``, at least: a flicker of the reader on a still scene
+    must not be repeated into agreement, so the camera adapter gives the watch only frames read,
+    and it must still see as many of them as it counts on)."""
+
+    def __init__(
+        self, level: float = CHANGE_LEVEL, every: int = READ_AT_LEAST_EVERY, settle: int = 1
+    ) -> None:
         self.level = level
         self.every = every
+        self.settle = settle
         self._read: np.ndarray | None = None  # the blocks of the last frame read
-        self._since = 0  # frames passed since it
+        self._still = 0  # frames read in a row since the last change
+        self._since = 0  # frames passed since the last one read
 
     def must_read(self, image: BGRImage) -> bool:
         """True for a frame to read (it becomes the one compared with); False for one that shows
@@ -46,12 +62,9 @@ class ChangeGate:
             interpolation=cv2.INTER_AREA,
         ).astype(np.int16)
         last = self._read
-        if (
-            last is None
-            or last.shape != blocks.shape
-            or self._since + 1 >= self.every
-            or int(np.abs(blocks - last).max()) >= self.level
-        ):
+        changed = last is None or last.shape != blocks.shape or int(np.abs(blocks - last).max()) >= self.level
+        if changed or self._still < self.settle or self._since + 1 >= self.every:
+            self._still = 1 if changed else self._still + 1
             self._read = blocks
             self._since = 0
             return True
@@ -62,4 +75,5 @@ class ChangeGate:
         """The next frame is read whatever it shows (a frame was skipped, the reader failed on one,
         the camera was opened again)."""
         self._read = None
+        self._still = 0
         self._since = 0

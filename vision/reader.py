@@ -2329,7 +2329,7 @@ def _dark_card_ls(work: BGRImage, blobs: list[PaperBlob]) -> list[CornerFrame]:
         x1 = min(small.shape[1], int((x + w + DARK_L_STEP_PX) * lsd_scale) + 1)
         y1 = min(small.shape[0], int((y + h + DARK_L_STEP_PX) * lsd_scale) + 1)
         found = segments(np.ascontiguousarray(small[y0:y1, x0:x1])) + np.array([x0, y0, x0, y0], np.float32)
-        lines = found / lsd_scale
+        lines = (found + 0.5) / lsd_scale - 0.5  # pixel centres: a shrunk pixel's is half a pixel in
         for corner in l_corners(lines, SEGMENT_ARM_WIDTH * card_width):
             point = np.array(corner.point, np.float32)
             across, down = np.array(corner.across, np.float32), np.array(corner.down, np.float32)
@@ -2347,9 +2347,10 @@ def _dark_card_ls(work: BGRImage, blobs: list[PaperBlob]) -> list[CornerFrame]:
     return frames
 
 
-def _box_area(blob: PaperBlob) -> int:
-    _, _, w, h = cv2.boundingRect(blob.contour)
-    return int(w * h)
+def _box_area(blob: PaperBlob) -> float:
+    """The area of the blob's rotated box (an upright box doubles a card turned 45 degrees)."""
+    width, height = cv2.minAreaRect(blob.contour)[1]
+    return float(width * height)
 
 
 def _on(owner: np.ndarray, point: np.ndarray, number: int) -> bool:

@@ -30,9 +30,11 @@ a :class:`MouthFrame`, so that a face at the mouth that no one read by name stil
 shoe's read at that moment face up (:meth:`MouthSightings.face_up`).
 
 A frame that shows the last frame read again (no block of 8 x 8 pixels moved by 12 grey levels,
-vision/change.py) is not read: it keeps that frame's cards, so the zone watch sees them agree as
-it would have, and the reader's time goes to frames where something moved; every 30th frame is
-read whatever it shows. ``reread_unchanged=True`` reads every frame (tests that count reads).
+vision/change.py) is not read, once the frames after a change have been read as many times as the
+zone watch counts (its ``agree`` and ``release``); the zone watch is given only frames read (a
+read repeated over skipped frames would make one flicker of the reader several frames agreeing),
+and every 30th frame is read whatever it shows. Not at the shoe's mouth: its check decides every
+frame. ``reread_unchanged=True`` reads every frame (tests that count reads).
 """
 
 from __future__ import annotations
@@ -296,13 +298,18 @@ class CameraAdapter:
         self._waiting_since: float | None = time.monotonic()
         self._reading_since = time.monotonic()  # when the frame being read came
         self._threads: list[threading.Thread] = []
-        self.frames = 0  # frames read
+        self.frames = 0  # frames received
         self.skipped = 0  # frames that could not be read
         self._reasons: set[str] = set()  # why frames were skipped, each logged once
         self.decisions: deque[Seen] = deque(maxlen=MAX_KEPT)  # the last decisions (the log and tests)
         self._index_watch: IndexSizeWatch | None = None  # made with the reader, in the camera's thread
-        # a frame showing the last frame read again keeps its cards (vision/change.py)
-        self._gate = None if reread_unchanged else ChangeGate()
+        # a frame showing the last frame read again is not read (vision/change.py): not at the
+        # mouth, whose check decides every frame and whose cards pass in a moment
+        self._gate = (
+            None
+            if reread_unchanged or self._mouth_zone is not None
+            else ChangeGate(settle=max(agree, release))
+        )
         self._last_read: list[CardSighting] = []
         self.reads = 0  # frames the card reader read (the others showed the last one read again)
 
@@ -340,6 +347,7 @@ class CameraAdapter:
             reader = camera_reader(base, self.camera)  # by zones; seen from above across the table
             self._index_watch = index_size_watch(base, self.camera)
             mouth = self._mouth_check(self.camera)
+            self._waiting_since = time.monotonic()  # loading the model is no camera's silence
         except Exception as error:  # the model cannot load: the camera is as good as lost
             log.exception("%s: the card reader did not start", self.device)
             self._report_lost(f"the card reader did not start: {error}")
@@ -410,7 +418,9 @@ class CameraAdapter:
                 self.reads += 1
                 self._last_read = sightings
             elif read:
-                sightings = list(self._last_read)  # nothing moved: the last frame read's cards
+                # nothing moved: the last frame read's cards, but the zone watch (below) counts
+                # only frames read, so that one read is never several frames agreeing
+                sightings = list(self._last_read)
             else:
                 sightings = []
                 if self._gate is not None:
@@ -426,6 +436,8 @@ class CameraAdapter:
             sightings = self._at_mouth(look, sightings, at)  # an index read is a face there
         if self._index_watch is not None and self._index_watch.index_larger:
             sightings = [withheld(s) for s in sightings]
+        if not fresh and read:
+            return  # the frame read last was given to the watch already
         for seen in self._watch.frame(sightings, at):
             self._decided(seen)
 
@@ -518,7 +530,7 @@ class CameraAdapter:
         while not self._stop.wait(min(0.25, self.lost_after / 4)):
             since, now = self._waiting_since, time.monotonic()
             if since is not None and now - since > self.lost_after:
-                self._report_lost(f"no frame for {now - since:.1f} s")
+                self._report_lost(f"no frame for {now - since:.1f} s", waiting_since=since)
             elif since is None and now - self._reading_since > self.stuck_after:
                 # no camera's silence, but no frame is watched either (a reader hung in a frame)
                 self._report_lost(
@@ -528,17 +540,20 @@ class CameraAdapter:
     def _frame_came(self) -> None:
         self.frames += 1
         self._reading_since = time.monotonic()
-        self._waiting_since = None
-        with self._lock:
+        with self._lock:  # with _report_lost's: a frame coming as the watchdog rules is one or the other
+            self._waiting_since = None
             if self._lost is None:
                 return
             self._lost = None
         self.submit(DeviceStatus(self.device, True, "frames again", self.clock()))
 
-    def _report_lost(self, why: str) -> None:
+    def _report_lost(self, why: str, waiting_since: float | None = None) -> None:
+        """``waiting_since``: the watchdog's silence, ruled only if no frame has come since."""
         with self._lock:
             if self._lost is not None or self._stop.is_set():
                 return
+            if waiting_since is not None and self._waiting_since != waiting_since:
+                return  # a frame came as the watchdog looked: no silence
             self._lost = why
         log.warning("%s lost: %s", self.device, why)
         self.submit(DeviceStatus(self.device, False, why, self.clock()))

@@ -111,43 +111,78 @@ def test_recorded_frames_of_a_card_face_up_at_a_seat_give_the_exposed_card_rulin
     assert [e.key for e in events if isinstance(e, DealerInput)] == [DealerKey.NEW_HAND]
 
 
-def test_frames_showing_the_last_one_read_again_keep_its_cards_and_decide_alike(tmp_path: Path) -> None:
+def _recorded(
+    camera: CameraConfig, reader: Callable[[], object] | None = None, **options: object
+) -> CameraAdapter:
+    """``camera``'s recording read to its end by a CameraAdapter with ``options``."""
+    ended = threading.Event()
+
+    def submit(event: object, **_: object) -> None:
+        if isinstance(event, DeviceStatus) and event.detail == "the recording ended":
+            ended.set()
+
+    adapter = CameraAdapter(camera, submit, reader=reader, **options)  # type: ignore[arg-type]
+    adapter.start()
+    try:
+        assert ended.wait(60.0)
+    finally:
+        assert adapter.stop()
+    return adapter
+
+
+def test_frames_showing_the_last_one_read_again_are_not_read_and_decide_alike(tmp_path: Path) -> None:
     """A recording as a camera gives it, fresh sensor noise on every frame: the empty table, a hand
-    passing over a seat, a card face up at another, the table empty again. Frames that show the
-    last frame read again are not read (vision/change.py), and the camera decides exactly what it
-    decides reading every frame."""
+    passing over a seat, a card face up at another, the table empty again. Once the frames after
+    a change have been read as many times as the zone watch counts (agree, release), frames that
+    show the last one read again are not read (vision/change.py), and the camera decides exactly
+    what it decides reading every frame."""
     camera = table_camera(CameraSource("images", path=tmp_path / "frames"))
     rng = np.random.default_rng(5)
     empty = felt()
     hand = empty.copy()
     cv2.ellipse(hand, seat_centre(camera, 1), (70, 45), 20.0, 0, 360, (120, 160, 205), -1)
     exposed = with_card(empty, "As", seat_centre(camera, 2))
-    script = [empty] * 6 + [hand] * 2 + [empty] * 4 + [exposed] * 8 + [empty] * 6
+    script = [empty] * 20 + [hand] * 2 + [empty] * 20 + [exposed] * 20 + [empty] * 20
     frames = [np.clip(f + rng.normal(0, 3.0, f.shape), 0, 255).astype(np.uint8) for f in script]
     write_frames(tmp_path / "frames", frames)
+    every = _recorded(camera, agree=4, release=6, reread_unchanged=True)
+    gated = _recorded(camera, agree=4, release=6)
+    assert [(s.zone, s.card) for s in every.decisions] == [(s.zone, s.card) for s in gated.decisions]
+    assert [(s.zone, s.card) for s in gated.decisions] == [("seat2", "As")]
+    assert every.frames == gated.frames == every.reads == len(frames)
+    # after each change six frames read (release), then none: the hand's two, and four stills of 20
+    assert gated.reads == 2 + 4 * 6
 
-    def decided(reread_unchanged: bool) -> tuple[list[tuple[str, str | None]], int]:
-        ended = threading.Event()
 
-        def submit(event: object, **_: object) -> None:
-            if isinstance(event, DeviceStatus) and event.detail == "the recording ended":
-                ended.set()
+def test_one_flicker_of_the_reader_on_a_still_table_is_not_repeated_into_a_decision() -> None:
+    """The reader names a card at a seat on one frame of a still, empty table: reading every
+    frame that is one frame, no decision; with frames not read it must stay one frame, not the
+    same read kept for the frames after it."""
+    camera = table_camera(CameraSource("images", path=Path("frames")))
+    calls = [0]
+    centre = seat_centre(camera, 2)
 
-        adapter = CameraAdapter(camera, submit, agree=4, reread_unchanged=reread_unchanged)
-        adapter.start()
-        try:
-            assert ended.wait(60.0)
-        finally:
-            assert adapter.stop()
-        assert adapter.frames == len(frames)
-        return [(s.zone, s.card) for s in adapter.decisions], adapter.reads
+    class Flicker:
+        def read(self, image: np.ndarray) -> list[CardSighting]:
+            calls[0] += 1
+            if calls[0] != 6:
+                return []
+            x, y = centre
+            corners = ((x - 40.0, y - 56.0), (x + 40.0, y - 56.0), (x + 40.0, y + 56.0), (x - 40.0, y + 56.0))
+            return [CardSighting(corners, Facing.UP, "K", "d", 0.99, "a flicker")]
 
-    every, reads_every = decided(reread_unchanged=True)
-    gated, reads_gated = decided(reread_unchanged=False)
-    assert every == gated == [("seat2", "As")]
-    assert reads_every == len(frames)
-    # read: the first frame, the hand's coming and going, the card's, the card taken away
-    assert reads_gated == 5
+    for reread_unchanged in (True, False):
+        calls[0] = 0
+        adapter = _recorded(
+            camera,
+            Flicker,
+            open_source=Script([felt()] * 40),
+            agree=4,
+            release=6,
+            reread_unchanged=reread_unchanged,
+        )
+        assert calls[0] == (40 if reread_unchanged else 7)  # the flicker is the sixth read: one more
+        assert list(adapter.decisions) == []
 
 
 def test_a_camera_looking_across_the_table_gives_the_exposed_card_ruling_seen_from_above(
@@ -381,9 +416,7 @@ def test_a_face_up_card_at_the_mouth_goes_to_on_mouth() -> None:
         frames
         == [(MouthState.EMPTY, False)] * 2 + [(MouthState.FACE, False)] * 3 + [(MouthState.FACE, True)] * 2
     )
-    # the reader runs on the face, never on the empty mouth; once: the next four frames show the
-    # same face again, and keep its read (vision/change.py)
-    assert calls[0] == 1
+    assert calls[0] == 5  # the reader runs on the face, never on the empty mouth
 
 
 def test_a_back_at_the_mouth_is_never_read_nor_decided_even_when_the_reader_says_face() -> None:
@@ -569,7 +602,12 @@ def test_a_frame_the_reader_is_slow_on_is_not_a_camera_that_stopped_delivering()
 
     got = statuses(
         lambda submit: CameraAdapter(
-            camera, submit, open_source=Script([felt()] * 2), reader=Slow, lost_after=lost_after
+            camera,
+            submit,
+            open_source=Script([felt()] * 2),
+            reader=Slow,
+            lost_after=lost_after,
+            reread_unchanged=True,  # each frame read, each slow
         ),
         1,
     )

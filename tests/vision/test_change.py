@@ -21,7 +21,7 @@ def test_a_still_table_under_sensor_noise_is_read_once_a_second() -> None:
     assert [n for n, r in enumerate(read) if r] == [0, READ_AT_LEAST_EVERY, 2 * READ_AT_LEAST_EVERY]
 
 
-def test_a_card_dealt_turned_or_renamed_is_read_at_once() -> None:
+def test_a_card_dealt_swapped_or_taken_away_is_read_at_once() -> None:
     rng = np.random.default_rng(2)
     empty = felt()
     seven = with_card(empty, "7c", (160, 360))
@@ -59,3 +59,11 @@ def test_forgotten_the_next_frame_is_read() -> None:
     gate.forget()
     assert gate.must_read(table)
     assert gate.must_read(table[:240])  # a frame of another size is another view
+
+
+def test_after_a_change_the_next_frames_are_read_until_the_scene_has_settled() -> None:
+    """``settle``: the zone watch's agree and release need that many frames read after a change."""
+    gate = ChangeGate(settle=4)
+    table, dealt = felt(), with_card(felt(), "Qh", (300, 300))
+    read = [gate.must_read(frame) for frame in [table] * 6 + [dealt] * 6]
+    assert read == [True] * 4 + [False] * 2 + [True] * 4 + [False] * 2
