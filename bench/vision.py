@@ -550,7 +550,7 @@ def stream_times(reader: Reader, layouts: list[np.ndarray], hold: int = 150) -> 
     as the adapter sets it, settling for the zone watch's default agree and release frames; the
     reader where it says so). The median and mean CPU ms a frame and the share of frames read."""
     rng = np.random.default_rng(30)
-    gate = ChangeGate(settle=max(DEFAULT_AGREE_FRAMES, DEFAULT_RELEASE_FRAMES))
+    gate = ChangeGate.for_zone_watch(DEFAULT_AGREE_FRAMES, DEFAULT_RELEASE_FRAMES)
     times: list[float] = []
     reads = 0
     for layout in layouts:

@@ -3,9 +3,8 @@
 A camera over a live table sees the same cards for seconds at a time: between a deal and the next
 action nothing on the cloth moves. The card reader costs tens of milliseconds a frame on a Pi;
 telling that a frame is the last read one again costs a fraction of one (the frame shrunk to
-blocks of 8 x 8 pixels and compared). The camera adapter then keeps the last read's cards for it,
-so the zone watch sees them agree again as it would have, and the reader's time goes to frames
-where something moved.
+blocks of 8 x 8 pixels and compared). The camera adapter skips such a frame, and the reader's
+time goes to frames where something moved.
 
 A frame is read again when any block's mean moved by CHANGE_LEVEL grey levels in any colour
 since the last frame read (not the last frame: a slow slide adds up until it shows), and at least
@@ -51,6 +50,12 @@ class ChangeGate:
         self._read: np.ndarray | None = None  # the blocks of the last frame read
         self._still = 0  # frames read in a row since the last change
         self._since = 0  # frames passed since the last one read
+
+    @classmethod
+    def for_zone_watch(cls, agree: int, release: int) -> ChangeGate:
+        """The gate of a camera whose zone watch decides on ``agree`` frames and releases after
+        ``release``: as many frames read after each change as it counts on."""
+        return cls(settle=max(agree, release))
 
     def must_read(self, image: BGRImage) -> bool:
         """True for a frame to read (it becomes the one compared with); False for one that shows

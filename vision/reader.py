@@ -19,7 +19,7 @@ import copy
 import math
 import statistics
 from collections import Counter
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 
 import cv2
@@ -640,7 +640,7 @@ class CardReader:
         # each named card's shorter side, in the work image's pixels (all of them in one numpy pass)
         quads = np.array([s.corners for s in named], np.float32).reshape(-1, 4, 2) * scale
         sides = _side_lengths(quads).min(axis=1).tolist()
-        card_width = statistics.median(sides) if sides else max(MIN_CARD_WIDTH_PX, 0.12 * min(height, width))
+        card_width = statistics.median(sides) if sides else _guessed_card_width(work.shape)
         least_ground = GROUND_CARDS * card_width**2 * CARD_ASPECT * shrink**2  # in the small image's pixels
         if cv2.countNonZero(ground) < least_ground:
             return None  # (most frames: every card on the cloth read)
@@ -650,22 +650,13 @@ class CardReader:
         boxes = [stats[k, :4] for k in range(1, count) if stats[k, cv2.CC_STAT_AREA] >= least_ground]
         if not boxes:
             return None
-        lsd_scale = min(1.0, SEGMENT_SIDE / max(height, width))
-        gray = cv2.cvtColor(work, cv2.COLOR_BGR2GRAY)
-        if lsd_scale < 1.0:
-            gray = cv2.resize(gray, None, fx=lsd_scale, fy=lsd_scale, interpolation=cv2.INTER_AREA)
-        margin = card_width * lsd_scale
-        found_lines = []
-        for x, y, w, h in sorted(boxes, key=lambda box: -int(box[2]) * int(box[3]))[:GROUND_STRETCHES]:
-            x0, y0 = (
-                max(0, int(x / shrink * lsd_scale - margin)),
-                max(0, int(y / shrink * lsd_scale - margin)),
-            )
-            x1 = min(gray.shape[1], int((x + w) / shrink * lsd_scale + margin))
-            y1 = min(gray.shape[0], int((y + h) / shrink * lsd_scale + margin))
-            offset = np.array([x0, y0, x0, y0], np.float32)
-            found_lines.append(segments(np.ascontiguousarray(gray[y0:y1, x0:x1])) + offset)
-        lines = np.concatenate(found_lines) / lsd_scale
+        detector = _SegmentsAt(work, SEGMENT_SIDE)
+        lines = np.concatenate(
+            [
+                detector.around((x / shrink, y / shrink, w / shrink, h / shrink), card_width)
+                for x, y, w, h in sorted(boxes, key=lambda box: -int(box[2]) * int(box[3]))[:GROUND_STRETCHES]
+            ]
+        )
         near_ground = cv2.dilate(ground, np.ones((3, 3), np.uint8))
         # only the segments with an end on that ground (a keyboard's or a box's print elsewhere
         # makes hundreds, and every pair of them is looked at)
@@ -2304,39 +2295,24 @@ def _dark_card_ls(work: BGRImage, blobs: list[PaperBlob]) -> list[CornerFrame]:
     if not merged:
         return []
     height, width = work.shape[:2]
-    wholes = [min(cv2.minAreaRect(blob.contour)[1]) for blob in blobs if blob.whole]
-    wholes = [w for w in wholes if w >= MIN_CARD_WIDTH_PX]
-    card_width = statistics.median(wholes) if wholes else max(MIN_CARD_WIDTH_PX, 0.12 * min(height, width))
+    card_width = _cards_width(blobs, []) or _guessed_card_width(work.shape)
     most = SEGMENT_MOST_WIDTH * min(height, width)
     # a blob of one card's size or less: its outline has its corners
     large = [k for k in merged if _box_area(blobs[k]) >= DARK_L_CARDS * card_width**2 * CARD_ASPECT]
     if not large:
         return []
-    owner = np.zeros((height, width), np.int32)  # each pixel's merged dark blob, numbered from 1
-    gray = cv2.cvtColor(work, cv2.COLOR_BGR2GRAY)
-    lsd_scale = min(1.0, DARK_L_SIDE / max(height, width))
-    small = (
-        gray
-        if lsd_scale == 1.0
-        else cv2.resize(gray, None, fx=lsd_scale, fy=lsd_scale, interpolation=cv2.INTER_AREA)
-    )
+    detector = _SegmentsAt(work, DARK_L_SIDE)
     frames: list[CornerFrame] = []
     for number in large:
         contour = blobs[number].contour
-        x, y, w, h = cv2.boundingRect(contour)
-        cv2.drawContours(owner, [contour], -1, number + 1, cv2.FILLED)
-        x0, y0 = max(0, int((x - DARK_L_STEP_PX) * lsd_scale)), max(0, int((y - DARK_L_STEP_PX) * lsd_scale))
-        x1 = min(small.shape[1], int((x + w + DARK_L_STEP_PX) * lsd_scale) + 1)
-        y1 = min(small.shape[0], int((y + h + DARK_L_STEP_PX) * lsd_scale) + 1)
-        found = segments(np.ascontiguousarray(small[y0:y1, x0:x1])) + np.array([x0, y0, x0, y0], np.float32)
-        lines = (found + 0.5) / lsd_scale - 0.5  # pixel centres: a shrunk pixel's is half a pixel in
+        lines = detector.around(cv2.boundingRect(contour), DARK_L_STEP_PX)
         for corner in l_corners(lines, SEGMENT_ARM_WIDTH * card_width):
             point = np.array(corner.point, np.float32)
             across, down = np.array(corner.across, np.float32), np.array(corner.down, np.float32)
             inside = point + 0.3 * corner.across_length * across + 0.3 * corner.down_length * down
-            if not _on(owner, inside, number + 1):
+            if cv2.pointPolygonTest(contour, (float(inside[0]), float(inside[1])), False) < 0:
                 continue
-            if not _light_outside(gray, corner):
+            if not _light_outside(detector.gray, corner):
                 continue
             frames += [
                 CornerFrame(corner.point, corner.across, corner.down, float(share * arm), number)
@@ -2351,11 +2327,6 @@ def _box_area(blob: PaperBlob) -> float:
     """The area of the blob's rotated box (an upright box doubles a card turned 45 degrees)."""
     width, height = cv2.minAreaRect(blob.contour)[1]
     return float(width * height)
-
-
-def _on(owner: np.ndarray, point: np.ndarray, number: int) -> bool:
-    x, y = int(point[0]), int(point[1])
-    return 0 <= x < owner.shape[1] and 0 <= y < owner.shape[0] and bool(owner[y, x] == number)
 
 
 def _light_outside(gray: GrayImage, corner: LCorner) -> bool:
@@ -2383,3 +2354,34 @@ def _mean_level(gray: GrayImage, point: np.ndarray) -> float | None:
     if not (0 <= x < gray.shape[1] and 0 <= y < gray.shape[0]):
         return None
     return float(gray[max(0, y - 2) : y + 3, max(0, x - 2) : x + 3].mean())
+
+
+def _guessed_card_width(shape: tuple[int, ...]) -> float:
+    """A card's width on a frame where no card gives it: an eighth of the frame's shorter side."""
+    return max(MIN_CARD_WIDTH_PX, 0.12 * min(shape[:2]))
+
+
+class _SegmentsAt:
+    """The frame's line segments (vision/segments.py), looked for at no more than ``side`` pixels
+    on the long side, in the regions asked for; the lines in the frame's own pixels."""
+
+    def __init__(self, work: BGRImage, side: int) -> None:
+        self.gray: GrayImage = cv2.cvtColor(work, cv2.COLOR_BGR2GRAY)
+        self.scale = min(1.0, side / max(work.shape[:2]))
+        self._small: GrayImage = (
+            self.gray
+            if self.scale == 1.0
+            else cv2.resize(self.gray, None, fx=self.scale, fy=self.scale, interpolation=cv2.INTER_AREA)
+        )
+
+    def around(self, box: Sequence[float], margin: float) -> np.ndarray:
+        """The segments (n, 4) in ``box`` (x, y, w, h, frame pixels) and ``margin`` pixels round it."""
+        s, (height, width) = self.scale, self._small.shape[:2]
+        x, y, w, h = box
+        x0, y0 = max(0, int((x - margin) * s)), max(0, int((y - margin) * s))
+        x1, y1 = min(width, int((x + w + margin) * s) + 1), min(height, int((y + h + margin) * s) + 1)
+        found = segments(np.ascontiguousarray(self._small[y0:y1, x0:x1])) + np.array(
+            [x0, y0, x0, y0], np.float32
+        )
+        # pixel centres: a shrunk pixel's centre is half a pixel in from its corner
+        return (found + 0.5) / s - 0.5 if s < 1.0 else found

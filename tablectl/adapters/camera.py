@@ -308,9 +308,8 @@ class CameraAdapter:
         self._gate = (
             None
             if reread_unchanged or self._mouth_zone is not None
-            else ChangeGate(settle=max(agree, release))
+            else ChangeGate.for_zone_watch(agree, release)
         )
-        self._last_read: list[CardSighting] = []
         self.reads = 0  # frames the card reader read (the others showed the last one read again)
 
     @property
@@ -405,22 +404,19 @@ class CameraAdapter:
                 self._waiting_since = time.monotonic()
 
     def _frame(self, item: Frame, reader: Reader, mouth: MouthCheck | None) -> None:
-        """One frame: the mouth checked, its cards read (or the last read's kept where nothing moved)
-        and watched."""
+        """One frame: the mouth checked, its cards read and watched; nothing where it shows the
+        last frame read again (the zone watch counts only frames read: one read given again for
+        the frames after it would make a flicker of the reader several frames agreeing)."""
         at = self.clock()
         try:
             look = mouth.check(item.image) if mouth is not None else None
             read = look is None or not self._mouth_only or look.state in (MouthState.FACE, MouthState.UNKNOWN)
             # a back or no card at the mouth: nothing to read
-            fresh = read and (self._gate is None or self._gate.must_read(item.image))
-            if fresh:
+            if read and self._gate is not None and not self._gate.must_read(item.image):
+                return  # nothing moved since the frame read last, which the watch was given
+            if read:
                 sightings = list(reader.read(item.image))
                 self.reads += 1
-                self._last_read = sightings
-            elif read:
-                # nothing moved: the last frame read's cards, but the zone watch (below) counts
-                # only frames read, so that one read is never several frames agreeing
-                sightings = list(self._last_read)
             else:
                 sightings = []
                 if self._gate is not None:
@@ -430,14 +426,12 @@ class CameraAdapter:
             self._gap()
             self._skipped_because(item.label, f"the reader failed: {error!r}")
             return
-        if fresh:
+        if read:
             self._watch_index(item, sightings)
         if look is not None:
             sightings = self._at_mouth(look, sightings, at)  # an index read is a face there
         if self._index_watch is not None and self._index_watch.index_larger:
             sightings = [withheld(s) for s in sightings]
-        if not fresh and read:
-            return  # the frame read last was given to the watch already
         for seen in self._watch.frame(sightings, at):
             self._decided(seen)
 
