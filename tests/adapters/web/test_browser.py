@@ -175,14 +175,27 @@ def test_a_page_closed_ends_its_session_and_a_page_cut_off_keeps_it(
     page: Page, web: WebServer, table1_broker: LocalBroker
 ) -> None:
     """connect.js: a page's session outlives a lost connection (the broker queues its alerts),
-    but a page closed or reloaded ends it on pagehide rather than leaving it to its expiry."""
+    but a page hidden for good (closed, reloaded, navigated away: pagehide) ends it rather than
+    leaving it to its expiry, and connects again only if the browser shows it again.
+
+    The pagehide is dispatched with the page alive: what a real unload does with bytes written in
+    its last moment is the browser's (Chromium can tear the socket down before they leave: the
+    likeliest reading of one CI failure under load), so that is best effort; the handler, its
+    packet through the relay and the broker's ending the session are ours, and asserted."""
     open_logged_in(page, web, table1_broker)
     closed = page_client_id(table1_broker, set())
-    page.goto("about:blank")  # pagehide: DISCONNECT with session expiry 0
-    expect(connection(page)).to_have_count(0)
-    # Gone from the broker first: connecting with its id while it is there would take it over.
-    assert wait_until(lambda: f"Client {closed} " in table1_broker.log()), table1_broker.log()[-2000:]
-    assert not session_left(table1_broker, closed)
+    page.evaluate("dispatchEvent(new PageTransitionEvent('pagehide', { persisted: false }))")
+    assert wait_until(lambda: f"Client {closed} disconnected." in table1_broker.log()), table1_broker.log()[
+        -2000:
+    ]
+    expect(connection(page)).to_have_attribute("data-state", "offline")
+    assert not session_left(table1_broker, closed), table1_broker.log()[-2000:]
+    # Shown again from the back/forward cache, it connects again (a new session); nothing
+    # reconnected under the old id meanwhile (that would have started a session there).
+    page.evaluate("dispatchEvent(new PageTransitionEvent('pageshow', { persisted: true }))")
+    expect(connection(page)).to_have_attribute("data-state", "connected", timeout=TIMEOUT_MS)
+    page_client_id(table1_broker, {closed})
+    assert table1_broker.log().count(f"as {closed} ") == 2, table1_broker.log()[-2000:]  # the page, ours
     # The same page cut off from the broker (its relay gone) keeps its session.
     open_logged_in(page, web, table1_broker)
     cut_off = page_client_id(table1_broker, {closed})

@@ -108,11 +108,13 @@ export function connectPage(options) {
   let socket = null; // the websocket of the current connection
   const state = (name, detail = "") => options.onState?.(name, detail);
 
+  let currentLogin = null;
   const start = (login) => {
+    currentLogin = login;
     hideForm(options.form);
     state("connecting");
     let closeReason = "";
-    // One session per page load: kept across reconnects (the broker queues the alerts missed
+    // One session per page shown: kept across reconnects (the broker queues the alerts missed
     // meanwhile), never shared by two tabs (a tab duplicated with its sessionStorage would
     // take the other's session over, and each would throw the other off in turn).
     client = mqtt.connect(brokerUrl(), {
@@ -162,8 +164,21 @@ export function connectPage(options) {
   // until it expires (a page killed outright leaves it to the expiry). The DISCONNECT goes
   // straight onto the websocket: mqtt.js's end() writes through its stream a turn later, after
   // the page has torn the socket down (tests/adapters/web/test_browser.py saw the session kept).
+  // Best effort: a browser tearing the page down may still drop the socket before the bytes
+  // leave (the session then expires). Nothing reconnects behind a hidden page; one restored from
+  // the back/forward cache connects again.
+  let hiddenLogin = null;
   addEventListener("pagehide", () => {
-    if (socket?.readyState === WebSocket.OPEN && client?.connected) socket.send(DISCONNECT_ENDING_SESSION);
+    if (!client) return;
+    if (socket?.readyState === WebSocket.OPEN && client.connected) socket.send(DISCONNECT_ENDING_SESSION);
+    client.end(true);
+    client = null;
+    hiddenLogin = currentLogin;
+    state("offline", "page hidden");
+  });
+  addEventListener("pageshow", (event) => {
+    if (event.persisted && hiddenLogin) start(hiddenLogin);
+    hiddenLogin = null;
   });
   const login = takeLogin();
   if (login) start(login);
