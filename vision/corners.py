@@ -121,11 +121,28 @@ OPENING = np.ones((3, 3), np.uint8)  # a mask's specks and one-pixel bridges are
 
 
 def whiteness(image: BGRImage) -> GrayImage:
-    """Bright and unsaturated scores high: card paper, under any light that is roughly white."""
-    hsv = cv2.cvtColor(image, cv2.COLOR_BGR2HSV)
-    # value minus saturation, 0 where negative: OpenCV's uint8 subtraction saturates
-    score: GrayImage = cv2.subtract(cv2.extractChannel(hsv, 2), cv2.extractChannel(hsv, 1))
+    """Bright and unsaturated scores high: card paper, under any light that is roughly white.
+    HSV's value minus its saturation, 0 where negative (OpenCV's uint8 subtraction saturates),
+    computed from the channels' max and min: the hue that the HSV conversion also works out
+    took half of its time (saturation rounded otherwise on under 1 % of pixels, by one level)."""
+    blue, green, red = cv2.split(image)
+    value = cv2.max(cv2.max(blue, green), red)
+    saturation = cv2.divide(cv2.subtract(value, cv2.min(cv2.min(blue, green), red)), value, scale=255)
+    score: GrayImage = cv2.subtract(value, saturation)
     return score
+
+
+def shrunk(image: np.ndarray, factor: float) -> np.ndarray:
+    """``image`` scaled by ``factor`` (< 1) with area resampling, halved first while the factor
+    allows: OpenCV's area resampling by exactly two is a fast path, by four or six a general one
+    five times slower (0.5 ms for a 640x480 frame to 160x120, 0.13 halved twice; the same means,
+    rounded once more)."""
+    while factor <= 0.5 and min(image.shape[:2]) >= 2:
+        image = cv2.resize(image, (image.shape[1] // 2, image.shape[0] // 2), interpolation=cv2.INTER_AREA)
+        factor *= 2.0
+    if factor == 1.0:
+        return image
+    return cv2.resize(image, None, fx=factor, fy=factor, interpolation=cv2.INTER_AREA)
 
 
 def paper_masks(image: BGRImage, score: GrayImage | None = None) -> list[GrayImage]:
@@ -140,12 +157,26 @@ def dark_card_mask(image: BGRImage) -> GrayImage:
     """A dark card on a light surface: the inverse polarity, kept only when the surface is light."""
     gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
     otsu, mask = cv2.threshold(gray, 0, 255, cv2.THRESH_BINARY_INV + cv2.THRESH_OTSU)
-    if otsu > 140:  # decided before the median, which costs more than the rest
+    if otsu > 140:
         return np.zeros_like(gray)
-    light = gray[mask == 0]
-    if light.size == 0 or float(np.median(light)) < 150:
+    light_median = _median_above(gray, int(otsu))
+    if light_median is None or light_median < 150:
         return np.zeros_like(gray)
     return mask
+
+
+def _median_above(gray: GrayImage, level: int) -> float | None:
+    """The median of the grey levels above ``level`` (np.median's, the two middle values' mean
+    for an even count), from the image's histogram: the pixels picked out and partitioned cost a
+    millisecond of a frame of bare cloth, which Otsu parts at its noise."""
+    counts = cv2.calcHist([gray], [0], None, [256], [0, 256]).ravel().astype(np.int64)[level + 1 :]
+    total = int(counts.sum())
+    if total == 0:
+        return None
+    running = np.cumsum(counts)
+    lower = int(np.searchsorted(running, (total - 1) // 2 + 1))  # the value at rank (total - 1) // 2
+    upper = int(np.searchsorted(running, total // 2 + 1))
+    return level + 1 + (lower + upper) / 2.0
 
 
 def _outlines(mask: GrayImage, min_area: float, dark: bool) -> list[tuple[np.ndarray, bool]]:

@@ -36,6 +36,7 @@ from vision.corners import (
     corner_frames,
     find_blobs,
     notched_wholes,
+    shrunk,
     whiteness,
     whole_pip_corners,
 )
@@ -628,7 +629,7 @@ class CardReader:
         such ground (most frames: the line segment detector costs milliseconds)."""
         height, width = work.shape[:2]
         shrink = GROUND_SIDE / max(height, width)
-        small = cv2.resize(work, None, fx=shrink, fy=shrink, interpolation=cv2.INTER_AREA)
+        small = shrunk(work, shrink)
         ground = (whiteness(small) >= WHITENESS_INSIDE_GROUND).astype(np.uint8)
         # a card read by name explains its paper; an unread or unsure one may be read at an L
         named = [s for s in sightings if s.card is not None and s.confidence >= ACT_CONFIDENCE]

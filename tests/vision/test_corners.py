@@ -418,3 +418,39 @@ def test_a_dark_cards_side_cut_by_the_frames_edge_gives_no_width(monkeypatch: py
     assert all(abs(w - cut_side) > 0.12 * cut_side for w in widths(corner_frames(blobs, image.shape)))
     monkeypatch.setattr(corners, "CUT_SIDES_NO_WIDTH", False)
     assert any(abs(w - cut_side) <= 0.12 * cut_side for w in widths(corner_frames(blobs, image.shape)))
+
+
+def test_whiteness_is_hsv_value_less_saturation_to_a_level() -> None:
+    """whiteness() works HSV's value and saturation out from the channels' max and min: within
+    one grey level of OpenCV's own HSV everywhere (its saturation rounds otherwise by one)."""
+    rng = np.random.default_rng(5)
+    image = rng.integers(0, 256, (120, 160, 3), dtype=np.uint8)
+    image[:10] = 0  # black: no saturation, no division by a value of 0
+    image[10:20] = 255
+    hsv = cv2.cvtColor(image, cv2.COLOR_BGR2HSV)
+    expected = np.clip(hsv[..., 2].astype(int) - hsv[..., 1], 0, 255)
+    got = corners.whiteness(image).astype(int)
+    assert np.abs(got - expected).max() <= 1
+    assert (got != expected).mean() < 0.01
+    assert (got[:20] == expected[:20]).all()
+
+
+def test_the_light_sides_median_from_the_histogram_is_numpys() -> None:
+    rng = np.random.default_rng(9)
+    for _ in range(300):
+        gray = rng.integers(0, 256, (int(rng.integers(1, 30)), int(rng.integers(1, 30))), dtype=np.uint8)
+        level = int(rng.integers(0, 256))
+        light = gray[gray > level]
+        expected = float(np.median(light)) if light.size else None
+        assert corners._median_above(gray, level) == expected
+
+
+def test_an_area_shrink_halves_first_to_the_same_means() -> None:
+    """shrunk(): halving twice with area resampling is a quarter's area resampling, rounded twice."""
+    rng = np.random.default_rng(2)
+    image = rng.integers(0, 256, (480, 640, 3), dtype=np.uint8)
+    once = cv2.resize(image, (160, 120), interpolation=cv2.INTER_AREA).astype(int)
+    halved = corners.shrunk(image, 0.25)
+    assert halved.shape == (120, 160, 3)
+    assert np.abs(halved.astype(int) - once).max() <= 1
+    assert corners.shrunk(image, 160 / 960).shape == (80, 107, 3)  # a third after a halving
