@@ -633,7 +633,7 @@ class CardReader:
         ground = (whiteness(small) >= WHITENESS_INSIDE_GROUND).astype(np.uint8)
         # a card read by name explains its paper; an unread or unsure one may be read at an L
         named = [s for s in sightings if s.card is not None and s.confidence >= ACT_CONFIDENCE]
-        outlines = [np.round(np.array(s.corners) * scale * shrink).astype(np.int32) for s in named]
+        outlines = list(np.round(np.array([s.corners for s in named]) * scale * shrink).astype(np.int32))
         if outlines:
             explained = np.zeros_like(ground)
             cv2.fillPoly(explained, outlines, 1)
