@@ -202,3 +202,19 @@ def test_a_page_closed_ends_its_session_and_a_page_cut_off_keeps_it(
     web.stop()
     expect(connection(page)).not_to_have_attribute("data-state", "connected", timeout=TIMEOUT_MS)
     assert session_left(table1_broker, cut_off)
+
+
+def test_a_page_logged_out_stays_out_when_the_browser_shows_it_again(
+    page: Page, web: WebServer, table1_broker: LocalBroker
+) -> None:
+    """connect.js: a page shown again from the back/forward cache connects only with the login it
+    was hidden with; one logged out first stays at the login form (its login was forgotten)."""
+    open_logged_in(page, web, table1_broker)
+    page.locator("#log-out").click()
+    expect(connection(page)).to_have_attribute("data-state", "login")
+    connections = table1_broker.log().count("New client connected")
+    page.evaluate("dispatchEvent(new PageTransitionEvent('pagehide', { persisted: true }))")
+    page.evaluate("dispatchEvent(new PageTransitionEvent('pageshow', { persisted: true }))")
+    # The handlers run in the dispatch: a page connecting again would already say "connecting".
+    expect(connection(page)).to_have_attribute("data-state", "login")
+    assert table1_broker.log().count("New client connected") == connections, table1_broker.log()[-2000:]

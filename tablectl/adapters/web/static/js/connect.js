@@ -154,6 +154,8 @@ export function connectPage(options) {
         // A refused CONNECT (134 bad user name or password, 135 not authorized): mqtt.js stops
         // retrying; the form asks again, with the user filled in.
         client.end(true);
+        client = null;
+        currentLogin = null; // a page shown again asks, as it does now
         state("refused", error.message);
         showForm(options.form, options.needsTable, login, error.message, start);
       }
@@ -169,7 +171,7 @@ export function connectPage(options) {
   // the back/forward cache connects again.
   let hiddenLogin = null;
   addEventListener("pagehide", () => {
-    if (!client) return;
+    if (!client || !currentLogin) return;
     if (socket?.readyState === WebSocket.OPEN && client.connected) socket.send(DISCONNECT_ENDING_SESSION);
     client.end(true);
     client = null;
@@ -191,6 +193,8 @@ export function connectPage(options) {
     logOut: () => {
       forgetLogin();
       client?.end(true);
+      client = null;
+      currentLogin = null; // a page shown again from the back/forward cache stays logged out
       state("login");
       showForm(options.form, options.needsTable, null, "", start);
     },
