@@ -32,6 +32,10 @@ frame_ms           median ms per 640x480 frame with ten cards (rendered from gea
 frame_ms_best      the median over those frames of each frame's fastest read of the repeats: the
                    code's own cost, where frame_ms also holds what a shared machine's neighbours
                    took (on the VMs measured, two runs a minute apart differ by up to a quarter)
+reference_ms       median ms of a fixed OpenCV workload run on the same frame after each of those reads
+                   (the classic Pi detector's first stage: grey, blur, threshold, contours); and
+                   frame_ms_over_reference, frame_ms over it: the machine's speed at that moment
+                   divided out (the VMs measured differ by up to twice, and move by half within minutes)
 stream_ms          median ms per frame of a camera's stream at a table (the ten-card frames, each held five
                    seconds at 30 frames a second under sensor noise, a hand passing between them) through
                    the camera adapter's path: once the frames after a change have been read as many times
@@ -533,14 +537,48 @@ def median_ms(reader: Reader, frames: list[np.ndarray], repeats: int) -> float:
 def frame_times(reader: Reader, frames: list[np.ndarray], repeats: int) -> tuple[float, float]:
     """The median ms of every read of ``frames`` (each read ``repeats`` times), and the median
     over the frames of each one's fastest read."""
+    figures = _frame_figures(reader, frames, repeats, with_reference=False)
+    return figures["frame_ms"], figures["frame_ms_best"]
+
+
+def reference_work(image: np.ndarray) -> None:
+    """A fixed OpenCV workload on a frame: the first stage of the classic contour detector made for
+    a Raspberry Pi (issue 12's reference, EdjeElectronics' OpenCV-Playing-Card-Detector, as its
+    README describes it: grey, a 5x5 Gaussian blur, a threshold, the outer contours and their
+    polygons). Timed after each read, it measures the machine at that moment, not the reader."""
+    blurred = cv2.GaussianBlur(cv2.cvtColor(image, cv2.COLOR_BGR2GRAY), (5, 5), 0)
+    _, mask = cv2.threshold(blurred, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
+    contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    for contour in contours:
+        cv2.approxPolyDP(contour, 0.01 * cv2.arcLength(contour, True), True)
+
+
+def _frame_figures(
+    reader: Reader, frames: list[np.ndarray], repeats: int, with_reference: bool = True
+) -> dict[str, float]:
+    """frame_ms and frame_ms_best; with the reference, also reference_ms (reference_work's median
+    ms, run on the same frame after each read) and frame_ms_over_reference: a VM's speed moves by
+    half within minutes, and the two, paired read by read, move together."""
     times: list[list[float]] = [[] for _ in frames]
+    reference: list[float] = []
     for _ in range(repeats):
         for n, image in enumerate(frames):
             started = time.process_time()
             reader.read(image)
-            times[n].append((time.process_time() - started) * 1000)
-    every = [t for frame in times for t in frame]
-    return round(statistics.median(every), 2), round(statistics.median(min(frame) for frame in times), 2)
+            read = time.process_time()
+            times[n].append((read - started) * 1000)
+            if with_reference:
+                reference_work(image)
+                reference.append((time.process_time() - read) * 1000)
+    frame = statistics.median(t for each in times for t in each)
+    figures = {
+        "frame_ms": round(frame, 2),
+        "frame_ms_best": round(statistics.median(min(each) for each in times), 2),
+    }
+    if reference:
+        figures["reference_ms"] = round(statistics.median(reference), 3)
+        figures["frame_ms_over_reference"] = round(frame / statistics.median(reference), 2)
+    return figures
 
 
 def stream_times(reader: Reader, layouts: list[np.ndarray], hold: int = 150) -> dict[str, float]:
@@ -670,7 +708,7 @@ def main() -> int:
     if args.only in (None, "speed"):
         ten = ten_card_frames(4 if args.limit else 20)
         median_ms(reader, ten[:1], 2)  # warm up
-        report["frame_ms"], report["frame_ms_best"] = frame_times(reader, ten, args.repeats)
+        report.update(_frame_figures(reader, ten, args.repeats))
         # the same frames from a camera looking across the table (squashed to 0.7), read through
         # its plane: seen from above (vision/view.py), the warp counted
         across = _across_the_table(0.7)
