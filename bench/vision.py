@@ -33,7 +33,7 @@ frame_ms_best      the median over those frames of each frame's fastest read of 
                    code's own cost, where frame_ms also holds what a shared machine's neighbours
                    took (on the VMs measured, two runs a minute apart differ by up to a quarter)
 reference_ms       median ms of a fixed OpenCV workload run on the same frame after each of those reads
-                   (the classic Pi detector's first stage: grey, blur, threshold, contours); and
+                   (after the classic Pi detector's first stage: grey, blur, threshold, contours); and
                    frame_ms_over_reference, frame_ms over it: the machine's speed at that moment
                    divided out (the VMs measured differ by up to twice, and move by half within minutes)
 stream_ms          median ms per frame of a camera's stream at a table (the ten-card frames, each held five
@@ -542,10 +542,10 @@ def frame_times(reader: Reader, frames: list[np.ndarray], repeats: int) -> tuple
 
 
 def reference_work(image: np.ndarray) -> None:
-    """A fixed OpenCV workload on a frame: the first stage of the classic contour detector made for
-    a Raspberry Pi (issue 12's reference, EdjeElectronics' OpenCV-Playing-Card-Detector, as its
-    README describes it: grey, a 5x5 Gaussian blur, a threshold, the outer contours and their
-    polygons). Timed after each read, it measures the machine at that moment, not the reader."""
+    """A fixed OpenCV workload on a frame, after the manner of the classic contour detector made for
+    a Raspberry Pi (issue 12's reference, EdjeElectronics' OpenCV-Playing-Card-Detector; not its
+    code, nor exactly its steps): grey, a 5x5 Gaussian blur, a threshold, the outer contours and
+    their polygons. Timed after each read, it measures the machine at that moment, not the reader."""
     blurred = cv2.GaussianBlur(cv2.cvtColor(image, cv2.COLOR_BGR2GRAY), (5, 5), 0)
     _, mask = cv2.threshold(blurred, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
     contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)

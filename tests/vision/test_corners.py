@@ -445,12 +445,16 @@ def test_the_light_sides_median_from_the_histogram_is_numpys() -> None:
         assert corners._median_above(gray, level) == expected
 
 
-def test_an_area_shrink_halves_first_to_the_same_means() -> None:
-    """shrunk(): halving twice with area resampling is a quarter's area resampling, rounded twice."""
+def test_an_area_shrink_by_a_power_of_two_halves_to_the_same_means() -> None:
+    """shrunk(): halving twice with area resampling is a quarter's area resampling, rounded twice;
+    any other factor, or a size the halvings do not divide, is the one resampling it was."""
     rng = np.random.default_rng(2)
     image = rng.integers(0, 256, (480, 640, 3), dtype=np.uint8)
     once = cv2.resize(image, (160, 120), interpolation=cv2.INTER_AREA).astype(int)
     halved = corners.shrunk(image, 0.25)
     assert halved.shape == (120, 160, 3)
     assert np.abs(halved.astype(int) - once).max() <= 1
-    assert corners.shrunk(image, 160 / 960).shape == (80, 107, 3)  # a third after a halving
+    for size, factor in (((720, 960), 160 / 960), ((600, 800), 0.2), ((333, 500), 0.25), ((3, 641), 0.25)):
+        other = rng.integers(0, 256, (*size, 3), dtype=np.uint8)
+        expected = cv2.resize(other, None, fx=factor, fy=factor, interpolation=cv2.INTER_AREA)
+        assert np.array_equal(corners.shrunk(other, factor), expected)

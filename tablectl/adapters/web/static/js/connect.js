@@ -171,7 +171,7 @@ export function connectPage(options) {
   // the back/forward cache connects again.
   let hiddenLogin = null;
   addEventListener("pagehide", () => {
-    if (!client || !currentLogin) return;
+    if (!client) return;
     if (socket?.readyState === WebSocket.OPEN && client.connected) socket.send(DISCONNECT_ENDING_SESSION);
     client.end(true);
     client = null;
