@@ -8,6 +8,7 @@ import re
 import threading
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlencode
 
 import paho.mqtt.client as mqtt
 from playwright.sync_api import Page, Playwright, expect
@@ -219,3 +220,20 @@ def test_a_page_logged_out_stays_out_when_the_browser_shows_it_again(
     # The handlers run in the dispatch: a page connecting again would already say "connecting".
     expect(connection(page)).to_have_attribute("data-state", "login")
     assert table1_broker.log().count("New client connected") == connections, table1_broker.log()[-2000:]
+
+
+def test_a_page_refused_stays_at_the_form_when_the_browser_shows_it_again(
+    page: Page, web: WebServer, table1_broker: LocalBroker
+) -> None:
+    """connect.js: a refused login is not tried again by a page shown from the back/forward cache."""
+    assert table1_broker.credentials is not None
+    user, password = table1_broker.credentials.user("public", "1")
+    page.goto(web.url("/table") + "#" + urlencode({"user": user, "pass": "not-" + password, "table": "1"}))
+    expect(connection(page)).to_have_attribute("data-state", "refused", timeout=TIMEOUT_MS)
+    connections = table1_broker.log().count("New connection from")
+    page.evaluate("dispatchEvent(new PageTransitionEvent('pagehide', { persisted: true }))")
+    page.evaluate("dispatchEvent(new PageTransitionEvent('pageshow', { persisted: true }))")
+    # The handlers run in the dispatch: a page trying the login again would already say "connecting".
+    expect(connection(page)).to_have_attribute("data-state", "refused")
+    expect(page.locator("#login form")).to_be_visible()
+    assert table1_broker.log().count("New connection from") == connections, table1_broker.log()[-2000:]
