@@ -133,7 +133,7 @@ def whiteness(image: BGRImage) -> GrayImage:
     HSV's value minus its saturation, 0 where negative (OpenCV's uint8 subtraction saturates),
     computed from the channels' max and min: the hue that the HSV conversion also works out
     took half of its time (saturation rounded otherwise on under 1 % of pixels, by one level)."""
-    blue, green, red = cv2.split(image)
+    blue, green, red = cv2.split(image)[:3]  # (a BGRA image: its alpha is no colour)
     value = cv2.max(cv2.max(blue, green), red)
     saturation = cv2.divide(cv2.subtract(value, cv2.min(cv2.min(blue, green), red)), value, scale=255)
     score: GrayImage = cv2.subtract(value, saturation)
