@@ -531,14 +531,7 @@ def _face_mask(face: np.ndarray) -> np.ndarray:
 
 
 def median_ms(reader: Reader, frames: list[np.ndarray], repeats: int) -> float:
-    return frame_times(reader, frames, repeats)[0]
-
-
-def frame_times(reader: Reader, frames: list[np.ndarray], repeats: int) -> tuple[float, float]:
-    """The median ms of every read of ``frames`` (each read ``repeats`` times), and the median
-    over the frames of each one's fastest read."""
-    figures = _frame_figures(reader, frames, repeats, with_reference=False)
-    return figures["frame_ms"], figures["frame_ms_best"]
+    return _frame_figures(reader, frames, repeats, with_reference=False)["frame_ms"]
 
 
 def reference_work(image: np.ndarray) -> None:

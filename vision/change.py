@@ -23,9 +23,9 @@ frames would make a flicker of the reader look like several frames agreeing.
 
 from __future__ import annotations
 
-import cv2
 import numpy as np
 
+from vision.corners import shrunk
 from vision.types import BGRImage
 
 BLOCK_PX = 8  # a block's side, in the frame's pixels (a rank's glyph is 8-10 px high)
@@ -60,12 +60,10 @@ class ChangeGate:
     def must_read(self, image: BGRImage) -> bool:
         """True for a frame to read (it becomes the one compared with); False for one that shows
         the last frame read again."""
-        height, width = image.shape[:2]
-        blocks = cv2.resize(
-            image,
-            (max(1, width // BLOCK_PX), max(1, height // BLOCK_PX)),
-            interpolation=cv2.INTER_AREA,
-        ).astype(np.int16)
+        # halved three times where the frame divides (vision.corners.shrunk): OpenCV's area
+        # resampling by eight at once is its general path, 0.23 against 0.10 ms a 640x480 frame,
+        # and this runs on every frame of every camera
+        blocks = shrunk(image, 1.0 / BLOCK_PX).astype(np.int16)
         last = self._read
         changed = last is None or last.shape != blocks.shape or int(np.abs(blocks - last).max()) >= self.level
         if changed or self._still < self.settle or self._since + 1 >= self.every:

@@ -2369,11 +2369,7 @@ class _SegmentsAt:
     def __init__(self, work: BGRImage, side: int) -> None:
         self.gray: GrayImage = cv2.cvtColor(work, cv2.COLOR_BGR2GRAY)
         self.scale = min(1.0, side / max(work.shape[:2]))
-        self._small: GrayImage = (
-            self.gray
-            if self.scale == 1.0
-            else cv2.resize(self.gray, None, fx=self.scale, fy=self.scale, interpolation=cv2.INTER_AREA)
-        )
+        self._small: GrayImage = self.gray if self.scale == 1.0 else shrunk(self.gray, self.scale)
 
     def around(self, box: Sequence[float], margin: float) -> np.ndarray:
         """The segments (n, 4) in ``box`` (x, y, w, h, frame pixels) and ``margin`` pixels round it."""

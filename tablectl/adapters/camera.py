@@ -412,15 +412,11 @@ class CameraAdapter:
             look = mouth.check(item.image) if mouth is not None else None
             read = look is None or not self._mouth_only or look.state in (MouthState.FACE, MouthState.UNKNOWN)
             # a back or no card at the mouth: nothing to read
+            # (no gate where a mouth check can leave a frame unread: it watches the shoe's mouth)
             if read and self._gate is not None and not self._gate.must_read(item.image):
                 return  # nothing moved since the frame read last, which the watch was given
-            if read:
-                sightings = list(reader.read(item.image))
-                self.reads += 1
-            else:
-                sightings = []
-                if self._gate is not None:
-                    self._gate.forget()  # the frames read are no longer consecutive
+            sightings = list(reader.read(item.image)) if read else []
+            self.reads += int(read)
         except Exception as error:  # a frame the pipeline fails on is skipped, the camera goes on
             self.skipped += 1
             self._gap()
