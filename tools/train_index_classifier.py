@@ -30,7 +30,6 @@ folder are never read here.
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import glob
 import math
 import random
@@ -540,7 +539,7 @@ def sample(
         frame = frame_at(rng, corner, True)
         if OVERSIZED_SHARE and rng.random() < OVERSIZED_SHARE:
             low, high = (math.log(factor) for factor in OVERSIZED_WIDTH_RANGE)
-            frame = dataclasses.replace(frame, width=frame.width * math.exp(rng.uniform(low, high)))
+            frame = frame._replace(width=frame.width * math.exp(rng.uniform(low, high)))
             return degrade(rng, canvas, frame), NONE_RANK, NONE_SUIT
         return degrade(rng, canvas, frame), rank, suit
     if kind < 0.85:

@@ -13,6 +13,7 @@ import math
 import statistics
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
+from typing import NamedTuple
 
 import cv2
 import numpy as np
@@ -29,11 +30,11 @@ CORNER_ANGLE_RANGE = (62.0, 118.0)  # degrees: a card corner seen with some pers
 DARK_CORNER_ANGLE_RANGE = (45.0, 135.0)
 
 
-@dataclass(frozen=True)
-class CornerFrame:
+class CornerFrame(NamedTuple):
     """A hypothesis: a card's corner at ``point``, its short edge along ``across`` (unit vector)
     and its long edge along ``down``; ``across`` to ``down`` turns clockwise on the image (y down),
-    which is what makes the index of a top-left or bottom-right corner read upright."""
+    which is what makes the index of a top-left or bottom-right corner read upright. (A named
+    tuple, immutable as a frozen dataclass is, made in a quarter of its time: a frame makes ~110.)"""
 
     point: tuple[float, float]
     across: tuple[float, float]

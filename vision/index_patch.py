@@ -20,9 +20,14 @@ PATCH_W, PATCH_H = 24, 40
 WINDOW_ACROSS, WINDOW_DOWN = 0.25, 0.42  # fractions of the card's width
 _ACROSS_STEP = np.float32(WINDOW_ACROSS / PATCH_W)  # of the card's width, one patch pixel across
 _DOWN_STEP = np.float32(WINDOW_DOWN / PATCH_H)
-_XS = np.arange(PATCH_W, dtype=np.float32)[None, :]  # (1, PATCH_W): a patch pixel's column
-_YS = np.arange(PATCH_H, dtype=np.float32)[:, None]  # (PATCH_H, 1): its row
-REMAP_FRAMES = 32767 // PATCH_H - 1  # the most frames one remap cuts (its maps' rows < SHRT_MAX)
+PATCH_PIXELS = PATCH_H * PATCH_W
+# each pixel of a patch laid out in one row, row by row: its column and its row in the patch
+_XS = np.tile(np.arange(PATCH_W, dtype=np.float32), PATCH_H)[None, :]  # (1, PATCH_PIXELS)
+_YS = np.repeat(np.arange(PATCH_H, dtype=np.float32), PATCH_W)[None, :]
+# the most frames one remap cuts: its maps are a row a frame, and a slice this size keeps the maps
+# of a busy frame (wood grain, a large photo of several tables) to a few MB (OpenCV refuses maps of
+# 32,767 rows or more)
+REMAP_FRAMES = 2048
 
 
 def cut_patch(image: BGRImage, frame: CornerFrame) -> BGRImage:
@@ -44,24 +49,19 @@ def cut_patches(image: BGRImage, frames: Sequence[CornerFrame], scale: float = 1
     widths = np.array([frame.width * scale for frame in frames], np.float32)[:, None]
     across = np.array([frame.across for frame in frames], np.float32) * (widths * _ACROSS_STEP)
     down = np.array([frame.down for frame in frames], np.float32) * (widths * _DOWN_STEP)
-    # map[k, y, x] = point_k + x * across_k + y * down_k, for x and y each coordinate
-    maps = [
-        points[:, c, None, None] + _XS[None] * across[:, c, None, None] + _YS[None] * down[:, c, None, None]
-        for c in (0, 1)
-    ]
-    xs, ys = maps[0].reshape(n * PATCH_H, PATCH_W), maps[1].reshape(n * PATCH_H, PATCH_W)
-    # OpenCV's remap takes maps of fewer than 32,767 rows: a busy frame (wood grain, a large photo
-    # of several tables) proposes more than REMAP_FRAMES corners, cut in slices of that many
-    rows = REMAP_FRAMES * PATCH_H
+    # maps[k, i] = point_k + x_i * across_k + y_i * down_k, for each coordinate: a frame's patch is
+    # one row of the maps (OpenCV's remap costs per row: 40 rows of 24 pixels a patch took half as
+    # long again as one of 960, the same pixels)
+    xs, ys = (points[:, c, None] + _XS * across[:, c, None] + _YS * down[:, c, None] for c in (0, 1))
     slices = [
         cv2.remap(
             image,
-            xs[top : top + rows],
-            ys[top : top + rows],
+            xs[top : top + REMAP_FRAMES],
+            ys[top : top + REMAP_FRAMES],
             cv2.INTER_LINEAR,
             borderMode=cv2.BORDER_REPLICATE,
         )
-        for top in range(0, n * PATCH_H, rows)
+        for top in range(0, n, REMAP_FRAMES)
     ]
     # one slice on every ordinary frame: used as it is, not copied by a concatenation
     patches: BGRImage = slices[0] if len(slices) == 1 else np.concatenate(slices)
@@ -86,11 +86,11 @@ def normalise_all(patches: BGRImage, dark_cards: np.ndarray, four_colour: bool =
     n = len(patches)
     if n == 0:
         return np.zeros((0, 2, PATCH_H, PATCH_W), np.float32)
-    stacked = np.ascontiguousarray(patches.reshape(n * PATCH_H, PATCH_W, 3))
-    gray = cv2.cvtColor(stacked, cv2.COLOR_BGR2GRAY).reshape(n, PATCH_H * PATCH_W)
+    stacked = _one_row_each(patches)
+    gray = cv2.cvtColor(stacked, cv2.COLOR_BGR2GRAY)
     if dark_cards.any():
         gray = np.where(dark_cards[:, None], 255 - gray, gray)
-    size = PATCH_H * PATCH_W
+    size = PATCH_PIXELS
     k_low, k_high = int(0.03 * size), int(0.97 * size)
     ordered = _sorted_rows(gray)
     low = ordered[:, k_low].astype(np.float32)
@@ -106,7 +106,7 @@ def normalise_all(patches: BGRImage, dark_cards: np.ndarray, four_colour: bool =
     # Channel by channel (split by OpenCV into contiguous planes), in uint8 until the subtraction:
     # a max over a length-3 last axis is numpy's slowest reduction, and it was most of this
     # function's time.
-    blue, green, red = (plane.reshape(n, size) for plane in cv2.split(stacked))
+    blue, green, red = cv2.split(stacked)
     green_or_blue = np.maximum(green, blue)
     brightest = _sorted_rows(np.maximum(green_or_blue, red))[:, k_high]
     white = np.maximum(brightest.astype(np.float32), 40.0)
@@ -117,6 +117,14 @@ def normalise_all(patches: BGRImage, dark_cards: np.ndarray, four_colour: bool =
     np.multiply(redness, 2.0, out=redness)
     np.clip(redness, 0.0, 1.0, out=redness)
     return planes.reshape(n, 2, PATCH_H, PATCH_W)
+
+
+def _one_row_each(patches: BGRImage) -> BGRImage:
+    """A stack of patches (n, h, w, 3) as an image of one row a patch (n, h * w, 3): OpenCV's
+    pixelwise operations cost per row (a frame's 35 patches to grey: 33 us as 40 rows of 24 pixels
+    each, 8 as one row of 960)."""
+    n = len(patches)
+    return np.ascontiguousarray(patches.reshape(n, PATCH_PIXELS, 3))
 
 
 def _sorted_rows(values: np.ndarray) -> np.ndarray:
@@ -136,9 +144,9 @@ def ink_tints(patches: BGRImage) -> FloatArray:
     n = len(patches)
     if n == 0:
         return np.zeros((0, 2), np.float32)
-    size = PATCH_H * PATCH_W
-    stacked = np.ascontiguousarray(patches.reshape(n * PATCH_H, PATCH_W, 3))
-    gray = cv2.cvtColor(stacked, cv2.COLOR_BGR2GRAY).reshape(n, size)
+    size = PATCH_PIXELS
+    stacked = _one_row_each(patches)
+    gray = cv2.cvtColor(stacked, cv2.COLOR_BGR2GRAY)
     ordered = _sorted_rows(gray).astype(np.float32)
     darkest, paper_at, paper_level = (ordered[:, int(share * size)] for share in (0.03, 0.8, 0.9))
     pixels = stacked.reshape(n, size, 3).astype(np.float32)

@@ -10,9 +10,8 @@ the same reads (tests/vision/test_index_reader.py).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal, Protocol
+from typing import Literal, NamedTuple, Protocol
 
 import cv2
 import numpy as np
@@ -35,8 +34,10 @@ PATTERN_MODEL_PATH = MODEL_PATH.with_name("index_classifier_pattern.onnx")
 Backend = Literal["onnxruntime", "cv2"]
 
 
-@dataclass(frozen=True)
-class IndexRead:
+class IndexRead(NamedTuple):
+    """One window's read (a named tuple: a frame reads ~70 windows, and a frozen dataclass took
+    four times as long to make)."""
+
     rank: int  # 0..12, or NONE_RANK
     suit: int  # 0..3, or NONE_SUIT
     rank_p: float

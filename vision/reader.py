@@ -2268,7 +2268,7 @@ def _distinct(widths: list[float]) -> list[float]:
 
 def _wider(frame: CornerFrame, factor: float) -> CornerFrame:
     """The frame's window guessed ``factor`` times as wide."""
-    return replace(frame, width=frame.width * factor)
+    return frame._replace(width=frame.width * factor)
 
 
 def _index_size(scale: float) -> float:

@@ -226,7 +226,7 @@ class _SixesAsQueens(IndexReader):
 
     def read(self, patches: FloatArray) -> list[IndexRead]:
         six, queen = RANK_LABELS.index("6"), RANK_LABELS.index("Q")
-        return [replace(r, rank=queen) if r.rank == six and r.is_index else r for r in super().read(patches)]
+        return [r._replace(rank=queen) if r.rank == six and r.is_index else r for r in super().read(patches)]
 
 
 def test_a_number_card_read_as_a_court_card_is_not_acted_on(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -396,7 +396,7 @@ def test_a_read_at_the_opposite_corner_of_an_outline_off_its_blob_is_another_car
     king = CornerFrame((float(quad[2][0]), float(quad[2][1])), *UPWARDS, 100.0, 1)
     assert merged([too_wide, king], [ACE_READ, KING_READ], blobs) == [("A", 0), ("K", 0)]
     # read at its blob's width too, the ace's outline on its blob still ends far from the king
-    right_width = replace(too_wide, width=100.0)
+    right_width = too_wide._replace(width=100.0)
     assert merged([too_wide, right_width, king], [ACE_READ, ACE_READ, KING_READ], blobs) == [
         ("A", 0),
         ("K", 0),
@@ -419,7 +419,7 @@ def test_a_read_inside_a_lone_card_read_at_both_index_corners_is_its_own_print()
     # the same card read inside it is kept (the merge makes it one); so is a read at its edge
     same = replace(king, read=ACE_READ)
     assert reader_module._unless_inside_a_lone_card([ace, same], blobs) == [ace, same]
-    at_edge = replace(king, frame=replace(inner, point=(102.0, 150.0)))
+    at_edge = replace(king, frame=inner._replace(point=(102.0, 150.0)))
     assert reader_module._unless_inside_a_lone_card([ace, at_edge], blobs) == [ace, at_edge]
     # a blob of card shape that is no whole card: nothing known of what lies on it
     blobs[0] = rectangle_blob(100, 100, 200, 240)
@@ -475,9 +475,9 @@ def test_a_read_through_a_much_smaller_window_at_a_cards_corner_is_no_evidence()
     # sees a part of the index, so its read neither agrees nor disagrees
     blobs = [rectangle_blob(100, 100, 200, 240)]
     ace = CornerFrame((100.0, 100.0), *DOWNWARDS, 100.0, 0)
-    assert merged([ace, replace(ace, width=45.0)], [ACE_READ, KING_READ], blobs) == [("A", 0)]
+    assert merged([ace, ace._replace(width=45.0)], [ACE_READ, KING_READ], blobs) == [("A", 0)]
     # at a width guess near the card's, the read is a doubt about the card
-    assert merged([ace, replace(ace, width=80.0)], [ACE_READ, KING_READ], blobs) == [("A", 1)]
+    assert merged([ace, ace._replace(width=80.0)], [ACE_READ, KING_READ], blobs) == [("A", 1)]
 
 
 def test_a_read_through_a_much_larger_window_at_a_cards_corner_is_no_evidence() -> None:
@@ -485,11 +485,11 @@ def test_a_read_through_a_much_larger_window_at_a_cards_corner_is_no_evidence() 
     # another guess) sees the index at half its size among the pips: it neither agrees nor disagrees
     blobs = [rectangle_blob(100, 100, 300, 380)]
     ace = CornerFrame((100.0, 100.0), *DOWNWARDS, 100.0, 0)
-    assert merged([ace, replace(ace, width=190.0)], [ACE_READ, replace(KING_READ, rank_p=0.8)], blobs) == [
+    assert merged([ace, ace._replace(width=190.0)], [ACE_READ, KING_READ._replace(rank_p=0.8)], blobs) == [
         ("A", 0)
     ]
     # at a width guess near the card's, the read is a doubt about the card
-    assert merged([ace, replace(ace, width=140.0)], [ACE_READ, replace(KING_READ, rank_p=0.8)], blobs) == [
+    assert merged([ace, ace._replace(width=140.0)], [ACE_READ, KING_READ._replace(rank_p=0.8)], blobs) == [
         ("A", 1)
     ]
 
@@ -578,7 +578,7 @@ def test_a_card_read_alike_at_two_widths_is_outlined_at_the_width_its_first_look
     monkeypatch.setattr(reader_module, "corner_frames", lambda blobs, shape: at_corner)
 
     def ace(p: float) -> IndexRead:
-        return replace(ACE, rank_p=p, suit_p=p)
+        return ACE._replace(rank_p=p, suit_p=p)
 
     index = ScriptedIndex([[ace(0.95), ace(0.75)], [ace(0.9), ace(0.9), ace(0.99), ace(0.99)]])
     sightings = CardReader(index).read(one_card_on_cloth())
