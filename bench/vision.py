@@ -55,6 +55,12 @@ unseen_decks       with --unseen-decks DIR (npm's @heruka_urgyen/react-playing-c
 mouth_ms           median ms per 640x480 frame of the fast shoe-mouth check alone (vision/mouth.py), the
                    shoe zone of deploy/table.example.toml ([200, 140, 240, 200]), calibrated casino backs
                    and faces passing the mouth under varied light (tests/helpers/mouth_frames.py)
+frame_instructions_m  with --instructions (needs valgrind): millions of machine instructions per ten-card
+                   frame read, counted by valgrind's cachegrind in two child runs of this script (the
+                   twenty frames read once and four times; the difference over sixty reads). Not a
+                   speed, but the code's own work, which the machine's neighbours do not move (two runs
+                   of one code differ by about a percent, where frame_ms moves by a quarter): what a
+                   change saved, when the VM's speed moves more than the change does
 The timings are CPU time of this process (one thread: OpenCV's and the classifier's), so that another
 process on a shared machine slows them less than it would the wall clock.
 The reference EdjeElectronics OpenCV-Playing-Card-Detector reads 4.9 % of photos-tfod-test (issue 12).
@@ -65,8 +71,12 @@ from __future__ import annotations
 import argparse
 import csv
 import json
+import os
 import random
+import re
+import shutil
 import statistics
+import subprocess
 import sys
 import time
 from collections import Counter
@@ -601,6 +611,57 @@ def stream_times(reader: Reader, layouts: list[np.ndarray], hold: int = 150) -> 
     }
 
 
+COUNTED_PASSES = (1, 4)  # the child runs' passes over the ten-card frames: their difference is counted
+
+
+def frame_instructions(model: Path, frames: int = 20) -> float:
+    """Millions of instructions per ten-card frame read (frame_instructions_m): this script run
+    under valgrind's cachegrind as a child (--count-reads) reading the frames COUNTED_PASSES times,
+    the two runs at once; the difference divided by the reads between them (what the children
+    share, Python's start, the imports, the model's load, the frames' rendering, cancels out)."""
+    command = [sys.executable, str(Path(__file__).resolve()), "--model", str(model), "--frames", str(frames)]
+    runs = [
+        subprocess.Popen(
+            ["valgrind", "--tool=cachegrind", "--cache-sim=no", "--cachegrind-out-file=/dev/null"]
+            + command
+            + ["--count-reads", str(passes)],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            text=True,
+            # one order of sets and dicts of strings, and no BLAS thread spinning beside the reader
+            # (valgrind counts its waits, as many as the scheduling makes): the count repeats
+            env={**os.environ, "PYTHONHASHSEED": "0", "OPENBLAS_NUM_THREADS": "1"},
+        )
+        for passes in COUNTED_PASSES
+    ]
+    counts = []
+    for run in runs:
+        _, stderr = run.communicate()
+        if run.returncode != 0:
+            raise RuntimeError(f"the counted run failed (rc {run.returncode}): {stderr[-2000:]}")
+        counts.append(counted_instructions(stderr))
+    reads = (COUNTED_PASSES[1] - COUNTED_PASSES[0]) * frames
+    return round((counts[1] - counts[0]) / reads / 1e6, 2)
+
+
+def counted_instructions(valgrind_output: str) -> int:
+    """The instructions cachegrind counted ('I   refs:      85,012,345' in its summary)."""
+    found = re.search(r"I\s+refs:\s+([\d,]+)", valgrind_output)
+    if found is None:
+        raise ValueError(f"no instruction count in valgrind's output: {valgrind_output[-500:]}")
+    return int(found.group(1).replace(",", ""))
+
+
+def count_reads(reader: CardReader, frames: int, passes: int) -> None:
+    """The child of frame_instructions: the ten-card frames rendered and one read (as the timed
+    runs warm up), then all of them read ``passes`` times."""
+    ten = ten_card_frames(frames)
+    reader.read(ten[0])
+    for _ in range(passes):
+        for image in ten:
+            reader.read(image)
+
+
 def mouth_ms(reader: CardReader, repeats: int) -> float:
     """The fast shoe-mouth check alone, per 640x480 frame: backs learned at the mouth camera, then
     frames of backs, faces and the empty mouth under varied light."""
@@ -678,13 +739,26 @@ def main() -> int:
         help="the index classifier to measure (default: the committed one; a candidate's figures "
         "beside the committed model's, never its test-photo figure to choose by)",
     )
+    parser.add_argument(
+        "--instructions",
+        action="store_true",
+        help="add frame_instructions_m, the instructions per ten-card frame counted by valgrind "
+        "(a figure the machine's neighbours do not move; takes a minute or two)",
+    )
+    parser.add_argument("--count-reads", type=int, metavar="PASSES", help=argparse.SUPPRESS)
+    parser.add_argument("--frames", type=int, default=20, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.only == "unseen" and args.unseen_decks is None:
         parser.error("--only unseen needs --unseen-decks DIR")
+    if args.instructions and shutil.which("valgrind") is None:
+        parser.error("--instructions needs valgrind (apt-get install valgrind)")
     cv2.setNumThreads(1)  # a Pi's cores are the table's: measure one
     global index_model
     index_model = args.model
     reader = measured_reader()
+    if args.count_reads is not None:
+        count_reads(reader, args.frames, args.count_reads)
+        return 0
     report: dict[str, object] = {}
     if args.only is None:
         report.update(test_set(reader, args.limit))
@@ -718,6 +792,8 @@ def main() -> int:
     if args.only in (None, "speed"):
         report["frame_ms_backs_calibrated"] = backs_calibrated_ms(reader, args.repeats)
         report["mouth_ms"] = mouth_ms(reader, args.repeats)
+    if args.instructions:
+        report["frame_instructions_m"] = frame_instructions(args.model)
     report["act_confidence"] = ACT_CONFIDENCE
     report["reference_edje_accuracy"] = 0.049
     print(json.dumps(report))

@@ -54,6 +54,25 @@ def test_the_vision_benchmark_measures_the_reader_the_product_runs() -> None:
     assert bench["measured_reader"](Backs(())).checks_patterns
 
 
+def test_the_vision_benchmark_reads_cachegrinds_count_and_its_counted_child_runs() -> None:
+    """frame_instructions_m (--instructions, under valgrind, not in CI) is the difference of two
+    runs of the child mode, each count read from cachegrind's summary."""
+    bench = runpy.run_path(str(BENCH / "vision.py"))
+    summary = "==12446== \n==12446== I   refs:      11,508,203,461\n"
+    assert bench["counted_instructions"](summary) == 11_508_203_461
+    with pytest.raises(ValueError, match="no instruction count"):
+        bench["counted_instructions"]("==1== ERROR SUMMARY: 0 errors")
+    child = subprocess.run(
+        [sys.executable, str(BENCH / "vision.py"), "--count-reads", "1", "--frames", "2"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=ROOT,
+    )
+    assert child.returncode == 0, child.stderr[-2000:]
+    assert child.stdout == ""  # the counted child reads and prints nothing
+
+
 @pytest.mark.usefixtures("mosquitto")
 def test_the_latency_benchmark_runs_on_its_own_broker() -> None:
     assert "e2e_p99_ms" in run_bench("latency.py", ["--cards", "100"])
