@@ -58,9 +58,10 @@ mouth_ms           median ms per 640x480 frame of the fast shoe-mouth check alon
 frame_instructions_m  with --instructions (needs valgrind): millions of machine instructions per ten-card
                    frame read, counted by valgrind's cachegrind in two child runs of this script (the
                    twenty frames read once and four times; the difference over sixty reads). Not a
-                   speed, but the code's own work, which the machine's neighbours do not move (two runs
-                   of one code differ by about a percent, where frame_ms moves by a quarter): what a
-                   change saved, when the VM's speed moves more than the change does
+                   speed, but the code's own work, which the machine's neighbours do not move (three
+                   runs of one code within 1.6 %, where frame_ms moved by a quarter): what a change
+                   saved, when the VM's speed moves more than the change does (--only instructions:
+                   this figure alone)
 The timings are CPU time of this process (one thread: OpenCV's and the classifier's), so that another
 process on a shared machine slows them less than it would the wall clock.
 The reference EdjeElectronics OpenCV-Playing-Card-Detector reads 4.9 % of photos-tfod-test (issue 12).
@@ -635,11 +636,17 @@ def frame_instructions(model: Path, frames: int = 20) -> float:
         for passes in COUNTED_PASSES
     ]
     counts = []
-    for run in runs:
-        _, stderr = run.communicate()
-        if run.returncode != 0:
-            raise RuntimeError(f"the counted run failed (rc {run.returncode}): {stderr[-2000:]}")
-        counts.append(counted_instructions(stderr))
+    try:
+        for run in runs:
+            _, stderr = run.communicate()
+            if run.returncode != 0:
+                raise RuntimeError(f"the counted run failed (rc {run.returncode}): {stderr[-2000:]}")
+            counts.append(counted_instructions(stderr))
+    finally:  # one run failed, or the bench was stopped: the other is not left running for minutes
+        for run in runs:
+            if run.poll() is None:
+                run.kill()
+                run.wait()
     reads = (COUNTED_PASSES[1] - COUNTED_PASSES[0]) * frames
     return round((counts[1] - counts[0]) / reads / 1e6, 2)
 
@@ -713,10 +720,11 @@ def main() -> int:
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument(
         "--only",
-        choices=("facing", "rows", "speed", "unseen"),
+        choices=("facing", "rows", "speed", "unseen", "instructions"),
         help="facing: backs-cardcounter's figures alone, both ways; rows: the rendered board rows "
         "alone; speed: frame_ms, mouth_ms and frame_ms_backs_calibrated alone; unseen: the unseen "
-        "decks' alone, with --unseen-decks (none of these reads photos-tfod-test, the test set)",
+        "decks' alone, with --unseen-decks; instructions: frame_instructions_m alone, as "
+        "--instructions counts it (none of these reads photos-tfod-test, the test set)",
     )
     parser.add_argument(
         "--row-seeds",
@@ -743,13 +751,15 @@ def main() -> int:
         "--instructions",
         action="store_true",
         help="add frame_instructions_m, the instructions per ten-card frame counted by valgrind "
-        "(a figure the machine's neighbours do not move; takes a minute or two)",
+        "(a figure the machine's neighbours do not move; two or three minutes more), to whatever "
+        "else is measured",
     )
     parser.add_argument("--count-reads", type=int, metavar="PASSES", help=argparse.SUPPRESS)
     parser.add_argument("--frames", type=int, default=20, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.only == "unseen" and args.unseen_decks is None:
         parser.error("--only unseen needs --unseen-decks DIR")
+    args.instructions = args.instructions or args.only == "instructions"
     if args.instructions and shutil.which("valgrind") is None:
         parser.error("--instructions needs valgrind (apt-get install valgrind)")
     cv2.setNumThreads(1)  # a Pi's cores are the table's: measure one

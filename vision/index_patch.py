@@ -24,9 +24,9 @@ PATCH_PIXELS = PATCH_H * PATCH_W
 # each pixel of a patch laid out in one row, row by row: its column and its row in the patch
 _XS = np.tile(np.arange(PATCH_W, dtype=np.float32), PATCH_H)[None, :]  # (1, PATCH_PIXELS)
 _YS = np.repeat(np.arange(PATCH_H, dtype=np.float32), PATCH_W)[None, :]
-# the most frames one remap cuts: its maps are a row a frame, and a slice this size keeps the maps
-# of a busy frame (wood grain, a large photo of several tables) to a few MB (OpenCV refuses maps of
-# 32,767 rows or more)
+# the most frames one remap cuts: its maps are a row a frame, and OpenCV refuses maps of 32,767 rows
+# or more (a busy frame, wood grain or a large photo of several tables, can propose more corners);
+# slices far below that limit let a test cut several of them at a modest size
 REMAP_FRAMES = 2048
 
 
