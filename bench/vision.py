@@ -62,6 +62,8 @@ frame_instructions_m  with --instructions (needs valgrind): millions of machine 
                    runs of one code within 1.6 %, where frame_ms moved by a quarter): what a change
                    saved, when the VM's speed moves more than the change does (--only instructions:
                    this figure alone)
+vision_compiled    whether the pipeline's hot modules ran compiled with mypyc (`tablectl native build`,
+                   as ./run builds them; TABLECTL_PURE=vision runs their source), the reads the same
 The timings are CPU time of this process (one thread: OpenCV's and the classifier's), so that another
 process on a shared machine slows them less than it would the wall clock.
 The reference EdjeElectronics OpenCV-Playing-Card-Detector reads 4.9 % of photos-tfod-test (issue 12).
@@ -90,6 +92,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from tablectl.native import VISION, running_native  # noqa: E402
 from vision.backs import Backs, learn  # noqa: E402
 from vision.calibrate import back_samples  # noqa: E402
 from vision.change import ChangeGate  # noqa: E402
@@ -806,6 +809,8 @@ def main() -> int:
         report["frame_instructions_m"] = frame_instructions(args.model)
     report["act_confidence"] = ACT_CONFIDENCE
     report["reference_edje_accuracy"] = 0.049
+    # whether the pipeline's hot modules ran compiled (tablectl native build) or as their source
+    report["vision_compiled"] = running_native(VISION)
     print(json.dumps(report))
     return 0
 

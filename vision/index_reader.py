@@ -17,12 +17,13 @@ import cv2
 import numpy as np
 
 from tablectl.core.cards import RANKS, SUITS
+from vision import PACKAGE_DIR
 from vision.types import FloatArray
 
 RANK_LABELS = RANKS  # tablectl.core.cards' order: 2..9, T, J, Q, K, A
 NONE_RANK = len(RANK_LABELS)
 NONE_SUIT = len(SUITS)
-MODEL_PATH = Path(__file__).resolve().parent / "models" / "index_classifier.onnx"
+MODEL_PATH = PACKAGE_DIR / "models" / "index_classifier.onnx"
 # The same network trained with printed matter (a book's text, a box's) among its 'none' patches
 # (tools/train_index_classifier.py --text): asked again about a card read at one corner only,
 # where the committed classifier has read a book's text as an index (vision/reader.py)

@@ -1454,7 +1454,7 @@ class CardReader:
             pattern = white_face_verdict(image, quad, WHITE_INSIDE_LEVEL) if inside >= 0.6 else None
             # a white card is matched only when it shows no face (a pale back in a bright light)
             compared = inside < 0.6 or pattern is not None
-            back = self.backs.match(image, quad) if self.backs is not None and compared else None
+            back: Back | None = self.backs.match(image, quad) if self.backs is not None and compared else None
             look = light_print(image, quad) if blob.dark and inside < 0.6 and self._print_may_show else None
             printed = look is not None and look.printed  # in a face's few marks
             # a court card: its picture is one mark across most of the card, no face's few marks,

@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import Enum
 
-from tablectl.core.cards import RANKS, SUITS, card_str, make_card
+from tablectl.core.cards import RANKS, SUITS
 
 ACT_CONFIDENCE = 0.9  # a card read at or above this may become an event; below it is only shown
 
@@ -29,11 +29,21 @@ class CardSighting:
     # learns a deck's back from (vision.calibrate.back_samples)
     back_like: bool = False
 
+    def __post_init__(self) -> None:
+        # (one character: "in" on a string also finds "", "23" or "TJ")
+        if self.rank is not None and (len(self.rank) != 1 or self.rank not in RANKS):
+            raise ValueError(f"{self.rank!r} is no rank (one of {RANKS})")
+        if self.suit is not None and (len(self.suit) != 1 or self.suit not in SUITS):
+            raise ValueError(f"{self.suit!r} is no suit (one of {SUITS})")
+
     @property
     def card(self) -> str | None:
+        """The card in tablectl.core.cards' notation ("Ah"): its rank and suit, checked when made
+        (a frame asks a sighting's card about a hundred times, and the core's functions check the
+        card each time)."""
         if self.rank is None or self.suit is None:
             return None
-        return card_str(make_card(RANKS.index(self.rank), SUITS.index(self.suit)))
+        return self.rank + self.suit
 
     @property
     def centre(self) -> tuple[float, float]:

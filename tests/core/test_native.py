@@ -1,8 +1,10 @@
-"""The compiled engine (tablectl/native.py): it runs when its build matches the source, never when
-stale, and it plays every hand exactly as the pure-Python source does."""
+"""The compiled groups (tablectl/native.py): each runs when its build matches the source, never when
+stale; the engine plays every hand exactly as its pure-Python source does, and the vision pipeline
+reads every frame exactly as its source does."""
 
 from __future__ import annotations
 
+import argparse
 import dataclasses
 import json
 import os
@@ -81,11 +83,13 @@ def configs() -> list[engine.HandConfig]:
     ]
 
 
-def _run(arguments: list[str], pure: bool) -> str:
-    """What ``python ARGUMENTS`` prints, run from the checkout on the compiled or the pure engine."""
+def _run(arguments: list[str], pure: bool | str) -> str:
+    """What ``python ARGUMENTS`` prints, run from the checkout on every compiled group (the test
+    process runs the vision source: tests/__init__.py), on every source (``pure``), or on the
+    sources TABLECTL_PURE names (``pure`` a string)."""
     env = {k: v for k, v in os.environ.items() if k != native.PURE_ENV}
     if pure:
-        env[native.PURE_ENV] = "1"
+        env[native.PURE_ENV] = pure if isinstance(pure, str) else "1"
     command = [sys.executable, *arguments]
     done = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=600, check=True)
     return done.stdout
@@ -119,7 +123,8 @@ def _fake_build(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, sources: dict[s
     monkeypatch.setattr(native, "build_dir", lambda: tmp_path)
     monkeypatch.delenv(native.PURE_ENV, raising=False)
     fingerprint = native._fingerprint()
-    (tmp_path / native.MANIFEST).write_text(json.dumps({**fingerprint, "sources": sources}))
+    (tmp_path / "engine").mkdir()
+    (tmp_path / "engine" / native.MANIFEST).write_text(json.dumps({**fingerprint, "sources": sources}))
 
 
 def test_a_build_of_other_source_is_never_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -152,7 +157,8 @@ def test_an_unreadable_manifest_means_the_pure_engine(
 ) -> None:
     monkeypatch.setattr(native, "build_dir", lambda: tmp_path)
     monkeypatch.delenv(native.PURE_ENV, raising=False)
-    (tmp_path / native.MANIFEST).write_text("{not json")
+    (tmp_path / "engine").mkdir()
+    (tmp_path / "engine" / native.MANIFEST).write_text("{not json")
     usable, why = native.state()
     assert not usable and "unreadable" in why
 
@@ -166,3 +172,103 @@ def test_the_finder_serves_only_the_compiled_modules(tmp_path: Path) -> None:
     assert spec is not None and spec.origin == str(engine_file)
     assert finder.find_spec("tablectl.core.procedure.ledger") is None  # not compiled
     assert finder.find_spec("tablectl.core.game.pots") is None  # compiled, but not in this build
+    assert finder.find_spec("vision.reader") is None
+    assert finder.find_spec("vision.sources") is None  # never compiled: it does the I/O
+
+
+# The vision pipeline read by the compiled group or by its source, in a child: the bench's ten-card
+# frames, backs-cardcounter's photos, every fourth training photo, and backs-cardcounter's photos
+# again with the back learned from them (calibration's path); every sighting's repr, hashed.
+_READ = """
+import hashlib, runpy
+from pathlib import Path
+import cv2
+from tablectl import native
+from vision.backs import Backs, learn
+from vision.calibrate import back_samples
+from vision.sources import read_image
+bench = runpy.run_path("bench/vision.py")
+cv2.setNumThreads(1)
+reader = bench["measured_reader"]()
+photos = [read_image(p).image for p in sorted((bench["BACKS"] / "images").glob("*.[jJ][pP]*[gG]"))]
+training = sorted((bench["CARDS"] / "photos-tfod-train" / "images").glob("*.[jJ][pP]*[gG]"))[::4]
+digest = hashlib.sha256()
+for image in bench["ten_card_frames"](20) + photos + [read_image(p).image for p in training]:
+    digest.update(repr(reader.read(image)).encode())
+back, _ = learn("black", [sample for image in photos for sample in back_samples([image], reader)])
+calibrated = bench["measured_reader"](Backs((back,)))
+for image in photos:
+    digest.update(repr(calibrated.read(image)).encode())
+print(native.running_native(native.VISION), digest.hexdigest())
+"""
+
+
+def test_the_test_process_reads_with_the_vision_source_and_plays_with_the_compiled_engine() -> None:
+    import vision.reader  # noqa: PLC0415
+
+    assert vision.reader.__file__.endswith(".py")  # what the vision tests patch is what runs
+    assert "vision" in native.pure_groups() and "engine" not in native.pure_groups()
+
+
+def test_the_compiled_vision_pipeline_is_built_and_runs_outside_the_tests() -> None:
+    printed = _run(["-c", "from tablectl import native; print(native.state(native.VISION)[1])"], pure=False)
+    assert "the vision pipeline runs compiled" in printed, printed
+
+
+def test_the_compiled_and_the_source_vision_pipeline_read_every_frame_alike() -> None:
+    compiled = _run(["-c", _READ], pure=False).split()
+    source = _run(["-c", _READ], pure="vision").split()
+    assert compiled[0] == "True" and source[0] == "False"
+    assert compiled[1] == source[1]
+
+
+@pytest.mark.parametrize(
+    ("asked", "pure"),
+    [
+        ("", set()),
+        ("1", {"engine", "vision"}),
+        ("yes", {"engine", "vision"}),
+        ("vision", {"vision"}),
+        (" engine , vision ", {"engine", "vision"}),
+        ("vision,cameras", {"engine", "vision"}),  # a name not known: every source, not none
+    ],
+)
+def test_tablectl_pure_names_groups_or_asks_for_every_source(
+    asked: str, pure: set[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv(native.PURE_ENV, asked)
+    assert native.pure_groups() == pure
+
+
+def test_a_stale_vision_build_leaves_the_engine_compiled(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(native, "build_dir", lambda: tmp_path)
+    monkeypatch.delenv(native.PURE_ENV, raising=False)
+    for group in native.GROUPS:
+        (tmp_path / group.name).mkdir()
+        fingerprint = native._fingerprint(group)
+        (tmp_path / group.name / native.MANIFEST).write_text(json.dumps(fingerprint))
+    vision_manifest = tmp_path / "vision" / native.MANIFEST
+    built = json.loads(vision_manifest.read_text())
+    built["sources"]["vision.corners"] = "0" * 64
+    vision_manifest.write_text(json.dumps(built))
+    assert native.state(native.ENGINE)[0]
+    usable, why = native.state(native.VISION)
+    assert not usable and "vision.corners" in why and "stale" in why
+
+
+def test_build_if_stale_builds_no_group_whose_build_matches_even_when_every_source_is_asked_for(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """./run builds with TABLECTL_PURE=1 (the building process loads no build): a build that
+    matches is kept, not compiled again for minutes."""
+    monkeypatch.setattr(native, "build_dir", lambda: tmp_path)
+    for group in native.GROUPS:
+        (tmp_path / group.name).mkdir()
+        (tmp_path / group.name / native.MANIFEST).write_text(json.dumps(native._fingerprint(group)))
+    monkeypatch.setattr(native, "build", lambda *a, **k: pytest.fail("built again"))
+    monkeypatch.setenv(native.PURE_ENV, "1")
+    args = argparse.Namespace(native_command="build", if_stale=True, quiet=True)
+    assert native.cmd_native(args) == 0
+    assert capsys.readouterr().out.count("its build matches the source") == 2

@@ -195,3 +195,11 @@ def test_a_decision_is_always_backed_by_agree_frames_and_never_repeated_while_in
     assert all(s.frames >= 3 for s in seen)
     keys = [(s.zone, s.card) for s in seen if s.card is not None]
     assert len(keys) == len(set(keys))  # release 100 is never reached in 60 frames
+
+
+@pytest.mark.parametrize(("rank", "suit"), [("10", "h"), ("", "h"), ("TJ", "h"), ("A", "x"), ("A", "")])
+def test_a_sighting_of_no_card_is_refused_when_made(rank: str, suit: str) -> None:
+    # a sighting's card is its rank and suit put together, so they are checked once, here
+    with pytest.raises(ValueError, match="no rank|no suit"):
+        CardSighting(((0.0, 0.0),) * 4, Facing.UP, rank, suit, 0.9)
+    assert card(SEAT, "Td").card == "Td" and card(SEAT).card is None
