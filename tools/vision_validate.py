@@ -122,7 +122,7 @@ class _Looks:
         )
         blobs = find_blobs(work)
         self.frames = corner_frames(blobs, work.shape)
-        _, self.first, _ = reader._first_look(work, blobs, self.frames)
+        _, self.first, _, _ = reader._first_look(work, blobs, self.frames)
         self.second = reader._second_look(work, blobs, self.frames, self.first)
 
     def _inside(self, box: tuple[int, int, int, int], others: Sequence[CardSighting] = ()) -> list[int]:

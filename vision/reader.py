@@ -492,7 +492,7 @@ class CardReader:
         )
         blobs = find_blobs(work)
         frames = corner_frames(blobs, work.shape)
-        patches, first_reads, inked = self._first_look(work, blobs, frames)
+        patches, first_reads, inked, planes = self._first_look(work, blobs, frames)
         reads = self._second_look(work, blobs, frames, first_reads)
         masks = _BlobMasks(blobs, work.shape)
         cards = [
@@ -520,12 +520,13 @@ class CardReader:
                 outlined.add(card.frame.blob)
             card.quad = quad
         windows = [patches[number_of[id(card.frame)]] for card in cards]  # each card's read window
+        seen_as = planes[[number_of[id(card.frame)] for card in cards]]  # and as the classifier saw it
         sightings = [
             _unless_unprinted(self._unless_a_back(self._sighting(card, scale), card, work), card, window)
             for card, window in zip(cards, windows, strict=True)
         ]
-        sightings = self._unless_print(blobs, cards, sightings, windows)
-        sightings = self._unless_a_pattern(blobs, cards, sightings, windows)
+        sightings = self._unless_print(cards, sightings, seen_as)
+        sightings = self._unless_a_pattern(cards, sightings, seen_as)
         sightings = self._unless_a_larger_index(work, blobs, cards, sightings)
         seen: list[np.ndarray] = [card.quad for card in cards]
         if STRETCHED_CARDS:
@@ -570,7 +571,8 @@ class CardReader:
             return sightings
         every = blobs + extra_blobs
         patches = cut_patches(work, corners, self.index_scale)
-        first = self._read_patches(patches, every, corners)
+        planes = self._planes(patches, every, corners)
+        first = self._index.read(planes)
         cards = self._merge(
             corners, self._second_look(work, every, corners, first), every, _BlobMasks(every, work.shape)
         )
@@ -594,12 +596,7 @@ class CardReader:
         if not named:
             return sightings
         if SEGMENT_CARDS_CONFIRMED and self._pattern_check is not None:
-            checked = self._read_patches(
-                np.array([patches[number_of[id(card.frame)]] for card, _ in named]),
-                every,
-                [card.frame for card, _ in named],
-                self._pattern_check,
-            )
+            checked = self._pattern_check.read(planes[[number_of[id(card.frame)] for card, _ in named]])
             named = [
                 (card, sighting)
                 for (card, sighting), read in zip(named, checked, strict=True)
@@ -721,9 +718,10 @@ class CardReader:
 
     def _first_look(
         self, image: BGRImage, blobs: list[PaperBlob], frames: list[CornerFrame]
-    ) -> tuple[np.ndarray, list[IndexRead], np.ndarray]:
-        """The index windows of ``frames``, their reads and which are inked all over
-        (_inked_all_over, for _unless_patterned), in place of each other. A whole card's
+    ) -> tuple[np.ndarray, list[IndexRead], np.ndarray, np.ndarray]:
+        """The index windows of ``frames``, their reads, which are inked all over
+        (_inked_all_over, for _unless_patterned) and the windows as the classifier saw them
+        (normalise_all's planes: the checks read them again), in place of each other. A whole card's
         pip corners are read only when its two index corners do not read as one card: a card
         covered at one end can be found whole in the shape of its part in view, turned a quarter
         (its index at a 'pip corner'), and so can a group of cards (a third of a ten-card frame's
@@ -732,12 +730,15 @@ class CardReader:
         the card is found whole by its edges; a fifth of a ten-card frame's windows were those)."""
         patches = np.zeros((len(frames), PATCH_H, PATCH_W, 3), np.uint8)
         inked = np.zeros(len(frames), bool)
+        # (a blank window's planes are zeros too, as normalise_all makes them)
+        planes = np.zeros((len(frames), 2, PATCH_H, PATCH_W), np.float32)
         if not PIP_CORNERS_LATER:
             every = list(range(len(frames)))
             return (
                 patches,
-                [read for _, read in self._read_frames(image, blobs, frames, every, patches, inked)],
+                [read for _, read in self._read_frames(image, blobs, frames, every, patches, inked, planes)],
                 inked,
+                planes,
             )
         # the windows not read are left blank: only a dark card's are looked at again
         later = whole_pip_corners(blobs, frames)
@@ -747,7 +748,7 @@ class CardReader:
         reads: list[IndexRead] = [_NO_READ] * len(frames)
         named: dict[int, list[tuple[int, int]]] = {}  # a whole card's index corners' reads
         for i, read in self._read_frames(
-            image, blobs, frames, np.flatnonzero(~later).tolist(), patches, inked
+            image, blobs, frames, np.flatnonzero(~later).tolist(), patches, inked, planes
         ):
             reads[i] = read
             if blobs[frames[i].blob].whole:
@@ -762,9 +763,9 @@ class CardReader:
             for i in np.flatnonzero(later).tolist()
             if notched.get(frames[i].blob, frames[i].blob) not in settled
         ]
-        for i, read in self._read_frames(image, blobs, frames, rest, patches, inked):
+        for i, read in self._read_frames(image, blobs, frames, rest, patches, inked, planes):
             reads[i] = read
-        return patches, reads, inked
+        return patches, reads, inked, planes
 
     def _read_frames(
         self,
@@ -774,33 +775,26 @@ class CardReader:
         chosen: list[int],
         patches: np.ndarray,
         inked: np.ndarray,
+        planes: np.ndarray,
     ) -> list[tuple[int, IndexRead]]:
         """The reads of the ``chosen`` frames, each with its number; their windows cut into
-        ``patches``, and whether each is inked all over into ``inked``."""
+        ``patches``, whether each is inked all over into ``inked``, and the windows as the
+        classifier saw them into ``planes``."""
         if not chosen:
             return []
         looked_at = [frames[i] for i in chosen]
         cut = cut_patches(image, looked_at, self.index_scale)
         patches[chosen] = cut
-        planes = self._planes(cut, blobs, looked_at)
+        seen = self._planes(cut, blobs, looked_at)
+        planes[chosen] = seen
         if PATTERN_WINDOWS:
-            inked[chosen] = _inked_all_over(planes)
-        return list(zip(chosen, self._index.read(planes), strict=True))
+            inked[chosen] = _inked_all_over(seen)
+        return list(zip(chosen, self._index.read(seen), strict=True))
 
     def _read_all(
         self, image: BGRImage, blobs: list[PaperBlob], frames: list[CornerFrame]
     ) -> list[IndexRead]:
-        return self._read_patches(cut_patches(image, frames, self.index_scale), blobs, frames)
-
-    def _read_patches(
-        self,
-        patches: np.ndarray,
-        blobs: list[PaperBlob],
-        frames: list[CornerFrame],
-        classifier: IndexReader | None = None,
-    ) -> list[IndexRead]:
-        """The windows of ``frames`` read by ``classifier`` (the reader's own by default)."""
-        return (classifier or self._index).read(self._planes(patches, blobs, frames))
+        return self._index.read(self._planes(cut_patches(image, frames, self.index_scale), blobs, frames))
 
     def _planes(self, patches: np.ndarray, blobs: list[PaperBlob], frames: list[CornerFrame]) -> np.ndarray:
         """The windows of ``frames`` as the classifier sees them (vision.index_patch.normalise)."""
@@ -1073,11 +1067,7 @@ class CardReader:
         return CardSighting(sighting.corners, Facing.UNKNOWN, None, None, 0.0, why)
 
     def _unless_print(
-        self,
-        blobs: list[PaperBlob],
-        cards: list[_Candidate],
-        sightings: list[CardSighting],
-        windows: list[np.ndarray],
+        self, cards: list[_Candidate], sightings: list[CardSighting], seen_as: np.ndarray
     ) -> list[CardSighting]:
         """A card about to be acted on that was read at one corner only (through one window or
         several widths there) is shown to the print check (``print_check``), a classifier trained
@@ -1086,7 +1076,7 @@ class CardReader:
         0.904); so is one whose other corner agrees only weakly (_confirm_weakly). A card read
         surely at two corners has that check already; a second opinion that reads
         another index instead is no veto (it reads fewer real cards than the committed one).
-        ``windows``: each card's read window, as its first look cut it."""
+        ``seen_as``: each card's read window as its first look showed it to the classifier."""
         chosen = [
             k
             for k, (card, sighting) in enumerate(zip(cards, sightings, strict=True))
@@ -1095,16 +1085,12 @@ class CardReader:
             and (card.weakly_confirmed or all(_at_one_corner(card.frame, frame) for frame in card.corners))
         ]
         result = list(sightings)
-        for k in self._surely_no_index(self._print_check, chosen, blobs, cards, windows, READ_CONFIDENCE):
+        for k in self._surely_no_index(self._print_check, chosen, seen_as, READ_CONFIDENCE):
             result[k] = _held(sightings[k], "no index to the print check")
         return result
 
     def _unless_a_pattern(
-        self,
-        blobs: list[PaperBlob],
-        cards: list[_Candidate],
-        sightings: list[CardSighting],
-        windows: list[np.ndarray],
+        self, cards: list[_Candidate], sightings: list[CardSighting], seen_as: np.ndarray
     ) -> list[CardSighting]:
         """Every card about to be acted on is shown to the pattern check (``pattern_check``), a
         classifier trained with backs of patterns that are no lattice as no index: where it surely
@@ -1119,8 +1105,8 @@ class CardReader:
         were most of the stress's backs called face up (94 of 672 frames' backs before, 32 after;
         the training photos' face-up cards and the facing bench caught as before). A dark card
         read below acting confidence is not asked (a dark deck's faces, read weakly through their
-        light print, keep their calls). ``windows``: each card's read window, as its first look
-        cut it."""
+        light print, keep their calls). ``seen_as``: each card's read window as its first look
+        showed it to the classifier."""
         chosen = [
             k
             for k, sighting in enumerate(sightings)
@@ -1128,9 +1114,7 @@ class CardReader:
             and (sighting.confidence >= ACT_CONFIDENCE or (UNSURE_PATTERN_CHECK and not cards[k].dark))
         ]
         result = list(sightings)
-        for k in self._surely_no_index(
-            self._pattern_check, chosen, blobs, cards, windows, PATTERN_CHECK_SURE
-        ):
+        for k in self._surely_no_index(self._pattern_check, chosen, seen_as, PATTERN_CHECK_SURE):
             read_as = f"read as {sightings[k].card} at {sightings[k].confidence:.2f}"
             why = f"{read_as}, a back's pattern to the pattern check"
             result[k] = CardSighting(sightings[k].corners, Facing.UNKNOWN, None, None, 0.0, why)
@@ -1140,18 +1124,15 @@ class CardReader:
         self,
         check: IndexReader | None,
         chosen: list[int],
-        blobs: list[PaperBlob],
-        cards: list[_Candidate],
-        windows: list[np.ndarray],
+        seen_as: np.ndarray,
         sure: float,
     ) -> list[int]:
-        """Of the ``chosen`` cards, those in whose read window (``windows``) the second classifier
-        ``check`` sees no index at ``sure`` or more (none without a check)."""
+        """Of the ``chosen`` cards, those in whose read window (``seen_as``: as the classifier saw
+        it) the second classifier ``check`` sees no index at ``sure`` or more (none without a
+        check)."""
         if check is None or not chosen:
             return []
-        reads = self._read_patches(
-            np.array([windows[k] for k in chosen]), blobs, [cards[k].frame for k in chosen], check
-        )
+        reads = check.read(seen_as[chosen])
         return [
             k for k, read in zip(chosen, reads, strict=True) if read.rank == NONE_RANK and read.rank_p >= sure
         ]
