@@ -334,6 +334,20 @@ def test_a_live_camera_that_does_not_open_is_lost_then_back_when_it_opens() -> N
     assert script.count >= 3  # opened again, every retry, until it opened
 
 
+def test_a_started_camera_keeps_opencv_to_one_thread() -> None:
+    # OpenCV's thread pool is the process's: a camera started leaves it at one thread, whatever it was
+    before = cv2.getNumThreads()
+    cv2.setNumThreads(2)
+    try:
+        camera = table_camera(CameraSource("device", device=0))
+        got = statuses(
+            lambda submit: CameraAdapter(camera, submit, open_source=Script([felt()]), reader=NoCards), 1
+        )
+        assert got[0].device == "table camera" and cv2.getNumThreads() == 1
+    finally:
+        cv2.setNumThreads(before)
+
+
 def test_frames_of_another_size_than_the_zones_are_refused_with_the_fix() -> None:
     camera = table_camera(CameraSource("device", device=0))
     small = np.zeros((240, 320, 3), np.uint8)
