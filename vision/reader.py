@@ -500,7 +500,7 @@ class CardReader:
             for card in self._merge(frames, reads, blobs, masks)
             if not (card.dark and _a_backs_pattern(blobs, card.frame, card.read.rank, frames, first_reads))
         ]
-        # each frame's place in ``frames``: its first look's read and window (the cards hold frames)
+        # each frame's place in ``frames``: its first look's read, window and planes (the cards hold frames)
         number_of = {id(frame): n for n, frame in enumerate(frames)}
         if PATTERN_WINDOWS:
             cards = _unless_patterned(cards, inked, number_of)
@@ -730,7 +730,8 @@ class CardReader:
         the card is found whole by its edges; a fifth of a ten-card frame's windows were those)."""
         patches = np.zeros((len(frames), PATCH_H, PATCH_W, 3), np.uint8)
         inked = np.zeros(len(frames), bool)
-        # (a blank window's planes are zeros too, as normalise_all makes them)
+        # (a blank window's planes are zeros too, as normalise_all makes them: a window of one grey
+        # level has no ink below its brightest and no red excess, dark card or not)
         planes = np.zeros((len(frames), 2, PATCH_H, PATCH_W), np.float32)
         if not PIP_CORNERS_LATER:
             every = list(range(len(frames)))
@@ -785,11 +786,11 @@ class CardReader:
         looked_at = [frames[i] for i in chosen]
         cut = cut_patches(image, looked_at, self.index_scale)
         patches[chosen] = cut
-        seen = self._planes(cut, blobs, looked_at)
-        planes[chosen] = seen
+        normalised = self._planes(cut, blobs, looked_at)
+        planes[chosen] = normalised
         if PATTERN_WINDOWS:
-            inked[chosen] = _inked_all_over(seen)
-        return list(zip(chosen, self._index.read(seen), strict=True))
+            inked[chosen] = _inked_all_over(normalised)
+        return list(zip(chosen, self._index.read(normalised), strict=True))
 
     def _read_all(
         self, image: BGRImage, blobs: list[PaperBlob], frames: list[CornerFrame]

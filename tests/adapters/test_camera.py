@@ -46,6 +46,16 @@ from vision.stability import Seen
 from vision.zones import CameraConfig, CameraSource, ZoneArea, rectangle
 
 CONFIG = TableConfig(seats=3, game="NT", blinds=(50, 100))
+
+
+@pytest.fixture(autouse=True)
+def _opencv_threads() -> Iterator[None]:
+    """A camera started sets OpenCV's threads for the whole process: each test leaves them as found."""
+    before = cv2.getNumThreads()
+    yield
+    cv2.setNumThreads(before)
+
+
 DEALT = ("2c", "3d", "4h", "As")  # the fourth card is the first seat's second: IRR-6, not MD-a
 
 
@@ -336,16 +346,18 @@ def test_a_live_camera_that_does_not_open_is_lost_then_back_when_it_opens() -> N
 
 def test_a_started_camera_keeps_opencv_to_one_thread() -> None:
     # OpenCV's thread pool is the process's: a camera started leaves it at one thread, whatever it was
-    before = cv2.getNumThreads()
     cv2.setNumThreads(2)
+    adapter = CameraAdapter(
+        table_camera(CameraSource("device", device=0)),
+        lambda *_, **__: None,
+        open_source=Script([felt()]),
+        reader=NoCards,
+    )
+    adapter.start()
     try:
-        camera = table_camera(CameraSource("device", device=0))
-        got = statuses(
-            lambda submit: CameraAdapter(camera, submit, open_source=Script([felt()]), reader=NoCards), 1
-        )
-        assert got[0].device == "table camera" and cv2.getNumThreads() == 1
+        assert cv2.getNumThreads() == 1
     finally:
-        cv2.setNumThreads(before)
+        assert adapter.stop()
 
 
 def test_frames_of_another_size_than_the_zones_are_refused_with_the_fix() -> None:
