@@ -36,6 +36,7 @@ from vision.corners import (
     corner_frames,
     find_blobs,
     notched_wholes,
+    pieces_within,
     shrunk,
     whiteness,
     whole_pip_corners,
@@ -168,6 +169,10 @@ OUTLINE_BY_FIRST_LOOK = (
     True  # of one corner's agreeing width guesses, the first look's surest outlines the card
 )
 PIP_CORNERS_LATER = True  # a whole card's pip corners read only when its index corners disagree
+# a piece of paper (no whole card's outline) read only where it shows more than the whole cards
+# read as one card at both index corners do: more than a rim this share of their width wide
+PIECES_LATER = True
+PIECE_RIM = 0.1
 # Two agreeing reads confirm each other from a card's opposite index corners wherever a slanted
 # view puts the far end (its height over its width as seen, in this range; card_quad draws the
 # poker aspect): a card seen from the side is shortened (cam_image10's queen at 1.1). Only reads
@@ -727,7 +732,11 @@ class CardReader:
         (its index at a 'pip corner'), and so can a group of cards (a third of a ten-card frame's
         windows are at pip corners). So are the corners of its outline found again notched
         (NOTCHED_LATER: a court card's picture notches its paper at a high whiteness level, and
-        the card is found whole by its edges; a fifth of a ten-card frame's windows were those)."""
+        the card is found whole by its edges; a fifth of a ten-card frame's windows were those),
+        and a piece of paper that shows nothing beyond the cards so read but a rim (PIECES_LATER:
+        two overlapping cards merged at a low whiteness level, a card's paper parted by its print;
+        a third of a median ten-card frame's windows were those). A group of cards found in one
+        card's shape is no such card: its two index corners are two cards' (IMG_2648's)."""
         patches = np.zeros((len(frames), PATCH_H, PATCH_W, 3), np.uint8)
         inked = np.zeros(len(frames), bool)
         # (a blank window's planes are zeros too, as normalise_all makes them: a window of one grey
@@ -746,6 +755,17 @@ class CardReader:
         notched = notched_wholes(blobs) if NOTCHED_LATER else {}
         if notched:
             later |= np.array([frame.blob in notched for frame in frames], bool)
+        pieces = (
+            [
+                n
+                for n, blob in enumerate(blobs)
+                if not (blob.whole or blob.dark or blob.group) and n not in notched
+            ]
+            if PIECES_LATER
+            else []
+        )
+        if pieces:
+            later |= np.isin([frame.blob for frame in frames], pieces)
         reads: list[IndexRead] = [_NO_READ] * len(frames)
         named: dict[int, list[tuple[int, int]]] = {}  # a whole card's index corners' reads
         for i, read in self._read_frames(
@@ -759,10 +779,13 @@ class CardReader:
         settled = {
             blob for blob, names in named.items() if len(names) == 2 and names[0] == names[1] != (-1, -1)
         }
+        # a piece within them is their paper again, parted at another whiteness level or by
+        # their print (each of a median ten-card frame's pieces: 34 -> 23 windows)
+        within = pieces_within(blobs, pieces, sorted(settled), image.shape, PIECE_RIM)
         rest = [
             i
             for i in np.flatnonzero(later).tolist()
-            if notched.get(frames[i].blob, frames[i].blob) not in settled
+            if notched.get(frames[i].blob, frames[i].blob) not in settled and frames[i].blob not in within
         ]
         for i, read in self._read_frames(image, blobs, frames, rest, patches, inked, planes):
             reads[i] = read

@@ -549,9 +549,75 @@ def test_a_whole_cards_notched_outline_is_read_when_its_index_corners_disagree(
 def test_without_the_deferral_a_notched_outline_is_read_at_once(monkeypatch: pytest.MonkeyPatch) -> None:
     with_a_notched_outline(monkeypatch)
     monkeypatch.setattr(reader_module, "NOTCHED_LATER", False)
+    monkeypatch.setattr(reader_module, "PIECES_LATER", False)  # (else it is a piece within the card)
     index = CountingIndex([ACE, ACE])
     CardReader(index).read(one_card_on_cloth())
     assert index.calls[0] > 2
+
+
+def with_a_piece(monkeypatch: pytest.MonkeyPatch, piece: list[list[int]]) -> None:
+    """The card of one_card_on_cloth found whole, and a piece of paper (no card's outline) besides."""
+    find = corners.find_blobs
+
+    def found(image: np.ndarray) -> list[PaperBlob]:
+        blobs = find(image)
+        assert [blob.whole for blob in blobs] == [True]
+        points = np.array(piece, np.int32)
+        return [*blobs, PaperBlob(points.reshape(-1, 1, 2), points.astype(np.float32), False, False)]
+
+    monkeypatch.setattr(reader_module, "find_blobs", found)
+
+
+# within the card but for a rim of 2 px at its right (its outline found a little wide)
+PIECE_WITHIN = [[262, 160], [342, 160], [342, 266], [262, 266]]
+# the same reaching 30 px past the card's right side: a covered card's corner in view
+PIECE_BEYOND = [[262, 160], [370, 160], [370, 266], [262, 266]]
+
+
+def test_a_piece_within_a_card_read_as_one_is_not_read(
+    monkeypatch: pytest.MonkeyPatch, no_larger_windows: None
+) -> None:
+    with_a_piece(monkeypatch, PIECE_WITHIN)
+    index = CountingIndex([ACE, ACE])
+    sightings = CardReader(index).read(one_card_on_cloth())
+    assert index.calls == [2]  # the whole card's index corners alone
+    assert [s.card for s in sightings] == ["As"]
+
+
+@pytest.mark.parametrize(
+    ("piece", "first"),
+    [(PIECE_BEYOND, [ACE, ACE]), (PIECE_WITHIN, [ACE, KING])],
+    ids=["showing-more-than-the-card", "card-not-read-as-one"],
+)
+def test_a_piece_is_read_where_it_shows_more_or_the_card_is_not_read_as_one(
+    monkeypatch: pytest.MonkeyPatch, piece: list[list[int]], first: list[IndexRead]
+) -> None:
+    with_a_piece(monkeypatch, piece)
+    index = CountingIndex(first)
+    CardReader(index).read(one_card_on_cloth())
+    assert index.calls[0] == 2
+    assert index.calls[1] >= 4  # the piece's four corners (and the card's pip corners where it disagrees)
+
+
+def test_without_the_deferral_a_piece_is_read_at_once(
+    monkeypatch: pytest.MonkeyPatch, no_larger_windows: None
+) -> None:
+    with_a_piece(monkeypatch, PIECE_WITHIN)
+    monkeypatch.setattr(reader_module, "PIECES_LATER", False)
+    index = CountingIndex([ACE, ACE])
+    CardReader(index).read(one_card_on_cloth())
+    assert index.calls[0] > 2
+
+
+def test_pieces_within_leave_out_a_rim_but_not_a_corner_in_view() -> None:
+    def blob(points: list[list[int]], whole: bool) -> PaperBlob:
+        array = np.array(points, np.int32)
+        return PaperBlob(array.reshape(-1, 1, 2), array.astype(np.float32), False, whole)
+
+    card = blob([[250, 150], [340, 150], [340, 276], [250, 276]], True)
+    blobs = [card, blob(PIECE_WITHIN, False), blob(PIECE_BEYOND, False)]
+    assert corners.pieces_within(blobs, [1, 2], [0], (480, 640), 0.1) == {1}
+    assert corners.pieces_within(blobs, [1, 2], [], (480, 640), 0.1) == set()
 
 
 def test_notched_wholes_are_outlines_with_a_whole_cards_box() -> None:
