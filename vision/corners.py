@@ -832,24 +832,25 @@ def whole_pip_corners(blobs: list[PaperBlob], frames: Sequence[CornerFrame]) -> 
 
 
 def pieces_within(
-    blobs: list[PaperBlob], pieces: Sequence[int], wholes: Sequence[int], shape: tuple[int, ...], rim: float
+    blobs: list[PaperBlob], pieces: Sequence[int], wholes: Sequence[int], rim: float
 ) -> set[int]:
     """Of the ``pieces`` (blobs' numbers), those whose paper lies within the ``wholes`` (whole
     cards' blobs) but for a rim: what of it lies outside their outlines, opened by ``rim`` of the
     whole cards' median width, is nothing (an index corner in view is wider than that)."""
     if not pieces or not wholes:
         return set()
-    union = np.zeros(shape[:2], np.uint8)
-    cv2.fillPoly(union, [np.round(blobs[i].polygon).astype(np.int32) for i in wholes], 255)
+    outlines = [np.round(blobs[i].polygon).astype(np.int32) for i in wholes]
     width = statistics.median(min(cv2.minAreaRect(blobs[i].contour)[1]) for i in wholes)
     size = max(3, round(rim * width))
     opening = np.ones((size, size), np.uint8)
     within = set()
     for i in pieces:
+        # in the piece's box only (a frame-sized mask cost more than the pieces' own work)
         x, y, bw, bh = cv2.boundingRect(blobs[i].contour)
-        paper = np.zeros((bh, bw), np.uint8)
-        cv2.drawContours(paper, [blobs[i].contour], 0, 255, cv2.FILLED, offset=(-x, -y))
-        outside = cv2.subtract(paper, union[y : y + bh, x : x + bw])
+        outside = np.zeros((bh, bw), np.uint8)
+        cv2.drawContours(outside, [blobs[i].contour], 0, 255, cv2.FILLED, offset=(-x, -y))
+        for outline in outlines:  # one at a time: fillPoly fills where several overlap even-odd
+            cv2.fillPoly(outside, [outline], 0, offset=(-x, -y))
         if not cv2.countNonZero(cv2.morphologyEx(outside, cv2.MORPH_OPEN, opening)):
             within.add(i)
     return within

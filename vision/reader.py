@@ -781,7 +781,7 @@ class CardReader:
         }
         # a piece within them is their paper again, parted at another whiteness level or by
         # their print (each of a median ten-card frame's pieces: 34 -> 23 windows)
-        within = pieces_within(blobs, pieces, sorted(settled), image.shape, PIECE_RIM)
+        within = pieces_within(blobs, pieces, sorted(settled), PIECE_RIM)
         rest = [
             i
             for i in np.flatnonzero(later).tolist()

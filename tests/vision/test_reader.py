@@ -616,8 +616,19 @@ def test_pieces_within_leave_out_a_rim_but_not_a_corner_in_view() -> None:
 
     card = blob([[250, 150], [340, 150], [340, 276], [250, 276]], True)
     blobs = [card, blob(PIECE_WITHIN, False), blob(PIECE_BEYOND, False)]
-    assert corners.pieces_within(blobs, [1, 2], [0], (480, 640), 0.1) == {1}
-    assert corners.pieces_within(blobs, [1, 2], [], (480, 640), 0.1) == set()
+    assert corners.pieces_within(blobs, [1, 2], [0], 0.1) == {1}
+    assert corners.pieces_within(blobs, [1, 2], [], 0.1) == set()
+
+
+def test_a_piece_that_is_two_overlapping_cards_merged_lies_within_them() -> None:
+    def blob(points: list[list[int]], whole: bool) -> PaperBlob:
+        array = np.array(points, np.int32)
+        return PaperBlob(array.reshape(-1, 1, 2), array.astype(np.float32), False, whole)
+
+    first = blob([[250, 150], [340, 150], [340, 276], [250, 276]], True)
+    second = blob([[300, 200], [390, 200], [390, 326], [300, 326]], True)
+    merged = [[250, 150], [340, 150], [340, 200], [390, 200], [390, 326], [300, 326], [300, 276], [250, 276]]
+    assert corners.pieces_within([first, second, blob(merged, False)], [2], [0, 1], 0.1) == {2}
 
 
 def test_notched_wholes_are_outlines_with_a_whole_cards_box() -> None:
