@@ -842,12 +842,16 @@ def pieces_within(
     outlines = [np.round(blobs[i].polygon).astype(np.int32) for i in wholes]
     width = statistics.median(min(cv2.minAreaRect(blobs[i].contour)[1]) for i in wholes)
     size = max(3, round(rim * width))
-    opening = np.ones((size, size), np.uint8)
+    # a disc: a strip narrower than the rim goes at any angle (a square's diagonal is wider)
+    opening = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (size, size))
     within = set()
     for i in pieces:
-        # in the piece's box only (a frame-sized mask cost more than the pieces' own work)
+        # in the piece's box only (a frame-sized mask cost more than the pieces' own work), with a
+        # margin of nothing round it: OpenCV's erosion takes what lies past a mask's edge as set,
+        # and a strip along the box's edge would be eroded from one side only
         x, y, bw, bh = cv2.boundingRect(blobs[i].contour)
-        outside = np.zeros((bh, bw), np.uint8)
+        x, y = x - size, y - size
+        outside = np.zeros((bh + 2 * size, bw + 2 * size), np.uint8)
         cv2.drawContours(outside, [blobs[i].contour], 0, 255, cv2.FILLED, offset=(-x, -y))
         for outline in outlines:  # one at a time: fillPoly fills where several overlap even-odd
             cv2.fillPoly(outside, [outline], 0, offset=(-x, -y))

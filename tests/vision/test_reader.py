@@ -568,7 +568,7 @@ def with_a_piece(monkeypatch: pytest.MonkeyPatch, piece: list[list[int]]) -> Non
     monkeypatch.setattr(reader_module, "find_blobs", found)
 
 
-# within the card but for a rim of 2 px at its right (its outline found a little wide)
+# within the card but for a rim of 2 px at its right (the piece's outline 2 px past the card's)
 PIECE_WITHIN = [[262, 160], [342, 160], [342, 266], [262, 266]]
 # the same reaching 30 px past the card's right side: a covered card's corner in view
 PIECE_BEYOND = [[262, 160], [370, 160], [370, 266], [262, 266]]
@@ -585,18 +585,34 @@ def test_a_piece_within_a_card_read_as_one_is_not_read(
 
 
 @pytest.mark.parametrize(
-    ("piece", "first"),
-    [(PIECE_BEYOND, [ACE, ACE]), (PIECE_WITHIN, [ACE, KING])],
+    ("piece", "first", "later"),
+    # the piece's four corners at three widths each; where the card's index corners disagree,
+    # its four pip corners' frames too
+    [(PIECE_BEYOND, [ACE, ACE], 12), (PIECE_WITHIN, [ACE, KING], 4 + 12)],
     ids=["showing-more-than-the-card", "card-not-read-as-one"],
 )
 def test_a_piece_is_read_where_it_shows_more_or_the_card_is_not_read_as_one(
-    monkeypatch: pytest.MonkeyPatch, piece: list[list[int]], first: list[IndexRead]
+    monkeypatch: pytest.MonkeyPatch, piece: list[list[int]], first: list[IndexRead], later: int
 ) -> None:
     with_a_piece(monkeypatch, piece)
     index = CountingIndex(first)
     CardReader(index).read(one_card_on_cloth())
-    assert index.calls[0] == 2
-    assert index.calls[1] >= 4  # the piece's four corners (and the card's pip corners where it disagrees)
+    assert index.calls[:2] == [2, later]
+
+
+def test_a_group_of_cards_is_no_piece(monkeypatch: pytest.MonkeyPatch, no_larger_windows: None) -> None:
+    # a group (several cards in one card's shape) is read at once, within a card or not
+    find = corners.find_blobs
+
+    def found(image: np.ndarray) -> list[PaperBlob]:
+        points = np.array(PIECE_WITHIN, np.int32)
+        group = PaperBlob(points.reshape(-1, 1, 2), points.astype(np.float32), False, False, group=True)
+        return [*find(image), group]
+
+    monkeypatch.setattr(reader_module, "find_blobs", found)
+    index = CountingIndex([ACE, ACE])
+    CardReader(index).read(one_card_on_cloth())
+    assert index.calls[0] > 2
 
 
 def test_without_the_deferral_a_piece_is_read_at_once(
@@ -618,6 +634,24 @@ def test_pieces_within_leave_out_a_rim_but_not_a_corner_in_view() -> None:
     blobs = [card, blob(PIECE_WITHIN, False), blob(PIECE_BEYOND, False)]
     assert corners.pieces_within(blobs, [1, 2], [0], 0.1) == {1}
     assert corners.pieces_within(blobs, [1, 2], [], 0.1) == set()
+
+
+@pytest.mark.parametrize("angle", [0, 20, 45])
+@pytest.mark.parametrize(("strip", "within"), [(7, True), (12, False)])
+def test_the_rim_is_a_tenth_of_the_cards_width_at_any_angle(angle: int, strip: int, within: bool) -> None:
+    # the card 90 px wide: a strip of the piece past its side up to 9 px is rim, at any angle and
+    # along the piece's box's edge alike
+    def turned(points: list[list[int]]) -> np.ndarray:
+        t = np.radians(angle)
+        turn = np.array([[np.cos(t), -np.sin(t)], [np.sin(t), np.cos(t)]])
+        return np.round((np.array(points, float) - (295, 213)) @ turn.T + (295, 213)).astype(np.int32)
+
+    def blob(points: np.ndarray, whole: bool) -> PaperBlob:
+        return PaperBlob(points.reshape(-1, 1, 2), points.astype(np.float32), False, whole)
+
+    card = blob(turned([[250, 150], [340, 150], [340, 276], [250, 276]]), True)
+    piece = blob(turned([[262, 160], [340 + strip, 160], [340 + strip, 266], [262, 266]]), False)
+    assert corners.pieces_within([card, piece], [1], [0], 0.1) == ({1} if within else set())
 
 
 def test_a_piece_that_is_two_overlapping_cards_merged_lies_within_them() -> None:
