@@ -509,21 +509,34 @@ class CountingIndex(IndexReader):
         return [PIPS] * len(patches)
 
 
-def with_a_notched_outline(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The card of one_card_on_cloth found whole, and again as an outline with its box notched at
-    the foot (a court card's picture at a high whiteness level, the card found whole by its
-    edges)."""
+def paper(points: list[list[int]] | np.ndarray, whole: bool = False, group: bool = False) -> PaperBlob:
+    """A light blob outlined by ``points`` (in the frame's pixels)."""
+    outline = np.asarray(points, np.int32)
+    return PaperBlob(outline.reshape(-1, 1, 2), outline.astype(np.float32), False, whole, group)
+
+
+CARD_ON_CLOTH = [[250, 150], [340, 150], [340, 276], [250, 276]]  # one_card_on_cloth's card
+
+
+def with_a_blob(monkeypatch: pytest.MonkeyPatch, blob: PaperBlob) -> None:
+    """The card of one_card_on_cloth found whole, and ``blob`` besides."""
     find = corners.find_blobs
 
     def found(image: np.ndarray) -> list[PaperBlob]:
         blobs = find(image)
         assert [blob.whole for blob in blobs] == [True]
-        notched = np.array(
-            [[250, 150], [340, 150], [340, 276], [310, 276], [295, 230], [280, 276], [250, 276]], np.int32
-        )
-        return [*blobs, PaperBlob(notched.reshape(-1, 1, 2), notched.astype(np.float32), False, False)]
+        return [*blobs, blob]
 
     monkeypatch.setattr(reader_module, "find_blobs", found)
+
+
+def with_a_notched_outline(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The card found again as an outline with its box notched at the foot (a court card's
+    picture at a high whiteness level, the card found whole by its edges)."""
+    with_a_blob(
+        monkeypatch,
+        paper([[250, 150], [340, 150], [340, 276], [310, 276], [295, 230], [280, 276], [250, 276]]),
+    )
 
 
 def test_a_whole_cards_notched_outline_is_not_read_when_its_index_corners_agree(
@@ -555,19 +568,6 @@ def test_without_the_deferral_a_notched_outline_is_read_at_once(monkeypatch: pyt
     assert index.calls[0] > 2
 
 
-def with_a_piece(monkeypatch: pytest.MonkeyPatch, piece: list[list[int]]) -> None:
-    """The card of one_card_on_cloth found whole, and a piece of paper (no card's outline) besides."""
-    find = corners.find_blobs
-
-    def found(image: np.ndarray) -> list[PaperBlob]:
-        blobs = find(image)
-        assert [blob.whole for blob in blobs] == [True]
-        points = np.array(piece, np.int32)
-        return [*blobs, PaperBlob(points.reshape(-1, 1, 2), points.astype(np.float32), False, False)]
-
-    monkeypatch.setattr(reader_module, "find_blobs", found)
-
-
 # within the card but for a rim of 2 px at its right (the piece's outline 2 px past the card's)
 PIECE_WITHIN = [[262, 160], [342, 160], [342, 266], [262, 266]]
 # the same reaching 30 px past the card's right side: a covered card's corner in view
@@ -577,7 +577,7 @@ PIECE_BEYOND = [[262, 160], [370, 160], [370, 266], [262, 266]]
 def test_a_piece_within_a_card_read_as_one_is_not_read(
     monkeypatch: pytest.MonkeyPatch, no_larger_windows: None
 ) -> None:
-    with_a_piece(monkeypatch, PIECE_WITHIN)
+    with_a_blob(monkeypatch, paper(PIECE_WITHIN))
     index = CountingIndex([ACE, ACE])
     sightings = CardReader(index).read(one_card_on_cloth())
     assert index.calls == [2]  # the whole card's index corners alone
@@ -594,7 +594,7 @@ def test_a_piece_within_a_card_read_as_one_is_not_read(
 def test_a_piece_is_read_where_it_shows_more_or_the_card_is_not_read_as_one(
     monkeypatch: pytest.MonkeyPatch, piece: list[list[int]], first: list[IndexRead], later: int
 ) -> None:
-    with_a_piece(monkeypatch, piece)
+    with_a_blob(monkeypatch, paper(piece))
     index = CountingIndex(first)
     CardReader(index).read(one_card_on_cloth())
     assert index.calls[:2] == [2, later]
@@ -602,14 +602,7 @@ def test_a_piece_is_read_where_it_shows_more_or_the_card_is_not_read_as_one(
 
 def test_a_group_of_cards_is_no_piece(monkeypatch: pytest.MonkeyPatch, no_larger_windows: None) -> None:
     # a group (several cards in one card's shape) is read at once, within a card or not
-    find = corners.find_blobs
-
-    def found(image: np.ndarray) -> list[PaperBlob]:
-        points = np.array(PIECE_WITHIN, np.int32)
-        group = PaperBlob(points.reshape(-1, 1, 2), points.astype(np.float32), False, False, group=True)
-        return [*find(image), group]
-
-    monkeypatch.setattr(reader_module, "find_blobs", found)
+    with_a_blob(monkeypatch, paper(PIECE_WITHIN, group=True))
     index = CountingIndex([ACE, ACE])
     CardReader(index).read(one_card_on_cloth())
     assert index.calls[0] > 2
@@ -618,7 +611,7 @@ def test_a_group_of_cards_is_no_piece(monkeypatch: pytest.MonkeyPatch, no_larger
 def test_without_the_deferral_a_piece_is_read_at_once(
     monkeypatch: pytest.MonkeyPatch, no_larger_windows: None
 ) -> None:
-    with_a_piece(monkeypatch, PIECE_WITHIN)
+    with_a_blob(monkeypatch, paper(PIECE_WITHIN))
     monkeypatch.setattr(reader_module, "PIECES_LATER", False)
     index = CountingIndex([ACE, ACE])
     CardReader(index).read(one_card_on_cloth())
@@ -626,12 +619,8 @@ def test_without_the_deferral_a_piece_is_read_at_once(
 
 
 def test_pieces_within_leave_out_a_rim_but_not_a_corner_in_view() -> None:
-    def blob(points: list[list[int]], whole: bool) -> PaperBlob:
-        array = np.array(points, np.int32)
-        return PaperBlob(array.reshape(-1, 1, 2), array.astype(np.float32), False, whole)
-
-    card = blob([[250, 150], [340, 150], [340, 276], [250, 276]], True)
-    blobs = [card, blob(PIECE_WITHIN, False), blob(PIECE_BEYOND, False)]
+    card = paper(CARD_ON_CLOTH, whole=True)
+    blobs = [card, paper(PIECE_WITHIN), paper(PIECE_BEYOND)]
     assert corners.pieces_within(blobs, [1, 2], [0], 0.1) == {1}
     assert corners.pieces_within(blobs, [1, 2], [], 0.1) == set()
 
@@ -646,33 +635,22 @@ def test_the_rim_is_a_tenth_of_the_cards_width_at_any_angle(angle: int, strip: i
         turn = np.array([[np.cos(t), -np.sin(t)], [np.sin(t), np.cos(t)]])
         return np.round((np.array(points, float) - (295, 213)) @ turn.T + (295, 213)).astype(np.int32)
 
-    def blob(points: np.ndarray, whole: bool) -> PaperBlob:
-        return PaperBlob(points.reshape(-1, 1, 2), points.astype(np.float32), False, whole)
-
-    card = blob(turned([[250, 150], [340, 150], [340, 276], [250, 276]]), True)
-    piece = blob(turned([[262, 160], [340 + strip, 160], [340 + strip, 266], [262, 266]]), False)
+    card = paper(turned(CARD_ON_CLOTH), whole=True)
+    piece = paper(turned([[262, 160], [340 + strip, 160], [340 + strip, 266], [262, 266]]))
     assert corners.pieces_within([card, piece], [1], [0], 0.1) == ({1} if within else set())
 
 
 def test_a_piece_that_is_two_overlapping_cards_merged_lies_within_them() -> None:
-    def blob(points: list[list[int]], whole: bool) -> PaperBlob:
-        array = np.array(points, np.int32)
-        return PaperBlob(array.reshape(-1, 1, 2), array.astype(np.float32), False, whole)
-
-    first = blob([[250, 150], [340, 150], [340, 276], [250, 276]], True)
-    second = blob([[300, 200], [390, 200], [390, 326], [300, 326]], True)
+    first = paper(CARD_ON_CLOTH, whole=True)
+    second = paper([[300, 200], [390, 200], [390, 326], [300, 326]], whole=True)
     merged = [[250, 150], [340, 150], [340, 200], [390, 200], [390, 326], [300, 326], [300, 276], [250, 276]]
-    assert corners.pieces_within([first, second, blob(merged, False)], [2], [0, 1], 0.1) == {2}
+    assert corners.pieces_within([first, second, paper(merged)], [2], [0, 1], 0.1) == {2}
 
 
 def test_notched_wholes_are_outlines_with_a_whole_cards_box() -> None:
-    def blob(points: list[list[int]], whole: bool) -> PaperBlob:
-        array = np.array(points, np.int32)
-        return PaperBlob(array.reshape(-1, 1, 2), array.astype(np.float32), False, whole)
-
-    card = blob([[250, 150], [340, 150], [340, 276], [250, 276]], True)
-    notched = blob([[250, 150], [340, 150], [340, 276], [300, 240], [250, 276]], False)
-    half = blob([[250, 150], [300, 150], [300, 276], [250, 276]], False)
+    card = paper(CARD_ON_CLOTH, whole=True)
+    notched = paper([[250, 150], [340, 150], [340, 276], [300, 240], [250, 276]])
+    half = paper([[250, 150], [300, 150], [300, 276], [250, 276]])
     assert corners.notched_wholes([card, notched, half]) == {1: 0}
 
 
