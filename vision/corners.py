@@ -163,12 +163,70 @@ def shrunk(image: np.ndarray, factor: float) -> np.ndarray:
     return cv2.resize(image, None, fx=factor, fy=factor, interpolation=cv2.INTER_AREA)
 
 
-def paper_masks(image: BGRImage, score: GrayImage | None = None) -> list[GrayImage]:
-    """White paper at several levels of whiteness, opened: a card on a light cloth separates from
-    it only at a high level, a card in shadow appears only at a low one (no single cut-off fits
-    both). A flat opening commutes with a threshold, so the score is opened once for all levels."""
-    score = cv2.morphologyEx(whiteness(image) if score is None else score, cv2.MORPH_OPEN, OPENING)
-    return [cv2.threshold(score, level - 1, 255, cv2.THRESH_BINARY)[1] for level in WHITENESS_LEVELS]
+def _paper_blobs(score: GrayImage, min_area: float) -> list[PaperBlob]:
+    """White paper's blobs at several levels of whiteness (``score``), opened: a card on a light
+    cloth separates from it only at a high level, a card in shadow appears only at a low one (no
+    single cut-off fits both). A card alone on the cloth is the same blob at every level: it is
+    kept once (_covered), as the first whole card found there. A flat opening commutes with a
+    threshold, so the score is opened once for all levels; and each level's mask lies inside the
+    one below it, so whatever a higher level finds inside a whole card kept already is covered by
+    it: that card is blanked from the score before the next level is cut. The blobs are the same
+    as every level searched in full, with fewer outlines, and no search above a level that leaves
+    nothing (a median ten-card frame's cards all whole at the lowest level: the four above were
+    almost half of finding its blobs). Whole cards come first, in the order found; then the
+    others (pieces of cards, cards merged), each kept unless a blob kept covers it."""
+    opened: GrayImage = cv2.morphologyEx(score, cv2.MORPH_OPEN, OPENING)
+    kept: list[PaperBlob] = []
+    kept_boxes: list[tuple[Sequence[int], bool]] = []  # each kept blob's box, and whether it is whole
+    others: list[np.ndarray] = []  # the outlines of no whole card, at every level, in order
+    for level in WHITENESS_LEVELS:
+        mask: GrayImage = cv2.threshold(opened, level - 1, 255, cv2.THRESH_BINARY)[1]
+        if not cv2.countNonZero(mask):
+            break  # (the levels above lie inside this one: nothing there either)
+        found_whole: list[np.ndarray] = []
+        for contour, whole in _outlines(mask, min_area, dark=False):
+            if not whole:
+                others.append(contour)
+                continue
+            box = cv2.boundingRect(contour)
+            if _covered(box, kept_boxes):
+                continue
+            blob = _simplified(contour, False, True)
+            if blob is not None:
+                kept.append(blob)
+                kept_boxes.append((box, True))
+                found_whole.append(contour)
+        if found_whole:
+            cv2.drawContours(opened, found_whole, -1, 0, cv2.FILLED)
+    for contour in others:
+        box = cv2.boundingRect(contour)
+        if _covered(box, kept_boxes):
+            continue
+        blob = _simplified(contour, False, False)
+        if blob is not None:
+            kept.append(blob)
+            kept_boxes.append((box, False))
+    return kept
+
+
+def _covered(box: Sequence[int], kept: list[tuple[Sequence[int], bool]]) -> bool:
+    """Whether a blob kept already covers the blob of ``box``: it is that blob again (its box the
+    same, to 0.03 of the larger side of ``box``, or 2 pixels), or a whole card whose box holds the
+    centre of ``box`` (a piece of that card, or a card found inside it)."""
+    x, y, w, h = box
+    tolerance = max(2, int(0.03 * max(w, h)))
+    cx, cy = x + w / 2, y + h / 2
+    for (kx, ky, kw, kh), whole in kept:
+        if (
+            abs(kx - x) <= tolerance
+            and abs(ky - y) <= tolerance
+            and abs(kw - w) <= tolerance
+            and abs(kh - h) <= tolerance
+        ):
+            return True
+        if whole and kx <= cx <= kx + kw and ky <= cy <= ky + kh:
+            return True
+    return False
 
 
 def dark_card_mask(image: BGRImage) -> GrayImage:
@@ -198,8 +256,8 @@ def _median_above(gray: GrayImage, level: int) -> float | None:
 
 
 def _outlines(mask: GrayImage, min_area: float, dark: bool) -> list[tuple[np.ndarray, bool]]:
-    """The outlines of an opened mask's (paper_masks) card-sized blobs, each with whether it is one
-    whole card: not yet simplified (most of a frame's are the same card at another level)."""
+    """The outlines of an opened mask's (_paper_blobs) card-sized blobs, each with whether it is one
+    whole card: not yet simplified (many of a frame's are a card found at another level)."""
     contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
     outlines: list[tuple[np.ndarray, bool]] = []
     max_area = 0.6 * mask.shape[0] * mask.shape[1]  # the table itself, not a card
@@ -449,9 +507,7 @@ def find_blobs(image: BGRImage) -> list[PaperBlob]:
     min_width = MIN_CARD_WIDTH_PX * scale
     min_area = max(0.4 * min_width * min_width * CARD_ASPECT, 0.0015 * h * w)
     score = whiteness(small)
-    blobs = _without_same_blobs(
-        [outline for mask in paper_masks(small, score) for outline in _outlines(mask, min_area, dark=False)]
-    )
+    blobs = _paper_blobs(score, min_area)
     if CANNY_BLOBS:
         blobs.extend(_canny_blobs(small, score, min_area, blobs))
     if GROUPS_NOT_WHOLE:
@@ -502,35 +558,6 @@ def _groups_not_whole(blobs: list[PaperBlob]) -> list[PaperBlob]:
                     result[i] = replace(group, group=True)
                 break
     return result
-
-
-def _without_same_blobs(outlines: list[tuple[np.ndarray, bool]]) -> list[PaperBlob]:
-    """A card alone on the cloth is the same blob at every whiteness level: keep it once (only
-    the blobs kept are simplified)."""
-    if not outlines:
-        return []
-    # a whole card found at one level is not looked for again inside itself at the others
-    outlines = sorted(outlines, key=lambda outline: not outline[1])
-    boxes = np.array([cv2.boundingRect(contour) for contour, _ in outlines])  # x, y, w, h
-    wholes = np.array([whole for _, whole in outlines])
-    tolerances = np.maximum(2, (0.03 * boxes[:, 2:].max(axis=1)).astype(int))
-    # covers[k, i]: blob i is blob k again (its box the same, to i's tolerance), or lies inside
-    # whole card k (its box's centre in k's box)
-    same = (np.abs(boxes[:, None, :] - boxes[None, :, :]) <= tolerances[None, :, None]).all(axis=2)
-    cx, cy = boxes[:, 0] + boxes[:, 2] / 2, boxes[:, 1] + boxes[:, 3] / 2
-    x, y, w, h = (column[:, None] for column in boxes.T)
-    inside = wholes[:, None] & (x <= cx) & (cx <= x + w) & (y <= cy) & (cy <= y + h)
-    covers = same | inside
-    kept: list[PaperBlob] = []
-    covered = np.zeros(len(outlines), bool)  # by a blob kept
-    for i, (contour, whole) in enumerate(outlines):
-        if covered[i]:
-            continue
-        blob = _simplified(contour, False, whole)
-        if blob is not None:
-            kept.append(blob)
-            covered |= covers[i]
-    return kept
 
 
 def _orientation(polygon: np.ndarray) -> float:

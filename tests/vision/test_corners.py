@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 
 import cv2
 import numpy as np
@@ -254,24 +255,92 @@ def test_two_dark_cards_side_by_side_are_not_one_whole_card() -> None:
     assert any(abs(width - 110) < 8 for width in at_top_left), at_top_left
 
 
-def test_the_opened_score_cut_at_each_level_is_each_levels_mask_opened() -> None:
-    # paper_masks opens the whiteness score once instead of each level's mask: the same masks
-    rng = np.random.default_rng(12)
-    grey = cv2.resize(rng.integers(60, 256, (30, 40), dtype=np.uint8), (320, 240))  # blobs at every level
-    tint = rng.integers(0, 12, (240, 320, 3), dtype=np.uint8)
-    image = cv2.subtract(cv2.merge([grey, grey, grey]), tint)
-    image[rng.random((240, 320)) < 0.02] = 255  # specks the opening must remove
-    score = corners.whiteness(image)
-    opened_each = [
-        cv2.morphologyEx((score >= level).astype(np.uint8) * 255, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
+def levels_searched_in_full(score: np.ndarray, min_area: float) -> list[PaperBlob]:
+    """The paper's blobs as _paper_blobs was first written: each level's mask opened on its own
+    and searched in full, every outline of every level kept unless one kept before covers it
+    (the whole cards first, in the order found)."""
+    outlines = [
+        outline
         for level in corners.WHITENESS_LEVELS
+        for outline in corners._outlines(
+            cv2.morphologyEx(
+                (score >= level).astype(np.uint8) * 255, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8)
+            ),
+            min_area,
+            dark=False,
+        )
     ]
-    masks = corners.paper_masks(image)
-    assert all(
-        mask.any() and (mask != (score >= level) * 255).any()
-        for mask, level in zip(masks, corners.WHITENESS_LEVELS, strict=True)
+    kept: list[PaperBlob] = []
+    boxes: list[tuple[Sequence[int], bool]] = []
+    for contour, whole in sorted(outlines, key=lambda outline: not outline[1]):
+        box = cv2.boundingRect(contour)
+        if not corners._covered(box, boxes):
+            blob = corners._simplified(contour, False, whole)
+            if blob is not None:
+                kept.append(blob)
+                boxes.append((box, whole))
+    return kept
+
+
+def cards_at_every_level() -> np.ndarray:
+    """Grey blobs of every whiteness on a grey-brown floor, specks for the opening to remove, and
+    cards of paper at three whitenesses, two printed with dark bars (their paper parted at the
+    levels above their own, into pieces inside them) and two touching (one blob at a low level)."""
+    rng = np.random.default_rng(12)
+    grey = cv2.resize(rng.integers(60, 256, (30, 40), dtype=np.uint8), (640, 480))
+    tint = rng.integers(0, 12, (480, 640, 3), dtype=np.uint8)
+    image = cv2.subtract(cv2.merge([grey, grey, grey]), tint)
+    image[rng.random((480, 640)) < 0.02] = 255
+    for (x, y), angle, white in [((60, 40), 10.0, 250), ((300, 60), -25.0, 180), ((480, 250), 35.0, 140)]:
+        quad = card_corners((x, y), 80, angle).astype(np.int32)
+        cv2.fillConvexPoly(image, card_corners((x - 12, y - 12), 104, angle).astype(np.int32), (40, 40, 40))
+        cv2.fillConvexPoly(image, quad, (white, white, white))
+        centre = quad.mean(axis=0).astype(int)
+        cv2.line(
+            image,
+            (int(centre[0]) - 30, int(centre[1])),
+            (int(centre[0]) + 30, int(centre[1])),
+            (120, 120, 120),
+            6,
+        )
+    cv2.rectangle(image, (90, 290), (252, 410), (40, 40, 40), -1)
+    for x in (100, 172):  # side by side, a pixel apart: parted only at the higher levels
+        cv2.rectangle(image, (x, 300), (x + 70, 400), (200, 200, 200), -1)
+    cv2.line(image, (171, 300), (171, 400), (150, 150, 150), 1)
+    return image
+
+
+def test_each_level_is_searched_outside_the_whole_cards_found_below_it_with_the_same_blobs() -> None:
+    image = cards_at_every_level()
+    score = corners.whiteness(image)
+    blobs = corners._paper_blobs(score, 600.0)
+    reference = levels_searched_in_full(score, 600.0)
+    assert len([blob for blob in blobs if blob.whole]) >= 3 and len(blobs) > len(
+        [b for b in blobs if b.whole]
     )
-    assert all((mask == each).all() for mask, each in zip(masks, opened_each, strict=True))
+    assert [(b.whole, b.contour.tolist(), b.polygon.tolist()) for b in blobs] == [
+        (b.whole, b.contour.tolist(), b.polygon.tolist()) for b in reference
+    ]
+
+
+def test_no_level_above_one_that_leaves_nothing_is_searched(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Three white cards on felt, each found whole at the lowest level: the levels above find only
+    them again, blanked, and are not searched."""
+    image = np.full((480, 640, 3), FELT, np.uint8)
+    for x, angle in [(60, 0.0), (260, 20.0), (460, -30.0)]:
+        cv2.fillConvexPoly(image, card_corners((x, 120), 90, angle).astype(np.int32), (240, 240, 240))
+    searched: list[int] = []
+    outlines = corners._outlines
+
+    def counted(mask: np.ndarray, min_area: float, dark: bool) -> list[tuple[np.ndarray, bool]]:
+        searched.append(cv2.countNonZero(mask))
+        return outlines(mask, min_area, dark)
+
+    monkeypatch.setattr(corners, "_outlines", counted)
+    blobs = corners._paper_blobs(corners.whiteness(image), 600.0)
+    assert [blob.whole for blob in blobs] == [True, True, True]
+    assert len(searched) == 1 and searched[0] > 0
+    assert len(levels_searched_in_full(corners.whiteness(image), 600.0)) == 3
 
 
 def test_whiteness_is_value_less_saturation_and_never_negative() -> None:
@@ -392,8 +461,7 @@ def test_a_card_found_whole_is_not_found_again_by_its_edges(
     not another whole card with four more corners to read."""
     image = laid(np.full((300, 400, 3), FELT, np.uint8), face("7c", 45), (200, 150), angle)
     score = corners.whiteness(image)
-    masks = corners.paper_masks(image, score)
-    found = corners._without_same_blobs([o for m in masks for o in corners._outlines(m, 150.0, dark=False)])
+    found = corners._paper_blobs(score, 150.0)
     assert [b.whole for b in found] == [True]
     assert not [b for b in corners._canny_blobs(image, score, 150.0, found) if b.whole]
     monkeypatch.setattr(corners, "FOUND_TOLERANCE", 0.05)
