@@ -176,8 +176,7 @@ def _paper_blobs(score: GrayImage, min_area: float) -> list[PaperBlob]:
     almost half of finding its blobs). Whole cards come first, in the order found; then the
     others (pieces of cards, cards merged), each kept unless a blob kept covers it."""
     opened: GrayImage = cv2.morphologyEx(score, cv2.MORPH_OPEN, OPENING)
-    kept: list[PaperBlob] = []
-    kept_boxes: list[tuple[Sequence[int], bool]] = []  # each kept blob's box, and whether it is whole
+    kept = _KeptBlobs()
     others: list[np.ndarray] = []  # the outlines of no whole card, at every level, in order
     for level in WHITENESS_LEVELS:
         mask: GrayImage = cv2.threshold(opened, level - 1, 255, cv2.THRESH_BINARY)[1]
@@ -187,26 +186,34 @@ def _paper_blobs(score: GrayImage, min_area: float) -> list[PaperBlob]:
         for contour, whole in _outlines(mask, min_area, dark=False):
             if not whole:
                 others.append(contour)
-                continue
-            box = cv2.boundingRect(contour)
-            if _covered(box, kept_boxes):
-                continue
-            blob = _simplified(contour, False, True)
-            if blob is not None:
-                kept.append(blob)
-                kept_boxes.append((box, True))
+            elif kept.keep(contour, True):
                 found_whole.append(contour)
         if found_whole:
             cv2.drawContours(opened, found_whole, -1, 0, cv2.FILLED)
     for contour in others:
+        kept.keep(contour, False)
+    return kept.blobs
+
+
+class _KeptBlobs:
+    """The paper blobs kept so far, each with its box and whether it is whole (for _covered)."""
+
+    def __init__(self) -> None:
+        self.blobs: list[PaperBlob] = []
+        self.boxes: list[tuple[Sequence[int], bool]] = []
+
+    def keep(self, contour: np.ndarray, whole: bool) -> bool:
+        """Keeps the outline's blob, simplified, unless a blob kept covers it or it is too thin to
+        be one: whether it was kept."""
         box = cv2.boundingRect(contour)
-        if _covered(box, kept_boxes):
-            continue
-        blob = _simplified(contour, False, False)
-        if blob is not None:
-            kept.append(blob)
-            kept_boxes.append((box, False))
-    return kept
+        if _covered(box, self.boxes):
+            return False
+        blob = _simplified(contour, False, whole)
+        if blob is None:
+            return False
+        self.blobs.append(blob)
+        self.boxes.append((box, whole))
+        return True
 
 
 def _covered(box: Sequence[int], kept: list[tuple[Sequence[int], bool]]) -> bool:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
 
 import cv2
 import numpy as np
@@ -270,16 +269,10 @@ def levels_searched_in_full(score: np.ndarray, min_area: float) -> list[PaperBlo
             dark=False,
         )
     ]
-    kept: list[PaperBlob] = []
-    boxes: list[tuple[Sequence[int], bool]] = []
+    kept = corners._KeptBlobs()
     for contour, whole in sorted(outlines, key=lambda outline: not outline[1]):
-        box = cv2.boundingRect(contour)
-        if not corners._covered(box, boxes):
-            blob = corners._simplified(contour, False, whole)
-            if blob is not None:
-                kept.append(blob)
-                boxes.append((box, whole))
-    return kept
+        kept.keep(contour, whole)
+    return kept.blobs
 
 
 def cards_at_every_level() -> np.ndarray:
