@@ -236,9 +236,9 @@ def _covered(box: Sequence[int], kept: list[tuple[Sequence[int], bool]]) -> bool
     return False
 
 
-def dark_card_mask(image: BGRImage) -> GrayImage:
-    """A dark card on a light surface: the inverse polarity, kept only when the surface is light."""
-    gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
+def dark_card_mask(gray: GrayImage) -> GrayImage:
+    """A dark card on a light surface (``gray``, the frame in grey): the inverse polarity, kept only
+    when the surface is light."""
     otsu, mask = cv2.threshold(gray, 0, 255, cv2.THRESH_BINARY_INV + cv2.THRESH_OTSU)
     if otsu > 140:
         return np.zeros_like(gray)
@@ -345,7 +345,7 @@ def _simplified(contour: np.ndarray, dark: bool, whole: bool) -> PaperBlob | Non
 
 
 def _canny_blobs(
-    small: BGRImage, score: GrayImage, min_area: float, found: list[PaperBlob]
+    gray: GrayImage, score: GrayImage, min_area: float, found: list[PaperBlob]
 ) -> list[PaperBlob]:
     """Paper found by its edges where whiteness cannot part it from what it lies on (a white
     board, a lamp's glare at one end of a card and shade at the other, cards touching each other or
@@ -354,8 +354,8 @@ def _canny_blobs(
     court card's is the white frame round its picture) is a whole card, of paper or of paper in
     shade whiter than what it lies on; any other region of paper is a piece of one or more cards
     whose corners are proposed as a blob's (the part of a covered card that shows, a card with a
-    corner under another). ``score``: the whiteness."""
-    edges: GrayImage = cv2.dilate(cv2.Canny(cv2.cvtColor(small, cv2.COLOR_BGR2GRAY), *CANNY_LEVELS), OPENING)
+    corner under another). ``gray``: the frame in grey; ``score``: its whiteness."""
+    edges: GrayImage = cv2.dilate(cv2.Canny(gray, *CANNY_LEVELS), OPENING)
     regions: GrayImage = cv2.bitwise_not(edges)
     contours, hierarchy = cv2.findContours(regions, cv2.RETR_CCOMP, cv2.CHAIN_APPROX_SIMPLE)
     if hierarchy is None:
@@ -371,18 +371,23 @@ def _canny_blobs(
     # whose print (pips in a row, touching through the dilated edges) parts its paper into several
     # regions is still one loop of edges all round (and a loop touching the frame's edge is no
     # region's hole)
-    outer = [
-        (contours[int(i)], False)
-        for i in np.flatnonzero(hierarchy[0][:, 3] < 0)
-        if len(contours[int(i)]) >= 4
-    ]
-    if CANNY_LOOPS:
-        loops, _ = cv2.findContours(edges, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
-        outer += [(loop, True) for loop in loops if len(loop) >= 4]
-    for contour, loop in outer:
-        x, y, bw, bh = cv2.boundingRect(contour)
-        if bw * bh < min_area or bw * bh > 0.5 * h * w:
-            continue  # too small or too large for a card
+    outer = [contours[int(i)] for i in np.flatnonzero(hierarchy[0][:, 3] < 0) if len(contours[int(i)]) >= 4]
+    loops = (
+        [
+            loop
+            for loop in cv2.findContours(edges, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)[0]
+            if len(loop) >= 4
+        ]
+        if CANNY_LOOPS
+        else []
+    )
+    shapes = outer + loops
+    boxes = _boxes(shapes)
+    sizes = boxes[:, 2] * boxes[:, 3]
+    # too small or too large for a card (most of the regions: a pip's, a glyph's)
+    for k in np.flatnonzero((sizes >= min_area) & (sizes <= 0.5 * h * w)).tolist():
+        contour, loop = shapes[k], k >= len(outer)
+        x, y, bw, bh = boxes[k].tolist()
         if _found_already((x, y, bw, bh), found_boxes):
             continue  # a card the whiteness levels (or its region) found whole
         if loop:
@@ -450,6 +455,19 @@ def _canny_blobs(
     return kept
 
 
+def _boxes(contours: Sequence[np.ndarray]) -> np.ndarray:
+    """Each contour's upright box (x, y, width, height), as cv2.boundingRect gives it, all at once
+    (n, 4): a Canny pass has a hundred regions or more, and a call each cost more than the rest
+    of their test."""
+    if not contours:
+        return np.zeros((0, 4), np.int64)
+    points = np.concatenate(contours).reshape(-1, 2)
+    starts = np.cumsum([0] + [len(contour) for contour in contours[:-1]])
+    low = np.minimum.reduceat(points, starts)
+    boxes: np.ndarray = np.hstack([low, np.maximum.reduceat(points, starts) - low + 1])
+    return boxes
+
+
 def _found_already(box: Sequence[int], found: Sequence[Sequence[int]]) -> bool:
     """Whether a region's or a loop's box is that of a card found whole already (to FOUND_TOLERANCE
     of its size: a card's Canny outline and its whiteness outline differ by a few pixels)."""
@@ -514,12 +532,13 @@ def find_blobs(image: BGRImage) -> list[PaperBlob]:
     min_width = MIN_CARD_WIDTH_PX * scale
     min_area = max(0.4 * min_width * min_width * CARD_ASPECT, 0.0015 * h * w)
     score = whiteness(small)
+    gray = cv2.cvtColor(small, cv2.COLOR_BGR2GRAY)  # the edges' and the dark cards'
     blobs = _paper_blobs(score, min_area)
     if CANNY_BLOBS:
-        blobs.extend(_canny_blobs(small, score, min_area, blobs))
+        blobs.extend(_canny_blobs(gray, score, min_area, blobs))
     if GROUPS_NOT_WHOLE:
         blobs = _groups_not_whole(blobs)
-    dark_mask = dark_card_mask(small)
+    dark_mask = dark_card_mask(gray)
     if cv2.countNonZero(dark_mask):  # (most frames: no light surface for dark cards to lie on)
         for contour, whole in _outlines(
             cv2.morphologyEx(dark_mask, cv2.MORPH_OPEN, OPENING), min_area, dark=True

@@ -16,6 +16,13 @@ from vision.reader import ACT_CONFIDENCE, CardReader, Facing
 from vision.sources import Frame, read_image
 
 
+def canny_blobs(
+    image: np.ndarray, score: np.ndarray, min_area: float, found: list[PaperBlob]
+) -> list[PaperBlob]:
+    """corners._canny_blobs on a colour image."""
+    return corners._canny_blobs(cv2.cvtColor(image, cv2.COLOR_BGR2GRAY), score, min_area, found)
+
+
 def card_corners(top_left: tuple[float, float], width: float, angle: float) -> np.ndarray:
     """A card's corners clockwise from its top left, its top edge turned by ``angle`` degrees."""
     a = math.radians(angle)
@@ -84,7 +91,7 @@ def test_a_dark_region_closed_by_edges_is_no_paper_card() -> None:
     image = np.full((480, 640, 3), 225, np.uint8)
     quad = card_corners((250, 150), 110, 10.0)
     cv2.fillConvexPoly(image, quad.astype(np.int32), (60, 30, 20))
-    assert not [b for b in corners._canny_blobs(image, corners.whiteness(image), 500.0, []) if b.whole]
+    assert not [b for b in canny_blobs(image, corners.whiteness(image), 500.0, []) if b.whole]
 
 
 def card_on_a_white_board(x: int, y: int) -> tuple[np.ndarray, np.ndarray]:
@@ -100,7 +107,7 @@ def card_on_a_white_board(x: int, y: int) -> tuple[np.ndarray, np.ndarray]:
 
 
 def canny_wholes(image: np.ndarray) -> list[PaperBlob]:
-    return [b for b in corners._canny_blobs(image, corners.whiteness(image), 500.0, []) if b.whole]
+    return [b for b in canny_blobs(image, corners.whiteness(image), 500.0, []) if b.whole]
 
 
 @pytest.mark.parametrize(("switch", "shadow"), [("CANNY_LOOPS", False), ("LOOP_TAILS", True)])
@@ -146,10 +153,10 @@ def test_a_court_card_in_deep_shade_is_paper_by_its_border(monkeypatch: pytest.M
     image = np.full((225, 400, 3), (22, 20, 18), np.uint8)
     cv2.rectangle(image, (150, 60), (230, 172), (92, 90, 88), -1)
     cv2.rectangle(image, (162, 76), (218, 156), (45, 30, 60), -1)  # the picture
-    wholes = [b for b in corners._canny_blobs(image, corners.whiteness(image), 500.0, []) if b.whole]
+    wholes = [b for b in canny_blobs(image, corners.whiteness(image), 500.0, []) if b.whole]
     assert len(wholes) == 1
     monkeypatch.setattr(corners, "LOOP_BORDER", 0.0)
-    assert not [b for b in corners._canny_blobs(image, corners.whiteness(image), 500.0, []) if b.whole]
+    assert not [b for b in canny_blobs(image, corners.whiteness(image), 500.0, []) if b.whole]
 
 
 @pytest.mark.parametrize("angle", [0.0, 7.0, -12.0])
@@ -456,9 +463,9 @@ def test_a_card_found_whole_is_not_found_again_by_its_edges(
     score = corners.whiteness(image)
     found = corners._paper_blobs(score, 150.0)
     assert [b.whole for b in found] == [True]
-    assert not [b for b in corners._canny_blobs(image, score, 150.0, found) if b.whole]
+    assert not [b for b in canny_blobs(image, score, 150.0, found) if b.whole]
     monkeypatch.setattr(corners, "FOUND_TOLERANCE", 0.05)
-    assert [b for b in corners._canny_blobs(image, score, 150.0, found) if b.whole]
+    assert [b for b in canny_blobs(image, score, 150.0, found) if b.whole]
 
 
 def test_a_dark_cards_side_cut_by_the_frames_edge_gives_no_width(monkeypatch: pytest.MonkeyPatch) -> None:
