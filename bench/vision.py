@@ -92,7 +92,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from tablectl.native import VISION, running_native  # noqa: E402
+from tablectl.native import PURE_ENV, VISION, running_native  # noqa: E402
 from vision.backs import Backs, learn  # noqa: E402
 from vision.calibrate import back_samples  # noqa: E402
 from vision.change import ChangeGate  # noqa: E402
@@ -111,6 +111,10 @@ from vision.zones import (  # noqa: E402
     rectangle,
 )
 
+# the source or the build, as the caller asked, before any figure imports the test helpers: the test
+# package asks for the vision source in its process (tests/__init__.py), which the counted children
+# would inherit from this one's environment
+ASKED_PURE = os.environ.get(PURE_ENV)
 CARDS = ROOT.parent / "shared" / "data" / "cards"
 TEST = CARDS / "photos-tfod-test"
 BACKS = CARDS / "backs-cardcounter"
@@ -632,9 +636,7 @@ def frame_instructions(model: Path, frames: int = 20) -> float:
             stdout=subprocess.DEVNULL,
             stderr=subprocess.PIPE,
             text=True,
-            # one order of sets and dicts of strings, and no BLAS thread spinning beside the reader
-            # (valgrind counts its waits, as many as the scheduling makes): the count repeats
-            env={**os.environ, "PYTHONHASHSEED": "0", "OPENBLAS_NUM_THREADS": "1"},
+            env=counted_env(),
         )
         for passes in COUNTED_PASSES
     ]
@@ -652,6 +654,18 @@ def frame_instructions(model: Path, frames: int = 20) -> float:
                 run.wait()
     reads = (COUNTED_PASSES[1] - COUNTED_PASSES[0]) * frames
     return round((counts[1] - counts[0]) / reads / 1e6, 2)
+
+
+def counted_env() -> dict[str, str]:
+    """The counted children's environment: this one's, with the source or the build as the caller
+    asked for it (ASKED_PURE: the test helpers' import asks for the vision source, and a full run
+    imports them before the count, which then counted the source, about a tenth more), one order
+    of sets and dicts of strings, and no BLAS thread spinning beside the reader (valgrind counts
+    its waits, as many as the scheduling makes): the count repeats."""
+    env = {name: value for name, value in os.environ.items() if name != PURE_ENV}
+    if ASKED_PURE is not None:
+        env[PURE_ENV] = ASKED_PURE
+    return {**env, "PYTHONHASHSEED": "0", "OPENBLAS_NUM_THREADS": "1"}
 
 
 def counted_instructions(valgrind_output: str) -> int:

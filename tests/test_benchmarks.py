@@ -73,6 +73,22 @@ def test_the_vision_benchmark_reads_cachegrinds_count_and_its_counted_child_runs
     assert child.stdout == ""  # the counted child reads and prints nothing
 
 
+def test_the_counted_children_run_the_build_or_source_the_caller_asked_for(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A full run imports the test helpers before it counts, and the test package asks for the
+    vision source in its process: the children must not inherit that (they counted the source)."""
+    monkeypatch.delenv("TABLECTL_PURE", raising=False)
+    bench = runpy.run_path(str(BENCH / "vision.py"))
+    monkeypatch.setenv("TABLECTL_PURE", "vision")  # as importing tests/ sets it
+    env = bench["counted_env"]()
+    assert "TABLECTL_PURE" not in env and env["PYTHONHASHSEED"] == "0"
+    monkeypatch.setenv("TABLECTL_PURE", "1")
+    asked = runpy.run_path(str(BENCH / "vision.py"))
+    monkeypatch.setenv("TABLECTL_PURE", "vision")
+    assert asked["counted_env"]()["TABLECTL_PURE"] == "1"
+
+
 @pytest.mark.usefixtures("mosquitto")
 def test_the_latency_benchmark_runs_on_its_own_broker() -> None:
     assert "e2e_p99_ms" in run_bench("latency.py", ["--cards", "100"])
