@@ -166,15 +166,18 @@ def shrunk(image: np.ndarray, factor: float) -> np.ndarray:
 def _paper_blobs(score: GrayImage, min_area: float) -> list[PaperBlob]:
     """White paper's blobs at several levels of whiteness (``score``), opened: a card on a light
     cloth separates from it only at a high level, a card in shadow appears only at a low one (no
-    single cut-off fits both). A card alone on the cloth is the same blob at every level: it is
-    kept once (_covered), as the first whole card found there. A flat opening commutes with a
-    threshold, so the score is opened once for all levels; and each level's mask lies inside the
-    one below it, so whatever a higher level finds inside a whole card kept already is covered by
-    it: that card is blanked from the score before the next level is cut. The blobs are the same
-    as every level searched in full, with fewer outlines, and no search above a level that leaves
-    nothing (a median ten-card frame's cards all whole at the lowest level: the four above were
-    almost half of finding its blobs). Whole cards come first, in the order found; then the
-    others (pieces of cards, cards merged), each kept unless a blob kept covers it."""
+    single cut-off fits both). A flat opening commutes with a threshold, so the score is opened
+    once for all levels. Each level's mask lies inside the one below it, so whatever a higher
+    level finds inside a whole card kept already is that card again or a piece of it, covered by
+    it (_covered: its box's centre lies in the card's box): the card is blanked from the score
+    before the next level is cut. The blanking is its outline filled, which is exactly its blob
+    and its holes; no other blob of that level touches it (they would be one blob), so every other
+    outline of the levels above is found as before. The blobs are the same as every level
+    searched in full, and no level above one that leaves nothing is searched: the levels above the
+    lowest see only the paper no whole card explains (on the ten-card frames, a pair of cards
+    merged or a card notched by its print), and the outlines cost about half as much. Whole cards
+    come first, in the order found; then the others (pieces of cards, cards merged), each kept
+    unless a blob kept covers it."""
     opened: GrayImage = cv2.morphologyEx(score, cv2.MORPH_OPEN, OPENING)
     kept = _KeptBlobs()
     others: list[np.ndarray] = []  # the outlines of no whole card, at every level, in order
@@ -218,7 +221,7 @@ class _KeptBlobs:
 
 def _covered(box: Sequence[int], kept: list[tuple[Sequence[int], bool]]) -> bool:
     """Whether a blob kept already covers the blob of ``box``: it is that blob again (its box the
-    same, to 0.03 of the larger side of ``box``, or 2 pixels), or a whole card whose box holds the
+    same, to 0.03 of the larger side of ``box`` and at least 2 pixels), or a whole card whose box holds the
     centre of ``box`` (a piece of that card, or a card found inside it)."""
     x, y, w, h = box
     tolerance = max(2, int(0.03 * max(w, h)))
@@ -385,9 +388,9 @@ def _canny_blobs(
     boxes = _boxes(shapes)
     sizes = boxes[:, 2] * boxes[:, 3]
     # too small or too large for a card (most of the regions: a pip's, a glyph's)
-    for k in np.flatnonzero((sizes >= min_area) & (sizes <= 0.5 * h * w)).tolist():
-        contour, loop = shapes[k], k >= len(outer)
-        x, y, bw, bh = boxes[k].tolist()
+    for n in np.flatnonzero((sizes >= min_area) & (sizes <= 0.5 * h * w)).tolist():
+        contour, loop = shapes[n], n >= len(outer)
+        x, y, bw, bh = boxes[n].tolist()
         if _found_already((x, y, bw, bh), found_boxes):
             continue  # a card the whiteness levels (or its region) found whole
         if loop:
@@ -460,7 +463,7 @@ def _boxes(contours: Sequence[np.ndarray]) -> np.ndarray:
     (n, 4): a Canny pass has a hundred regions or more, and a call each cost more than the rest
     of their test."""
     if not contours:
-        return np.zeros((0, 4), np.int64)
+        return np.zeros((0, 4), np.int32)
     points = np.concatenate(contours).reshape(-1, 2)
     starts = np.cumsum([0] + [len(contour) for contour in contours[:-1]])
     low = np.minimum.reduceat(points, starts)
