@@ -174,8 +174,9 @@ def _paper_blobs(score: GrayImage, min_area: float) -> list[PaperBlob]:
     and its holes; no other blob of that level touches it (they would be one blob), so every other
     outline of the levels above is found as before. The blobs are the same as every level
     searched in full, and no level above one that leaves nothing is searched: the levels above the
-    lowest see only the paper no whole card explains (on the ten-card frames, a pair of cards
-    merged or a card notched by its print), and the outlines cost about half as much. Whole cards
+    lowest see only the paper no whole card explains (on the ten-card frames, a card or two whose
+    print notches or parts their paper at the lowest level: 10 of 20 frames), and the outlines
+    cost about half as much. Whole cards
     come first, in the order found; then the others (pieces of cards, cards merged), each kept
     unless a blob kept covers it."""
     opened: GrayImage = cv2.morphologyEx(score, cv2.MORPH_OPEN, OPENING)
