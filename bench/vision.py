@@ -111,9 +111,8 @@ from vision.zones import (  # noqa: E402
     rectangle,
 )
 
-# the source or the build, as the caller asked, before any figure imports the test helpers: the test
-# package asks for the vision source in its process (tests/__init__.py), which the counted children
-# would inherit from this one's environment
+# the source or the build, as the caller asked, read before any figure imports the test helpers
+# (counted_env)
 ASKED_PURE = os.environ.get(PURE_ENV)
 CARDS = ROOT.parent / "shared" / "data" / "cards"
 TEST = CARDS / "photos-tfod-test"

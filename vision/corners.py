@@ -105,6 +105,7 @@ GROUP_CORNER_NEAR = 0.05  # of the group's short side: a card's corner this near
 GROUP_SHARE = (0.2, 0.8)  # of the group's area, a card of it found whole
 CANNY_LOOPS = True  # whole cards also from loops of edges, whatever the print inside parts
 FOUND_TOLERANCE = 0.1  # of a box's size: a region's or loop's box this near a whole card's is that card
+SAME_BLOB_TOLERANCE = 0.03  # of a box's size: a blob at another whiteness level this near is that blob
 LOOP_TAILS = True
 LOOP_BORDER = 0.15  # of its box's short side: the band inside a loop that is a card's border
 LOOP_TAIL = 7  # pixels at FIND_SIDE: a line running on from a loop is narrower (edges dilated to 3)
@@ -176,9 +177,8 @@ def _paper_blobs(score: GrayImage, min_area: float) -> list[PaperBlob]:
     searched in full, and no level above one that leaves nothing is searched: the levels above the
     lowest see only the paper no whole card explains (on the ten-card frames, a card or two whose
     print notches or parts their paper at the lowest level: 10 of 20 frames), and the outlines
-    cost about half as much. Whole cards
-    come first, in the order found; then the others (pieces of cards, cards merged), each kept
-    unless a blob kept covers it."""
+    cost about half as much. Whole cards come first, in the order found; then the others (pieces
+    of cards, cards merged), each kept unless a blob kept covers it."""
     opened: GrayImage = cv2.morphologyEx(score, cv2.MORPH_OPEN, OPENING)
     kept = _KeptBlobs()
     others: list[np.ndarray] = []  # the outlines of no whole card, at every level, in order
@@ -221,23 +221,31 @@ class _KeptBlobs:
 
 
 def _covered(box: Sequence[int], kept: list[tuple[Sequence[int], bool]]) -> bool:
-    """Whether a blob kept already covers the blob of ``box``: it is that blob again (its box the
-    same, to 0.03 of the larger side of ``box`` and at least 2 pixels), or a whole card whose box holds the
-    centre of ``box`` (a piece of that card, or a card found inside it)."""
+    """Whether a blob kept already covers the blob of ``box``: it is that blob again (_same_box, to
+    SAME_BLOB_TOLERANCE), or a whole card whose box holds the centre of ``box`` (a piece of that
+    card, or a card found inside it)."""
     x, y, w, h = box
-    tolerance = max(2, int(0.03 * max(w, h)))
     cx, cy = x + w / 2, y + h / 2
     for (kx, ky, kw, kh), whole in kept:
-        if (
-            abs(kx - x) <= tolerance
-            and abs(ky - y) <= tolerance
-            and abs(kw - w) <= tolerance
-            and abs(kh - h) <= tolerance
-        ):
+        if _same_box(box, (kx, ky, kw, kh), SAME_BLOB_TOLERANCE, 1):
             return True
         if whole and kx <= cx <= kx + kw and ky <= cy <= ky + kh:
             return True
     return False
+
+
+def _same_box(box: Sequence[int], other: Sequence[int], share: float, size_slack: int) -> bool:
+    """Whether ``other`` is the box ``box`` again: its corner within ``share`` of the larger side
+    of ``box`` (2 pixels at least), its width and height within ``size_slack`` times that."""
+    x, y, w, h = box
+    ox, oy, ow, oh = other
+    tolerance = max(2, int(share * max(w, h)))
+    return (
+        abs(x - ox) <= tolerance
+        and abs(y - oy) <= tolerance
+        and abs(w - ow) <= size_slack * tolerance
+        and abs(h - oh) <= size_slack * tolerance
+    )
 
 
 def dark_card_mask(gray: GrayImage) -> GrayImage:
@@ -474,16 +482,9 @@ def _boxes(contours: Sequence[np.ndarray]) -> np.ndarray:
 
 def _found_already(box: Sequence[int], found: Sequence[Sequence[int]]) -> bool:
     """Whether a region's or a loop's box is that of a card found whole already (to FOUND_TOLERANCE
-    of its size: a card's Canny outline and its whiteness outline differ by a few pixels)."""
-    x, y, bw, bh = box
-    tolerance = max(2, int(FOUND_TOLERANCE * max(bw, bh)))
-    return any(
-        abs(x - fx) <= tolerance
-        and abs(y - fy) <= tolerance
-        and abs(bw - fw) <= 2 * tolerance
-        and abs(bh - fh) <= 2 * tolerance
-        for fx, fy, fw, fh in found
-    )
+    of its size, its width and height to twice that: a card's Canny outline and its whiteness
+    outline differ by a few pixels)."""
+    return any(_same_box(box, other, FOUND_TOLERANCE, 2) for other in found)
 
 
 def _without_tails(contour: np.ndarray, x: int, y: int, bw: int, bh: int) -> np.ndarray | None:

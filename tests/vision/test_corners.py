@@ -264,8 +264,9 @@ def test_two_dark_cards_side_by_side_are_not_one_whole_card() -> None:
 def levels_searched_in_full(score: np.ndarray, min_area: float) -> list[PaperBlob]:
     """The paper's blobs as they were found before _paper_blobs, on its own terms: each level's mask
     opened on its own and searched in full, the outlines of every level sorted whole cards first,
-    each kept unless one kept before it covers it (its box the same, to 0.03 of its larger side
-    and 2 pixels at least, or its box's centre in a whole card's box), all pairs at once."""
+    each kept unless one kept before it covers it (its box the same, to SAME_BLOB_TOLERANCE of its
+    larger side and 2 pixels at least, or its box's centre in a whole card's box), all pairs at
+    once."""
     outlines = sorted(
         (
             outline
@@ -280,7 +281,7 @@ def levels_searched_in_full(score: np.ndarray, min_area: float) -> list[PaperBlo
     )
     boxes = np.array([cv2.boundingRect(contour) for contour, _ in outlines]).reshape(-1, 4)
     wholes = np.array([whole for _, whole in outlines], bool)
-    tolerances = np.maximum(2, (0.03 * boxes[:, 2:].max(axis=1)).astype(int))
+    tolerances = np.maximum(2, (corners.SAME_BLOB_TOLERANCE * boxes[:, 2:].max(axis=1)).astype(int))
     same = (np.abs(boxes[:, None, :] - boxes[None, :, :]) <= tolerances[None, :, None]).all(axis=2)
     cx, cy = boxes[:, 0] + boxes[:, 2] / 2, boxes[:, 1] + boxes[:, 3] / 2
     x, y, w, h = (column[:, None] for column in boxes.T)
