@@ -48,6 +48,7 @@ MIDDLE_IN_VIEW = 0.5  # of the card's middle: less, and the rest may be a neighb
 # pixels: the card is looked at this wide for its picture (a quarter of the pips' look's pixels:
 # shares of the middle need no notch, and the look is asked of every court card acted on)
 PICTURE_LOOK_WIDTH = 50
+CLOTH_OUTSIDE = True
 
 
 @dataclass(frozen=True)
@@ -161,16 +162,28 @@ def no_court_picture(image: BGRImage, quad: np.ndarray, others: Sequence[np.ndar
     covered = look.covered(others)
     if int(look.pips(covered).sum()) < COURT_LEAST_PIPS:
         return False
-    in_view = covered[look.middle] == 0
+    # channel by channel in uint8 (a reduction over numpy's last axis of three is slow)
+    blue, green, red = cv2.split(look.card)
+    chroma = cv2.subtract(cv2.max(cv2.max(blue, green), red), cv2.min(cv2.min(blue, green), red))
+    marked = (look.gray < look.paper - FAINT_BELOW_PAPER) | (chroma > COLOURED * max(look.paper, 40))
+    out = covered != 0
+    if CLOTH_OUTSIDE:
+        out |= _cloth(marked)
+    in_view = ~out[look.middle]
     if in_view.mean() < MIDDLE_IN_VIEW:
         return False
-    # channel by channel in uint8 (a reduction over numpy's last axis of three is slow)
-    blue, green, red = cv2.split(look.card[look.middle])
-    chroma = cv2.subtract(cv2.max(cv2.max(blue, green), red), cv2.min(cv2.min(blue, green), red))
-    marked = (look.gray[look.middle] < look.paper - FAINT_BELOW_PAPER) | (
-        chroma > COLOURED * max(look.paper, 40)
-    )
-    return float(marked[in_view].mean()) < BARE_MIDDLE
+    return float(marked[look.middle][in_view].mean()) < BARE_MIDDLE
+
+
+def _cloth(marked: np.ndarray) -> np.ndarray:
+    """The marked pixels that reach the look's edge: the cloth round a card outlined larger than
+    its paper (a jumbo index read at a wider window), not its picture, which its white border frames."""
+    count, labels = cv2.connectedComponents(marked.astype(np.uint8), connectivity=8)
+    if count <= 1:
+        return np.zeros(marked.shape, bool)
+    edge = np.unique(np.concatenate([labels[0], labels[-1], labels[:, 0], labels[:, -1]]))
+    edge = edge[edge != 0]
+    return np.isin(labels, edge)
 
 
 def _pip_suit(box: BGRImage, mark: np.ndarray, white: float, four_colour: bool) -> str | None:

@@ -219,6 +219,33 @@ def test_a_court_card_outlined_past_its_edge_still_shows_its_picture(card: str) 
     assert not no_court_picture(image, wider_by(upright_quad((320, 240), court), 0.15))
 
 
+def grown_by(quad: np.ndarray, share: float) -> np.ndarray:
+    """An outline grown ``share`` of its size all round its centre: the cloth round the card in it."""
+    centre = quad.mean(axis=0)
+    grown: np.ndarray = (centre + (quad - centre) * (1 + share)).astype(np.float32)
+    return grown
+
+
+@pytest.mark.parametrize("card", ["5c", "7h", "9c", "Ts"])
+def test_a_number_card_outlined_larger_all_round_shows_no_picture(card: str) -> None:
+    """A card outlined two fifths larger all round (a jumbo index read through a wider window:
+    Kennard's nine of clubs read as a queen at both corners, outlined a quarter larger, its small
+    pips leaving less paper to spare): the cloth in the outline's middle reaches its edge, and is
+    no picture, which the card's white border frames (each card here fails with the cloth counted)."""
+    number = face(card, 80)
+    image = laid(felt(), number, (320, 240), 12.0)
+    quad = np.array(the_card(CardReader().read(image), card).corners, np.float32)
+    assert no_court_picture(image, grown_by(quad, 0.4))
+
+
+@pytest.mark.parametrize("card", ["Jc", "Qh", "Ks"])
+def test_a_court_card_outlined_larger_all_round_shows_its_picture(card: str) -> None:
+    court = face(card, 80)
+    image = laid(felt(), court, (320, 240), 12.0)
+    quad = np.array(the_card(CardReader().read(image), card).corners, np.float32)
+    assert not no_court_picture(image, grown_by(quad, 0.4))
+
+
 class _SixesAsQueens(IndexReader):
     """The committed classifier, but reading a six's index as a queen's: what it does with a jumbo
     index it never saw (Kennard's jumbo six and eight of clubs read as the queen at 0.95-0.99, both
