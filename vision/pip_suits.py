@@ -166,13 +166,18 @@ def no_court_picture(image: BGRImage, quad: np.ndarray, others: Sequence[np.ndar
     blue, green, red = cv2.split(look.card)
     chroma = cv2.subtract(cv2.max(cv2.max(blue, green), red), cv2.min(cv2.min(blue, green), red))
     marked = (look.gray < look.paper - FAINT_BELOW_PAPER) | (chroma > COLOURED * max(look.paper, 40))
-    out = covered != 0
-    if CLOTH_OUTSIDE:
-        out |= _cloth(marked)
-    in_view = ~out[look.middle]
+    in_view = covered[look.middle] == 0
     if in_view.mean() < MIDDLE_IN_VIEW:
         return False
-    return float(marked[look.middle][in_view].mean()) < BARE_MIDDLE
+    middle = marked[look.middle]
+    if CLOTH_OUTSIDE:
+        # the cloth is left out where as much of the middle stays in view: a picture's share of
+        # what is left can only fall, so every card held without this is held with it (a real
+        # photo's shading or a court's picture can reach an outline hugging its card's edge)
+        on_paper = in_view & ~_cloth(marked)[look.middle]
+        if on_paper.mean() >= MIDDLE_IN_VIEW:
+            in_view = on_paper
+    return float(middle[in_view].mean()) < BARE_MIDDLE
 
 
 def _cloth(marked: np.ndarray) -> np.ndarray:
