@@ -48,7 +48,9 @@ MIDDLE_IN_VIEW = 0.5  # of the card's middle: less, and the rest may be a neighb
 # pixels: the card is looked at this wide for its picture (a quarter of the pips' look's pixels:
 # shares of the middle need no notch, and the look is asked of every court card acted on)
 PICTURE_LOOK_WIDTH = 50
-CLOTH_OUTSIDE = True
+# the marks reaching the look's edge left out of its middle: the cloth round an outline larger
+# than its card (no_court_picture)
+LEAVE_OUT_CLOTH = True
 
 
 @dataclass(frozen=True)
@@ -151,7 +153,8 @@ def no_court_picture(image: BGRImage, quad: np.ndarray, others: Sequence[np.ndar
     training photos' court cards, washed out or in shade, 0.32 at least; Kennard's and geaxgx's
     0.38 and more), where a number card's pips leave it mostly paper (the jumbo-index eights and
     sixes read as queens: 0.08-0.2). Asked in that order, cheapest first: a court card's picture
-    is mostly one mark larger than a pip."""
+    is mostly one mark larger than a pip. An outline larger than its card all round takes in the
+    cloth, which is no picture: the marks reaching its edge are then left out (_cloth)."""
     look = _look(image, quad, PICTURE_LOOK_WIDTH)
     # a mark cut by the look's edge is not the card's (a jumbo six outlined past its edge onto the
     # felt, Kennard's decks); a court's picture is framed inside the card
@@ -162,27 +165,28 @@ def no_court_picture(image: BGRImage, quad: np.ndarray, others: Sequence[np.ndar
     covered = look.covered(others)
     if int(look.pips(covered).sum()) < COURT_LEAST_PIPS:
         return False
+    in_view = covered[look.middle] == 0
+    if in_view.mean() < MIDDLE_IN_VIEW:
+        return False
     # channel by channel in uint8 (a reduction over numpy's last axis of three is slow)
     blue, green, red = cv2.split(look.card)
     chroma = cv2.subtract(cv2.max(cv2.max(blue, green), red), cv2.min(cv2.min(blue, green), red))
     marked = (look.gray < look.paper - FAINT_BELOW_PAPER) | (chroma > COLOURED * max(look.paper, 40))
-    in_view = covered[look.middle] == 0
-    if in_view.mean() < MIDDLE_IN_VIEW:
-        return False
-    middle = marked[look.middle]
-    if CLOTH_OUTSIDE:
-        # the cloth is left out where as much of the middle stays in view: a picture's share of
-        # what is left can only fall, so every card held without this is held with it (a real
-        # photo's shading or a court's picture can reach an outline hugging its card's edge)
+    if LEAVE_OUT_CLOTH:
+        # only where MIDDLE_IN_VIEW of the middle stays (a court's picture or a photo's shading can
+        # reach an outline that cuts into its card): the cloth is marked, so leaving it out lowers
+        # the middle's share and loses no hold
         on_paper = in_view & ~_cloth(marked)[look.middle]
         if on_paper.mean() >= MIDDLE_IN_VIEW:
             in_view = on_paper
-    return float(middle[in_view].mean()) < BARE_MIDDLE
+    marked_middle = marked[look.middle]
+    return float(marked_middle[in_view].mean()) < BARE_MIDDLE
 
 
 def _cloth(marked: np.ndarray) -> np.ndarray:
-    """The marked pixels that reach the look's edge: the cloth round a card outlined larger than
-    its paper (a jumbo index read at a wider window), not its picture, which its white border frames."""
+    """The marked pixels 8-connected to the look's edge: the cloth round an outline larger than its
+    card (a jumbo index read through a wider window), and, where the outline cuts into its card, a
+    picture or shading that reaches it (no_court_picture's MIDDLE_IN_VIEW bounds those)."""
     count, labels = cv2.connectedComponents(marked.astype(np.uint8), connectivity=8)
     if count <= 1:
         return np.zeros(marked.shape, bool)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+import cv2
 import numpy as np
 import pytest
 
@@ -12,7 +13,7 @@ from tests.helpers.camera_frames import face, felt, four_colour_face, laid
 from vision import pip_suits as pip_suits_module
 from vision import reader as reader_module
 from vision.index_reader import RANK_LABELS, IndexRead, IndexReader
-from vision.pip_suits import RED, no_court_picture, pip_suits, pips_against
+from vision.pip_suits import RED, _cloth, no_court_picture, pip_suits, pips_against
 from vision.reader import ACT_CONFIDENCE, CardReader, CardSighting, Facing
 from vision.types import FloatArray
 
@@ -239,17 +240,35 @@ def test_a_number_card_outlined_larger_all_round_shows_no_picture(card: str) -> 
     assert no_court_picture(image, grown_by(quad, 0.4))
 
 
-@pytest.mark.parametrize("card", ["Jc", "Qh", "Ks"])
-def test_a_court_card_outlined_larger_all_round_shows_its_picture(card: str) -> None:
-    court = face(card, 80)
-    image = laid(felt(), court, (320, 240), 12.0)
-    quad = np.array(the_card(CardReader().read(image), card).corners, np.float32)
+def test_the_cloth_is_what_reaches_the_looks_edge() -> None:
+    """_cloth: the marked pixels 8-connected to the edge (one touching it, one linked to it only
+    corner to corner), not a mark inside."""
+    marked = np.zeros((20, 20), bool)
+    marked[0:4, 5:8] = True  # on the top edge
+    marked[10:13, 10:13] = True  # inside
+    marked[5, 1] = marked[4, 0] = True  # to the left edge through a diagonal
+    cloth = _cloth(marked)
+    assert cloth[0:4, 5:8].all() and cloth[5, 1] and cloth[4, 0]
+    assert not cloth[10:13, 10:13].any() and not (cloth & ~marked).any()
+
+
+def test_marks_inside_the_card_still_count_with_the_cloth_left_out() -> None:
+    """A white card dotted all over with pip-sized marks (two fifths of its middle), outlined two
+    fifths larger: the felt round it is left out, the dots are not, and the middle is no bare
+    paper (all marks taken for cloth would call it bare)."""
+    image = felt()
+    image[184:296, 280:360] = 245
+    for y in range(192, 292, 14):
+        for x in range(288, 356, 14):
+            cv2.circle(image, (x, y), 5, (20, 20, 20), -1)
+    quad = np.array([[280, 184], [360, 184], [360, 296], [280, 296]], np.float32)
     assert not no_court_picture(image, grown_by(quad, 0.4))
+    assert not no_court_picture(image, quad)
 
 
 def test_the_cloth_left_out_only_adds_holds(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Leaving the cloth out of the middle only lowers the share of it marked, and only where as
-    much stays in view: every outline held without it (cards under a neighbour, outlined off their
+    """Leaving the cloth out of the middle (only where MIDDLE_IN_VIEW of it stays) only lowers the
+    share of it marked: every outline held without it (cards under a neighbour, outlined off their
     paper, larger or smaller) is held with it, and some more."""
     rng = np.random.default_rng(7)
     held = {False: 0, True: 0}
@@ -261,7 +280,7 @@ def test_the_cloth_left_out_only_adds_holds(monkeypatch: pytest.MonkeyPatch) -> 
             outline = (grown_by(quad, rng.uniform(-0.1, 0.5)) + rng.uniform(-12, 12, 2)).astype(np.float32)
             verdicts = {}
             for cloth in (False, True):
-                monkeypatch.setattr(pip_suits_module, "CLOTH_OUTSIDE", cloth)
+                monkeypatch.setattr(pip_suits_module, "LEAVE_OUT_CLOTH", cloth)
                 verdicts[cloth] = no_court_picture(image, outline, [neighbour])
                 held[cloth] += verdicts[cloth]
             assert verdicts[True] or not verdicts[False], (card, outline)
