@@ -168,19 +168,26 @@ def no_court_picture(image: BGRImage, quad: np.ndarray, others: Sequence[np.ndar
     in_view = covered[look.middle] == 0
     if in_view.mean() < MIDDLE_IN_VIEW:
         return False
+    marked_middle = _marked(look.card[look.middle], look.gray[look.middle], look.paper)
+    if float(marked_middle[in_view].mean()) < BARE_MIDDLE:
+        return True
+    if not LEAVE_OUT_CLOTH:
+        return False
+    # the cloth left out only where MIDDLE_IN_VIEW of the middle stays (a court's picture or a
+    # photo's shading can reach an outline that cuts into its card); the cloth is marked, so
+    # leaving it out lowers the middle's share, and only a card not held above is asked
+    on_paper = in_view & ~_cloth(_marked(look.card, look.gray, look.paper))[look.middle]
+    return bool(on_paper.mean() >= MIDDLE_IN_VIEW and marked_middle[on_paper].mean() < BARE_MIDDLE)
+
+
+def _marked(card: BGRImage, gray: np.ndarray, paper: int) -> np.ndarray:
+    """Where ``card`` (and its ``gray``) is ink or colour: FAINT_BELOW_PAPER under ``paper``, or a
+    chroma of COLOURED of its brightness."""
     # channel by channel in uint8 (a reduction over numpy's last axis of three is slow)
-    blue, green, red = cv2.split(look.card)
+    blue, green, red = cv2.split(card)
     chroma = cv2.subtract(cv2.max(cv2.max(blue, green), red), cv2.min(cv2.min(blue, green), red))
-    marked = (look.gray < look.paper - FAINT_BELOW_PAPER) | (chroma > COLOURED * max(look.paper, 40))
-    if LEAVE_OUT_CLOTH:
-        # only where MIDDLE_IN_VIEW of the middle stays (a court's picture or a photo's shading can
-        # reach an outline that cuts into its card): the cloth is marked, so leaving it out lowers
-        # the middle's share and loses no hold
-        on_paper = in_view & ~_cloth(marked)[look.middle]
-        if on_paper.mean() >= MIDDLE_IN_VIEW:
-            in_view = on_paper
-    marked_middle = marked[look.middle]
-    return float(marked_middle[in_view].mean()) < BARE_MIDDLE
+    marked: np.ndarray = (gray < paper - FAINT_BELOW_PAPER) | (chroma > COLOURED * max(paper, 40))
+    return marked
 
 
 def _cloth(marked: np.ndarray) -> np.ndarray:
@@ -188,11 +195,12 @@ def _cloth(marked: np.ndarray) -> np.ndarray:
     card (a jumbo index read through a wider window), and, where the outline cuts into its card, a
     picture or shading that reaches it (no_court_picture's MIDDLE_IN_VIEW bounds those)."""
     count, labels = cv2.connectedComponents(marked.astype(np.uint8), connectivity=8)
-    if count <= 1:
-        return np.zeros(marked.shape, bool)
-    edge = np.unique(np.concatenate([labels[0], labels[-1], labels[:, 0], labels[:, -1]]))
-    edge = edge[edge != 0]
-    return np.isin(labels, edge)
+    reaches = np.zeros(count, bool)  # by label (indexing a table: np.isin sorts)
+    for edge in (labels[0], labels[-1], labels[:, 0], labels[:, -1]):
+        reaches[edge] = True
+    reaches[0] = False  # the unmarked pixels
+    cloth: np.ndarray = reaches[labels]
+    return cloth
 
 
 def _pip_suit(box: BGRImage, mark: np.ndarray, white: float, four_colour: bool) -> str | None:
