@@ -49,8 +49,9 @@ MIDDLE_IN_VIEW = 0.5  # of the card's middle: less, and the rest may be a neighb
 # shares of the middle need no notch, and the look is asked of every court card acted on)
 PICTURE_LOOK_WIDTH = 50
 # the marks reaching the look's edge left out of its middle: the cloth round an outline larger
-# than its card (no_court_picture)
+# than its card (no_court_picture), looked for where no more than this share of the edge is paper
 LEAVE_OUT_CLOTH = True
+CLOTH_EDGE_PAPER = 0.5
 
 
 @dataclass(frozen=True)
@@ -168,26 +169,27 @@ def no_court_picture(image: BGRImage, quad: np.ndarray, others: Sequence[np.ndar
     in_view = covered[look.middle] == 0
     if in_view.mean() < MIDDLE_IN_VIEW:
         return False
-    marked_middle = _marked(look.card[look.middle], look.gray[look.middle], look.paper)
+    # channel by channel in uint8 (a reduction over numpy's last axis of three is slow)
+    blue, green, red = cv2.split(look.card)
+    chroma = cv2.subtract(cv2.max(cv2.max(blue, green), red), cv2.min(cv2.min(blue, green), red))
+    marked = (look.gray < look.paper - FAINT_BELOW_PAPER) | (chroma > COLOURED * max(look.paper, 40))
+    marked_middle = marked[look.middle]
     if float(marked_middle[in_view].mean()) < BARE_MIDDLE:
         return True
-    if not LEAVE_OUT_CLOTH:
-        return False
+    if not LEAVE_OUT_CLOTH or _edge_paper(marked, covered) > CLOTH_EDGE_PAPER:
+        return False  # (an outline that hugs its card: paper all along its edge, no cloth)
     # the cloth left out only where MIDDLE_IN_VIEW of the middle stays (a court's picture or a
     # photo's shading can reach an outline that cuts into its card); the cloth is marked, so
     # leaving it out lowers the middle's share, and only a card not held above is asked
-    on_paper = in_view & ~_cloth(_marked(look.card, look.gray, look.paper))[look.middle]
+    on_paper = in_view & ~_cloth(marked)[look.middle]
     return bool(on_paper.mean() >= MIDDLE_IN_VIEW and marked_middle[on_paper].mean() < BARE_MIDDLE)
 
 
-def _marked(card: BGRImage, gray: np.ndarray, paper: int) -> np.ndarray:
-    """Where ``card`` (and its ``gray``) is ink or colour: FAINT_BELOW_PAPER under ``paper``, or a
-    chroma of COLOURED of its brightness."""
-    # channel by channel in uint8 (a reduction over numpy's last axis of three is slow)
-    blue, green, red = cv2.split(card)
-    chroma = cv2.subtract(cv2.max(cv2.max(blue, green), red), cv2.min(cv2.min(blue, green), red))
-    marked: np.ndarray = (gray < paper - FAINT_BELOW_PAPER) | (chroma > COLOURED * max(paper, 40))
-    return marked
+def _edge_paper(marked: np.ndarray, covered: np.ndarray) -> float:
+    """The share of the look's edge that is paper in view: neither marked nor under another card."""
+    paper = ~marked & (covered == 0)
+    edge = np.concatenate([paper[0], paper[-1], paper[:, 0], paper[:, -1]])
+    return float(edge.mean())
 
 
 def _cloth(marked: np.ndarray) -> np.ndarray:

@@ -266,6 +266,20 @@ def test_marks_inside_the_card_still_count_with_the_cloth_left_out() -> None:
     assert not no_court_picture(image, quad)
 
 
+def test_a_mark_reaching_an_outline_that_hugs_its_card_is_the_cards() -> None:
+    """A card with a few pips and a dark band from its left edge into its middle (a court's picture
+    reaching an outline that cuts into its card), outlined to its edge: the look's edge is mostly
+    paper, so no cloth is looked for, and the band keeps the middle marked (taken for cloth, the
+    middle would look bare)."""
+    image = felt()
+    image[184:296, 280:360] = 245
+    image[215:265, 280:318] = 30  # the band, from the card's left edge
+    for x, y in ((340, 200), (340, 240), (340, 280), (300, 200)):
+        cv2.circle(image, (x, y), 5, (20, 20, 20), -1)
+    quad = np.array([[280, 184], [360, 184], [360, 296], [280, 296]], np.float32)
+    assert not no_court_picture(image, quad)
+
+
 def test_the_cloth_left_out_only_adds_holds(monkeypatch: pytest.MonkeyPatch) -> None:
     """Leaving the cloth out of the middle (only where MIDDLE_IN_VIEW of it stays) only lowers the
     share of it marked: every outline held without it (cards under a neighbour, outlined off their
