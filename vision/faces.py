@@ -111,6 +111,23 @@ def blue_or_green(hue: np.ndarray) -> np.ndarray:
     return mask
 
 
+def edge_pixels(values: np.ndarray) -> np.ndarray:
+    """An image's values along its four edges, in one row (its corners twice)."""
+    return np.concatenate([values[0], values[-1], values[:, 0], values[:, -1]])
+
+
+def reaching_edge(mask: np.ndarray, connectivity: int) -> np.ndarray:
+    """Which pixels of ``mask`` are joined to the image's edge through ``mask`` (4- or
+    8-connected): what lies round or across a card's look, where a mark printed on the card is a
+    hole in its paper."""
+    count, labels = cv2.connectedComponents(mask.astype(np.uint8), connectivity=connectivity)
+    reaches = np.zeros(count, bool)  # by label: a table looked up, where np.isin sorts
+    reaches[edge_pixels(labels)] = True
+    reaches[0] = False  # the pixels outside ``mask``
+    reached: np.ndarray = reaches[labels]
+    return reached
+
+
 def marks_verdict(
     marks: np.ndarray, inside: tuple[int, int], min_area: int = 1, max_marks: int = MAX_MARKS
 ) -> str | None:

@@ -41,7 +41,7 @@ import cv2
 import numpy as np
 
 from vision.backs import COLOUR_BINS, GREYS, HUES, Backs, describe
-from vision.faces import PRINT_FIELD, blue_or_green, light_print, marks_verdict
+from vision.faces import PRINT_FIELD, blue_or_green, light_print, marks_verdict, reaching_edge
 from vision.types import BGRImage
 from vision.zones import ZoneArea
 
@@ -225,10 +225,8 @@ class MouthCheck:
         # a face's marks are printed on its paper: holes in it. The card's edge, a shadow, the shoe
         # at the side, a back's pattern around a glare reach the edge of the zone without crossing
         # paper (the zone's outside counts as not paper)
-        not_paper = (~(paper & self._whole)).astype(np.uint8)
-        _, labels = cv2.connectedComponents(not_paper, connectivity=4)
-        rim = np.unique(np.concatenate((labels[0], labels[-1], labels[:, 0], labels[:, -1])))
-        holes = (not_paper > 0) & ~np.isin(labels, rim)
+        not_paper = ~(paper & self._whole)
+        holes = not_paper & ~reaching_edge(not_paper, connectivity=4)
         if int((holes & self._whole & (black | red)).sum()) < FACE_INK[0] * self._inner_count:
             return MouthLook(MouthState.UNKNOWN, "no mark printed on the paper", white=white, ink=ink)
         clipped = float((value[inner_paper] >= CLIPPED).mean())

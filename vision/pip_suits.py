@@ -25,6 +25,7 @@ import numpy as np
 
 from vision.backs import rectangle_matrix, warped
 from vision.corners import CARD_ASPECT
+from vision.faces import edge_pixels, reaching_edge
 from vision.types import BGRImage
 
 CARD_WIDTH = 100  # pixels: the card is looked at upright at this width (the pips 12-18 pixels)
@@ -155,7 +156,8 @@ def no_court_picture(image: BGRImage, quad: np.ndarray, others: Sequence[np.ndar
     0.38 and more), where a number card's pips leave it mostly paper (the jumbo-index eights and
     sixes read as queens: 0.08-0.2). Asked in that order, cheapest first: a court card's picture
     is mostly one mark larger than a pip. An outline larger than its card all round takes in the
-    cloth, which is no picture: the marks reaching its edge are then left out (_cloth)."""
+    cloth, which is no picture: the marks reaching its edge are then left out (the marks
+    8-connected to it, vision.faces.reaching_edge)."""
     look = _look(image, quad, PICTURE_LOOK_WIDTH)
     # a mark cut by the look's edge is not the card's (a jumbo six outlined past its edge onto the
     # felt, Kennard's decks); a court's picture is framed inside the card
@@ -181,28 +183,13 @@ def no_court_picture(image: BGRImage, quad: np.ndarray, others: Sequence[np.ndar
     # the cloth left out only where MIDDLE_IN_VIEW of the middle stays (a court's picture or a
     # photo's shading can reach an outline that cuts into its card); the cloth is marked, so
     # leaving it out lowers the middle's share, and only a card not held above is asked
-    on_paper = in_view & ~_cloth(marked)[look.middle]
+    on_paper = in_view & ~reaching_edge(marked, connectivity=8)[look.middle]
     return bool(on_paper.mean() >= MIDDLE_IN_VIEW and marked_middle[on_paper].mean() < BARE_MIDDLE)
 
 
 def _edge_paper(marked: np.ndarray, covered: np.ndarray) -> float:
     """The share of the look's edge that is paper in view: neither marked nor under another card."""
-    paper = ~marked & (covered == 0)
-    edge = np.concatenate([paper[0], paper[-1], paper[:, 0], paper[:, -1]])
-    return float(edge.mean())
-
-
-def _cloth(marked: np.ndarray) -> np.ndarray:
-    """The marked pixels 8-connected to the look's edge: the cloth round an outline larger than its
-    card (a jumbo index read through a wider window), and, where the outline cuts into its card, a
-    picture or shading that reaches it (no_court_picture's MIDDLE_IN_VIEW bounds those)."""
-    count, labels = cv2.connectedComponents(marked.astype(np.uint8), connectivity=8)
-    reaches = np.zeros(count, bool)  # by label (indexing a table: np.isin sorts)
-    for edge in (labels[0], labels[-1], labels[:, 0], labels[:, -1]):
-        reaches[edge] = True
-    reaches[0] = False  # the unmarked pixels
-    cloth: np.ndarray = reaches[labels]
-    return cloth
+    return float(edge_pixels(~marked & (covered == 0)).mean())
 
 
 def _pip_suit(box: BGRImage, mark: np.ndarray, white: float, four_colour: bool) -> str | None:
