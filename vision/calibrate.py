@@ -16,6 +16,7 @@ import cv2
 import numpy as np
 
 from vision.backs import Back, Backs, BacksError, learn, load_backs, save_backs, upright
+from vision.corners import channels
 from vision.faces import blue_or_green
 from vision.mouth import INK_DARK, INK_SATURATION
 from vision.reader import ACT_CONFIDENCE, CardReader
@@ -296,7 +297,7 @@ def _blue_or_green_print(image: BGRImage, card: CardSighting) -> bool:
         face[round(MIDDLE * h) : round((1 - MIDDLE) * h), round(MIDDLE * w) : round((1 - MIDDLE) * w)],
         cv2.COLOR_BGR2HSV,
     )
-    hue, saturation, value = cv2.split(middle)
+    hue, saturation, value = channels(middle)
     paper = float(np.percentile(value, 90))
     coloured = saturation >= INK_SATURATION
     ink = (value < INK_DARK * paper) | coloured

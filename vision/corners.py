@@ -135,11 +135,21 @@ def whiteness(image: BGRImage) -> GrayImage:
     HSV's value minus its saturation, 0 where negative (OpenCV's uint8 subtraction saturates),
     computed from the channels' max and min: the hue that the HSV conversion also works out
     took half of its time (saturation rounded otherwise on under 1 % of pixels, by one level)."""
-    blue, green, red = cv2.split(image)[:3]  # (a BGRA image: its alpha is no colour)
+    blue, green, red = channels(image)[:3]  # (a BGRA image: its alpha is no colour)
     value = cv2.max(cv2.max(blue, green), red)
     saturation = cv2.divide(cv2.subtract(value, cv2.min(cv2.min(blue, green), red)), value, scale=255)
     score: GrayImage = cv2.subtract(value, saturation)
     return score
+
+
+def channels(image: np.ndarray) -> list[np.ndarray]:
+    """cv2.split's planes, written into planes made here: the planes OpenCV's Python binding makes
+    for itself cost far more than the split (0.07-0.25 ms against 0.01 for a 400x300 frame's
+    three)."""
+    height, width = image.shape[:2]
+    planes = [np.empty((height, width), image.dtype) for _ in range(image.shape[2])]
+    cv2.split(image, planes)
+    return planes
 
 
 def shrunk(image: np.ndarray, factor: float) -> np.ndarray:

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 import cv2
 import numpy as np
 
-from vision.corners import CornerFrame
+from vision.corners import CornerFrame, channels
 from vision.types import BGRImage, FloatArray
 
 PATCH_W, PATCH_H = 24, 40
@@ -106,7 +106,7 @@ def normalise_all(patches: BGRImage, dark_cards: np.ndarray, four_colour: bool =
     # Channel by channel (split by OpenCV into contiguous planes), in uint8 until the subtraction:
     # a max over a length-3 last axis is numpy's slowest reduction, and it was most of this
     # function's time.
-    blue, green, red = cv2.split(stacked)
+    blue, green, red = channels(stacked)
     green_or_blue = np.maximum(green, blue)
     brightest = _sorted_rows(np.maximum(green_or_blue, red))[:, k_high]
     white = np.maximum(brightest.astype(np.float32), 40.0)
@@ -155,7 +155,7 @@ def ink_tints(patches: BGRImage) -> FloatArray:
     # channel's strided view of the pixels took most of this function's time
     blue, green, red = (
         plane * (255.0 / np.maximum(np.einsum("np,np->n", on_paper, plane) / papers, 1.0))[:, None]
-        for plane in (channel.astype(np.float32) for channel in cv2.split(stacked))
+        for plane in (channel.astype(np.float32) for channel in channels(stacked))
     )
     ink = (gray <= (paper_level - 0.4 * np.maximum(paper_level - darkest, 40.0))[:, None]).astype(np.float32)
     count = ink.sum(axis=1)

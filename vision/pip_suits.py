@@ -24,7 +24,7 @@ import cv2
 import numpy as np
 
 from vision.backs import rectangle_matrix, warped
-from vision.corners import CARD_ASPECT
+from vision.corners import CARD_ASPECT, channels
 from vision.faces import edge_pixels, reaching_edge
 from vision.types import BGRImage
 
@@ -172,7 +172,7 @@ def no_court_picture(image: BGRImage, quad: np.ndarray, others: Sequence[np.ndar
     if in_view.mean() < MIDDLE_IN_VIEW:
         return False
     # channel by channel in uint8 (a reduction over numpy's last axis of three is slow)
-    blue, green, red = cv2.split(look.card)
+    blue, green, red = channels(look.card)
     chroma = cv2.subtract(cv2.max(cv2.max(blue, green), red), cv2.min(cv2.min(blue, green), red))
     marked = (look.gray < look.paper - FAINT_BELOW_PAPER) | (chroma > COLOURED * max(look.paper, 40))
     marked_middle = marked[look.middle]
