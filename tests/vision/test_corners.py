@@ -590,3 +590,19 @@ def test_an_area_shrink_by_a_power_of_two_halves_to_the_same_means() -> None:
         other = rng.integers(0, 256, (*size, 3), dtype=np.uint8)
         expected = cv2.resize(other, None, fx=factor, fy=factor, interpolation=cv2.INTER_AREA)
         assert np.array_equal(corners.shrunk(other, factor), expected)
+
+
+@pytest.mark.parametrize("channel_count", [3, 4])
+def test_channels_are_opencvs_planes_of_any_image(channel_count: int) -> None:
+    """corners.channels gives cv2.split's planes, each its own contiguous array, of a BGR or BGRA
+    image and of a view that is not contiguous (a crop): the split written into planes made by
+    the caller must not change a value."""
+    rng = np.random.default_rng(channel_count)
+    image = rng.integers(0, 256, (60, 80, channel_count), dtype=np.uint8)
+    for seen in (image, image[5:50, 7:71]):
+        planes = corners.channels(seen)
+        assert len(planes) == channel_count
+        for plane, expected in zip(planes, cv2.split(seen), strict=True):
+            assert plane.flags["C_CONTIGUOUS"] and plane.dtype == np.uint8
+            assert np.array_equal(plane, expected)
+        assert np.array_equal(np.dstack(planes), seen)
