@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from vision import faces
-from vision.faces import light_print, white_face_verdict
+from vision.faces import light_print, reaching_edge, white_face_verdict
 
 FIELD = 70  # a dark card's field lit brighter than a black back in shade (PRINT_FIELD is 90)
 GOLD = (40, 170, 210)
@@ -198,3 +198,17 @@ def test_a_backs_fine_dots_are_a_pattern_a_faces_small_pips_are_not(monkeypatch:
     assert white_face_verdict(few, quad, 150) is None
     monkeypatch.setattr(faces, "SPECKS_NO_FACE", False)
     assert white_face_verdict(dots, quad, 150) is None
+
+
+def test_reaching_edge_joins_marks_to_the_edge_8_or_4_connected() -> None:
+    """The court check's cloth: the marked pixels 8-connected to the edge (one touching it, one
+    linked to it only corner to corner), not a mark inside; the mouth's holes take it 4-connected,
+    where the corner's link does not join."""
+    marked = np.zeros((20, 20), bool)
+    marked[0:4, 5:8] = True  # on the top edge
+    marked[10:13, 10:13] = True  # inside
+    marked[5, 1] = marked[4, 0] = True  # to the left edge through a diagonal
+    cloth = reaching_edge(marked, connectivity=8)
+    assert cloth[0:4, 5:8].all() and cloth[5, 1] and cloth[4, 0]
+    assert not cloth[10:13, 10:13].any() and not (cloth & ~marked).any()
+    assert not reaching_edge(marked, connectivity=4)[5, 1]

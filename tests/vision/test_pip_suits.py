@@ -12,7 +12,6 @@ import pytest
 from tests.helpers.camera_frames import face, felt, four_colour_face, laid
 from vision import pip_suits as pip_suits_module
 from vision import reader as reader_module
-from vision.faces import reaching_edge
 from vision.index_reader import RANK_LABELS, IndexRead, IndexReader
 from vision.pip_suits import RED, no_court_picture, pip_suits, pips_against
 from vision.reader import ACT_CONFIDENCE, CardReader, CardSighting, Facing
@@ -239,20 +238,6 @@ def test_a_number_card_outlined_larger_all_round_shows_no_picture(card: str) -> 
     image = laid(felt(), number, (320, 240), 12.0)
     quad = np.array(the_card(CardReader().read(image), card).corners, np.float32)
     assert no_court_picture(image, grown_by(quad, 0.4))
-
-
-def test_the_cloth_is_what_reaches_the_looks_edge() -> None:
-    """The cloth: the marked pixels 8-connected to the edge (one touching it, one linked to it only
-    corner to corner), not a mark inside (vision.faces.reaching_edge; the mouth's holes take it
-    4-connected, where the corner's link does not join)."""
-    marked = np.zeros((20, 20), bool)
-    marked[0:4, 5:8] = True  # on the top edge
-    marked[10:13, 10:13] = True  # inside
-    marked[5, 1] = marked[4, 0] = True  # to the left edge through a diagonal
-    cloth = reaching_edge(marked, connectivity=8)
-    assert cloth[0:4, 5:8].all() and cloth[5, 1] and cloth[4, 0]
-    assert not cloth[10:13, 10:13].any() and not (cloth & ~marked).any()
-    assert not reaching_edge(marked, connectivity=4)[5, 1]
 
 
 def test_marks_inside_the_card_still_count_with_the_cloth_left_out() -> None:
